@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// vary is one --vary flag: a key and the values it takes.
+type vary struct {
+	key    string
+	values []string
+}
+
+// parseVary parses "key=v1,v2,…"; commas inside {…} or […] do not split.
+func parseVary(s string) (vary, error) {
+	key, list, ok := strings.Cut(s, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.TrimSpace(list) == "" {
+		return vary{}, usagef("--vary %q: must be key=v1,v2,… (e.g. retry.backoff.jitter=none,full)", s)
+	}
+	var vals []string
+	depth, start := 0, 0
+	for i, c := range list {
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				vals = append(vals, strings.TrimSpace(list[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	vals = append(vals, strings.TrimSpace(list[start:]))
+	for _, v := range vals {
+		if v == "" {
+			return vary{}, usagef("--vary %q: empty value in the list", s)
+		}
+	}
+	return vary{key: key, values: vals}, nil
+}
+
+// Variant is one point of a comparison: the overrides that define it.
+type variantSummary struct {
+	Variant map[string]string `json:"variant"`
+	system.Summary
+}
+
+func (e *env) compare(args []string) error {
+	fs := newFlagSet("compare", e.stderr, "compare SCENARIO --vary key=v1,v2[,…] [--vary …] [flags]")
+	var sf scenarioFlags
+	sf.register(fs)
+	var varies stringList
+	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…`; two --vary flags form a grid")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("compare needs exactly one scenario (a path or one of: %s)", joinNames())
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	if len(varies) == 0 {
+		return usagef("compare needs at least one --vary key=v1,v2,…")
+	}
+	var vs []vary
+	points := 1
+	for _, s := range varies {
+		v, err := parseVary(s)
+		if err != nil {
+			return err
+		}
+		vs = append(vs, v)
+		points *= len(v.values)
+	}
+	if points > 10000 {
+		return usagef("--vary: %d variants is too many (at most 10000)", points)
+	}
+	// Every variant uses the same seed and the same named random streams:
+	// common random numbers, so differences come from the policy, not luck.
+	var out []variantSummary
+	var labels []string
+	for i := range points {
+		variant := map[string]string{}
+		var sets []string
+		var label []string
+		k := i
+		for j := len(vs) - 1; j >= 0; j-- {
+			v := vs[j]
+			val := v.values[k%len(v.values)]
+			k /= len(v.values)
+			variant[v.key] = val
+			sets = append([]string{v.key + "=" + val}, sets...)
+			label = append([]string{v.key + "=" + val}, label...)
+		}
+		sc, err := scenarios.Load(pos[0], append(sf.allSets(), sets...))
+		if err != nil {
+			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
+		}
+		results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
+		out = append(out, variantSummary{Variant: variant, Summary: system.Summarize(sc.Config, results, sf.level)})
+		labels = append(labels, strings.Join(label, " "))
+		if e.interrupted.Load() {
+			break
+		}
+	}
+	if sf.format == "json" {
+		if err := render.JSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		var rows [][]string
+		for i, v := range out {
+			s := v.Summary
+			rows = append(rows, []string{labels[i], render.Percent(s.SuccessRate),
+				render.Seconds(s.Latency.P50), render.Seconds(s.Latency.P99), render.Seconds(s.Latency.P999), render.Seconds(s.Latency.Max),
+				render.Number(s.Attempts.PerRun), render.Number(float64(s.Attempts.Attempts)), render.Number(s.Attempts.PeakRate) + "/s",
+				render.Number(float64(s.Runs.DeadlineExceeded + s.Runs.Failed + s.Runs.Refused + s.Runs.Expired + s.Runs.Rejected))})
+		}
+		fmt.Fprintf(e.stdout, "%s: %d variants on common random numbers (seed %d, %d replication(s) each)\n", pos[0], len(out), out[0].Seed, sf.replications)
+		if err := render.Table(e.stdout, []string{"variant", "success", "p50", "p99", "p99.9", "max (makespan)", "attempts/run", "attempts", "peak attempt rate", "not completed"}, rows); err != nil {
+			return err
+		}
+	}
+	if e.interrupted.Load() {
+		return errInterrupted
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// runCLI runs the command line in dir and returns stdout, stderr and the
+// exit status main would use.
+func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	if dir != "" {
+		wd, _ := os.Getwd()
+		if err := os.Chdir(dir); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chdir(wd)
+	}
+	var out, errb bytes.Buffer
+	code := exitCode(run(&out, &errb, args), &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/simulate -update to create it)", err)
+	}
+	if got != string(want) {
+		os.WriteFile(path+".got", []byte(got), 0o644)
+		t.Fatalf("output differs from %s (got written to %s.got; rerun with -update if the change is intended)", path, path)
+	}
+}
+
+// TestGolden pins the CLI's output for fixed scenarios and seeds. A change
+// here needs a sentence in the commit message saying why the numbers moved.
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"run_mmc.json", []string{"run", "mmc", "--runs", "20000", "--set", "warmup=1000", "--format", "json"}, 0},
+		{"run_mmc_reps.txt", []string{"run", "mmc", "--runs", "20000", "--set", "warmup=1000", "--replications", "4"}, 0},
+		{"run_seed_plan.txt", []string{"run", "seed-plan"}, 0},
+		{"list.txt", []string{"list"}, 0},
+		{"compare_seed_plan.txt", []string{"compare", "seed-plan", "--vary", "retry.backoff.jitter=none,full"}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", c.args...)
+			if code != c.code {
+				t.Fatalf("simulate %s: exit %d, want %d; stderr:\n%s", strings.Join(c.args, " "), code, c.code, errOut)
+			}
+			golden(t, c.name, out)
+		})
+	}
+}
+
+// TestErrors: bad input gets a clear message naming the field (and line)
+// and a non-zero exit: 1 for bad input, 2 for usage mistakes.
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: bad\narrivals: {rate: 9}\nworkers: 0\nsteps:\n  - {name: s, tool: srv}\ntools:\n  server:\n    latncy: {dist: exponential, mean: 1s}\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{}, 2, []string{"no command"}},
+		{[]string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
+		{[]string{"run"}, 2, []string{"exactly one scenario"}},
+		{[]string{"run", "mmc", "--format", "xml"}, 2, []string{"--format: must be table or json"}},
+		{[]string{"run", "no-such-scenario"}, 1, []string{"no such file, and no bundled scenario", "mmc"}},
+		{[]string{"run", bad}, 1, []string{
+			"bad.yaml:2: arrivals.rate: \"9\" has no unit",
+			"bad.yaml:3: workers: must be in [1,",
+			"bad.yaml:5: steps.s.tool: tool \"srv\" is not defined",
+			"bad.yaml:8: tools.server.latncy: unknown key (did you mean \"latency\"?)",
+		}},
+		{[]string{"run", "mmc", "--set", "workers=-3"}, 1, []string{"--set workers=-3: workers: must be in [1,"}},
+		{[]string{"run", "mmc", "--set", "steps.nope.timeout=1s"}, 1, []string{`no list item named "nope"`}},
+		{[]string{"run", "mmc", "--set", "arrivals.rate=fast"}, 1, []string{"arrivals.rate", "no unit"}},
+		{[]string{"compare", "mmc"}, 2, []string{"at least one --vary"}},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCLI(t, "", c.args...)
+		if code != c.code {
+			t.Errorf("simulate %s: exit %d, want %d; stderr: %s", strings.Join(c.args, " "), code, c.code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("simulate %s: stderr lacks %q:\n%s", strings.Join(c.args, " "), w, errOut)
+			}
+		}
+	}
+}
+
+// TestReadmeCommands runs every `go run ./cmd/simulate …` line of the
+// README, so the documentation cannot go stale.
+func TestReadmeCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the README's commands")
+	}
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dir := t.TempDir()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		cmd, ok := strings.CutPrefix(line, "go run ./cmd/simulate ")
+		if !ok {
+			continue
+		}
+		if i := strings.Index(cmd, "#"); i >= 0 {
+			cmd = cmd[:i]
+		}
+		args := strings.Fields(cmd)
+		n++
+		out, errOut, code := runCLI(t, dir, args...)
+		if code != 0 {
+			t.Errorf("README: simulate %s: exit %d\n%s", cmd, code, errOut)
+		}
+		if out == "" {
+			t.Errorf("README: simulate %s printed nothing", cmd)
+		}
+	}
+	if n < 5 {
+		t.Fatalf("found only %d simulate commands in the README", n)
+	}
+}
+
+// TestJSONIsDeterministic: same scenario + same seed = byte-identical output.
+func TestJSONIsDeterministic(t *testing.T) {
+	args := []string{"run", "mmc", "--runs", "30000", "--replications", "3", "--format", "json"}
+	a, _, _ := runCLI(t, "", args...)
+	b, _, _ := runCLI(t, "", append(args, "--parallel", "1")...)
+	if a != b || a == "" {
+		t.Fatal("two runs of the same scenario and seed differ")
+	}
+}
+
+// TestOutAndTraceFiles: --out and --trace write complete files.
+func TestOutAndTraceFiles(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := runCLI(t, dir, "run", "seed-plan", "--out", "res", "--trace", "t.json", "--trace-format", "chrome")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{"res/summary.json", "res/summary.csv", "res/series.csv", "t.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || len(b) == 0 {
+			t.Fatalf("%s: %v (%d bytes)", f, err, len(b))
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "t.json"))
+	for _, w := range []string{`"traceEvents"`, `"name":"fetch #1 timeout"`, `"name":"backoff"`, `"name":"deadline"`} {
+		if !bytes.Contains(b, []byte(w)) {
+			t.Errorf("chrome trace lacks %s", w)
+		}
+	}
+}

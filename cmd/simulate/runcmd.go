@@ -1,0 +1,227 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/trace"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// scenarioFlags are the flags shared by commands that load a scenario.
+type scenarioFlags struct {
+	sets         stringList
+	seed         int64
+	runs         int64
+	replications int
+	level        float64
+	parallel     int
+	format       string
+}
+
+func (f *scenarioFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.sets, "set", "override a scenario key: `path=value` (dot paths; list items by name, e.g. steps.fetch.timeout=300ms); repeatable")
+	fs.Int64Var(&f.seed, "seed", -1, "override the scenario's seed")
+	fs.Int64Var(&f.runs, "runs", 0, "override the number of arrivals to simulate")
+	fs.IntVar(&f.replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
+	fs.Float64Var(&f.level, "level", 0.95, "confidence level of the intervals")
+	fs.IntVar(&f.parallel, "parallel", 0, "goroutines for replications (0: all cores); results do not depend on it")
+	fs.StringVar(&f.format, "format", "table", "output: table or json")
+}
+
+func (f *scenarioFlags) check() error {
+	if f.format != "table" && f.format != "json" {
+		return usagef("--format: must be table or json, got %q", f.format)
+	}
+	if f.replications < 1 || f.replications > 10000 {
+		return usagef("--replications: must be in [1, 10000], got %d", f.replications)
+	}
+	if f.level <= 0 || f.level >= 1 {
+		return usagef("--level: must be in (0, 1), got %g", f.level)
+	}
+	if f.parallel < 0 {
+		return usagef("--parallel: must be ≥ 0, got %d", f.parallel)
+	}
+	return nil
+}
+
+// allSets returns the --set overrides with --seed and --runs folded in, so
+// that they are validated exactly like the file.
+func (f *scenarioFlags) allSets() []string {
+	sets := append([]string(nil), f.sets...)
+	if f.seed >= 0 {
+		sets = append(sets, "seed="+strconv.FormatInt(f.seed, 10))
+	}
+	if f.runs != 0 {
+		sets = append(sets, "runs="+strconv.FormatInt(f.runs, 10))
+	}
+	return sets
+}
+
+func (e *env) run(args []string) error {
+	fs := newFlagSet("run", e.stderr, "run SCENARIO [flags]")
+	var sf scenarioFlags
+	sf.register(fs)
+	tracePath := fs.String("trace", "", "write a per-attempt trace of replication 0 to `FILE`")
+	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
+	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
+	outDir := fs.String("out", "", "also write summary.json, summary.csv and series.csv to `DIR` (atomically)")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("run needs exactly one scenario (a path or one of: %s)", joinNames())
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	if *traceFormat != "jsonl" && *traceFormat != "chrome" {
+		return usagef("--trace-format: must be jsonl or chrome, got %q", *traceFormat)
+	}
+	if *traceRuns < 0 {
+		return usagef("--trace-runs: must be ≥ 0, got %d", *traceRuns)
+	}
+	sc, err := scenarios.Load(pos[0], sf.allSets())
+	if err != nil {
+		return err
+	}
+	cfg := sc.Config
+	opt := system.Options{Interrupt: e.interrupted, TraceRuns: *traceRuns}
+	var finishTrace func(ok bool) error
+	if *tracePath != "" {
+		f, err := atomicfile.Create(*tracePath)
+		if err != nil {
+			return err
+		}
+		switch *traceFormat {
+		case "jsonl":
+			t := trace.NewJSONL(f)
+			opt.Tracer = t
+			finishTrace = func(ok bool) error {
+				if t.Err() != nil {
+					f.Abort()
+					return t.Err()
+				}
+				return f.Commit()
+			}
+		case "chrome":
+			t := trace.NewChrome()
+			opt.Tracer = t
+			finishTrace = func(ok bool) error {
+				if _, err := t.WriteTo(f); err != nil {
+					f.Abort()
+					return err
+				}
+				return f.Commit()
+			}
+		}
+	}
+	results := system.Replicate(cfg, sf.replications, sf.parallel, opt)
+	sum := system.Summarize(cfg, results, sf.level)
+	if finishTrace != nil {
+		if err := finishTrace(true); err != nil {
+			return err
+		}
+	}
+	if *outDir != "" {
+		if err := writeOutputs(*outDir, sc, sum, results); err != nil {
+			return err
+		}
+	}
+	if sf.format == "json" {
+		if err := render.JSON(e.stdout, sum); err != nil {
+			return err
+		}
+	} else if err := writeSummaryTable(e.stdout, sc, &sum); err != nil {
+		return err
+	}
+	if e.interrupted.Load() {
+		return errInterrupted
+	}
+	return nil
+}
+
+func joinNames() string {
+	names := scenarios.Names()
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
+
+// writeOutputs writes the summary and the time series into dir, each file
+// atomically.
+func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, results []*system.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return err
+	}
+	if err := render.JSON(f, sum); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	if err := writeCSV(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }); err != nil {
+		return err
+	}
+	if len(results) > 0 {
+		return writeCSV(filepath.Join(dir, "series.csv"), func(w io.Writer) error { return render.SeriesCSV(w, results[0].Series) })
+	}
+	return nil
+}
+
+func writeCSV(path string, write func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+func (e *env) list(args []string) error {
+	if len(args) > 0 {
+		return usagef("list takes no arguments")
+	}
+	var rows [][]string
+	for _, n := range scenarios.Names() {
+		sc, err := scenarios.Load(n, nil)
+		if err != nil {
+			return fmt.Errorf("bundled scenario %s: %w", n, err)
+		}
+		rows = append(rows, []string{n, sc.Description})
+	}
+	return render.Table(e.stdout, []string{"scenario", "description"}, rows)
+}
+
+func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *system.Summary) error {
+	title := "budgetsim · " + sc.Config.Name
+	if sc.Description != "" {
+		title += " — " + sc.Description
+	}
+	return render.SummaryTable(w, title, s)
+}

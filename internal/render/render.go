@@ -1,0 +1,134 @@
+// Package render turns budgetsim's data models (summaries, comparisons,
+// validation reports) into text: aligned tables via tablewriter, JSON and
+// CSV. It is the edge of the program: nothing in sim/ or model/ imports it.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Table writes an ASCII table with a header row. Cells are strings already
+// formatted by the caller. A column whose cells all start like a number
+// ("12", "-3", "1.5s", "±", "[") is right-aligned; others are left-aligned.
+func Table(w io.Writer, header []string, rows [][]string) error {
+	align := make([]tw.Align, len(header))
+	for i := range align {
+		align[i] = tw.AlignRight
+		for _, r := range rows {
+			if i < len(r) && !numeric(r[i]) {
+				align[i] = tw.AlignLeft
+				break
+			}
+		}
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	t.Header(anySlice(header)...)
+	for _, r := range rows {
+		if err := t.Append(anySlice(r)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func numeric(s string) bool {
+	if s == "" || s == "–" || s == "n/a" || s == "∞" {
+		return true
+	}
+	c := s[0]
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '[' || c == '.' || strings.HasPrefix(s, "±")
+}
+
+func anySlice(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// JSON writes v as indented JSON followed by a newline. encoding/json
+// formats floats deterministically, so equal values give equal bytes.
+func JSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// Seconds formats a time in seconds with a unit chosen for readability:
+// "850µs", "12.3ms", "1.234s", "2m05s".
+func Seconds(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "n/a"
+	case math.IsInf(s, 0):
+		return "∞"
+	case s == 0:
+		return "0"
+	case s < 0:
+		return "-" + Seconds(-s)
+	case s < 1e-3:
+		return trim(s*1e6, 3) + "µs"
+	case s < 1:
+		return trim(s*1e3, 3) + "ms"
+	case s < 120:
+		return trim(s, 4) + "s"
+	default:
+		m := math.Floor(s / 60)
+		return fmt.Sprintf("%.0fm%02.0fs", m, s-60*m)
+	}
+}
+
+// trim formats x with sig significant digits, without trailing zeros.
+func trim(x float64, sig int) string {
+	if x != 0 && math.Abs(x) < 1e-4 {
+		return strconv.FormatFloat(x, 'e', sig-1, 64)
+	}
+	s := strconv.FormatFloat(x, 'g', sig, 64)
+	if strings.ContainsAny(s, "e") {
+		s = strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return s
+}
+
+// Number formats a plain number with up to 4 significant digits.
+func Number(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return trim(x, 4)
+}
+
+// Percent formats a fraction as a percentage with 2 decimals.
+func Percent(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
+}
+
+// PlusMinus formats "value ±halfwidth" with the same unit formatter.
+func PlusMinus(value, lo, hi float64, f func(float64) string) string {
+	return f(value) + " ±" + f((hi-lo)/2)
+}

@@ -1,0 +1,184 @@
+package render
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// SummaryTable writes a Summary as tables: outcomes, latency percentiles,
+// Little's law and attempts, with confidence intervals when the summary has
+// them, and the warnings as numbered footnotes.
+func SummaryTable(w io.Writer, title string, s *system.Summary) error {
+	fmt.Fprintf(w, "%s\n", title)
+	fmt.Fprintf(w, "seed %d · %d replication(s) · %s simulated events\n\n", s.Seed, s.Replications, Number(float64(s.Events)))
+	ci := s.Confidence
+	share := func(n int64) string {
+		if s.Runs.Arrived == 0 {
+			return "n/a"
+		}
+		return Percent(float64(n) / float64(s.Runs.Arrived))
+	}
+	r := s.Runs
+	rows := [][]string{
+		{"arrived", Number(float64(r.Arrived)), ""},
+		{"completed", Number(float64(r.Completed)), share(r.Completed)},
+		{"rejected (queue full)", Number(float64(r.Rejected)), share(r.Rejected)},
+		{"expired (deadline passed in queue)", Number(float64(r.Expired)), share(r.Expired)},
+		{"refused (below floor before a call)", Number(float64(r.Refused)), share(r.Refused)},
+		{"deadline exceeded", Number(float64(r.DeadlineExceeded)), share(r.DeadlineExceeded)},
+		{"failed", Number(float64(r.Failed)), share(r.Failed)},
+		{"in flight at end", Number(float64(r.InFlight)), share(r.InFlight)},
+	}
+	if ci != nil {
+		rows[1][2] += fmt.Sprintf(" [%s, %s]", Percent(ci.SuccessRate.Lo), Percent(ci.SuccessRate.Hi))
+	}
+	if err := Table(w, []string{"runs", "count", "share"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+
+	pct := func(name string, p system.Percentiles, iv *system.PercentileIntervals) []string {
+		if p.N == 0 {
+			return []string{name, "0", "–", "–", "–", "–", "–", "–"}
+		}
+		f := func(v float64, i *system.Interval) string {
+			if i == nil {
+				return Seconds(v)
+			}
+			return Seconds(v) + " ±" + Seconds((i.Hi-i.Lo)/2)
+		}
+		row := []string{name, Number(float64(p.N))}
+		if iv == nil {
+			row = append(row, f(p.Mean, nil), f(p.P50, nil), f(p.P90, nil), f(p.P99, nil), f(p.P999, nil))
+		} else {
+			row = append(row, f(p.Mean, &iv.Mean), f(p.P50, &iv.P50), f(p.P90, &iv.P90), f(p.P99, &iv.P99), f(p.P999, &iv.P999))
+		}
+		return append(row, Seconds(p.Max))
+	}
+	var latCI, waitCI *system.PercentileIntervals
+	if ci != nil {
+		latCI, waitCI = &ci.Latency, &ci.Wait
+	}
+	header := []string{"time", "n", "mean", "p50", "p90", "p99", "p99.9", "max"}
+	if err := Table(w, header, [][]string{
+		pct("completion (arrival → done)", s.Latency, latCI),
+		pct("wait (arrival → worker)", s.Wait, waitCI),
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+
+	l := s.Little
+	withCI := func(v float64, i *system.Interval, f func(float64) string) string {
+		if ci == nil {
+			return f(v)
+		}
+		return f(v) + " ±" + f((i.Hi-i.Lo)/2)
+	}
+	var tavgCI, lwCI, thruCI *system.Interval
+	if ci != nil {
+		tavgCI, lwCI, thruCI = &ci.TimeAvgInSystem, &ci.LambdaW, &ci.Throughput
+	}
+	if err := Table(w, []string{"Little's law", "value"}, [][]string{
+		{"arrival rate λ", Number(l.ArrivalRate) + "/s"},
+		{"throughput", withCI(l.Throughput, thruCI, Number) + "/s"},
+		{"mean time in system W", Seconds(l.MeanInSystem)},
+		{"λW (in flight, from Little)", withCI(l.LambdaW, lwCI, Number)},
+		{"time-average in system (integrated)", withCI(l.TimeAvgInSystem, tavgCI, Number)},
+		{"peak in system", Number(float64(l.PeakInSystem))},
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+
+	a := s.Attempts
+	if a.Attempts > 0 || a.Refused > 0 {
+		if err := Table(w, []string{"attempts", "value"}, [][]string{
+			{"attempts dialed", Number(float64(a.Attempts))},
+			{"per run", Number(a.PerRun)},
+			{"retries", Number(float64(a.Retries))},
+			{"ok / timeout / transient / 429 / permanent", fmt.Sprintf("%d / %d / %d / %d / %d", a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent)},
+			{"refused locally (never dialed)", Number(float64(a.Refused))},
+			{"wasted attempt time", Seconds(a.WastedSeconds)},
+			{"backoff sleep time", Seconds(a.BackoffSeconds)},
+			{"Retry-After honoured", Number(float64(a.RetryAfterHonored))},
+			{"retries denied by budget", Number(float64(a.BudgetDenied))},
+			{"possible duplicate executions", Number(float64(a.Duplicates))},
+			{fmt.Sprintf("peak attempt rate (per %s)", Seconds(a.PeakWindow)), Number(a.PeakRate) + "/s"},
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if ci != nil {
+		fmt.Fprintf(w, "± is the half-width of a %g%% Student-t interval over %d replications.\n", 100*ci.Level, ci.Replications)
+	}
+	fmt.Fprintf(w, "Percentiles: %s.\n", s.Estimator)
+	if len(s.Warnings) > 0 {
+		fmt.Fprintln(w, "\nWarnings:")
+		for i, warn := range s.Warnings {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, warn)
+		}
+	}
+	return nil
+}
+
+// SummaryCSV writes one row per summary with the main figures in seconds.
+// variants, when not nil, labels each row (same length as sums).
+func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
+	cw := csv.NewWriter(w)
+	header := []string{"scenario", "variant", "seed", "replications", "arrived", "completed", "rejected", "expired", "refused",
+		"deadline_exceeded", "failed", "in_flight", "success_rate",
+		"latency_mean_s", "latency_p50_s", "latency_p90_s", "latency_p99_s", "latency_p999_s", "latency_max_s",
+		"wait_mean_s", "wait_p99_s", "arrival_rate", "throughput", "lambda_w", "time_avg_in_system",
+		"attempts", "attempts_per_run", "retries", "peak_attempt_rate", "partial"}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	i := func(x int64) string { return strconv.FormatInt(x, 10) }
+	for k, s := range sums {
+		v := ""
+		if variants != nil {
+			v = variants[k]
+		}
+		r := s.Runs
+		row := []string{s.Scenario, v, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Replications),
+			i(r.Arrived), i(r.Completed), i(r.Rejected), i(r.Expired), i(r.Refused), i(r.DeadlineExceeded), i(r.Failed), i(r.InFlight),
+			f(s.SuccessRate),
+			f(s.Latency.Mean), f(s.Latency.P50), f(s.Latency.P90), f(s.Latency.P99), f(s.Latency.P999), f(s.Latency.Max),
+			f(s.Wait.Mean), f(s.Wait.P99), f(s.Little.ArrivalRate), f(s.Little.Throughput), f(s.Little.LambdaW), f(s.Little.TimeAvgInSystem),
+			i(s.Attempts.Attempts), f(s.Attempts.PerRun), i(s.Attempts.Retries), f(s.Attempts.PeakRate), strconv.FormatBool(s.Partial)}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SeriesCSV writes a time series: one row per bin with its start time.
+func SeriesCSV(w io.Writer, s *system.Series) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"t_s", "width_s", "arrivals", "attempts", "completed"}); err != nil {
+		return err
+	}
+	width := s.Width.Seconds()
+	for k, b := range s.Bins {
+		if err := cw.Write([]string{
+			strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
+			strconv.FormatFloat(width, 'g', -1, 64),
+			strconv.FormatInt(b.Arrivals, 10),
+			strconv.FormatInt(b.Attempts, 10),
+			strconv.FormatInt(b.Completed, 10),
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

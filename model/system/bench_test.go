@@ -1,0 +1,38 @@
+package system_test
+
+import (
+	"testing"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+func benchScenario(b *testing.B, name string, sets ...string) {
+	sc, err := scenarios.Load(name, sets)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var events, runs, attempts float64
+	for b.Loop() {
+		res := system.New(sc.Config, system.Options{}).Run()
+		events += float64(res.Events)
+		runs += float64(res.Runs.Arrived)
+		attempts += float64(res.Attempts.Attempts)
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(events/s, "events/s")
+	b.ReportMetric(attempts/s, "attempts/s")
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/events, "ns/event")
+}
+
+// BenchmarkMMc is the whole system model on M/M/c (λ = 9/s, μ = 1/s,
+// c = 10), 1M runs per op: the figure the README quotes.
+func BenchmarkMMc(b *testing.B) { benchScenario(b, "mmc", "runs=1000000", "warmup=10000") }
+
+// BenchmarkSeedPlanLoad is the seed's three-step plan with deadlines,
+// retries and a hanging fetch, under a steady Poisson load.
+func BenchmarkSeedPlanLoad(b *testing.B) {
+	benchScenario(b, "seed-plan", "arrivals={rate: 50/s}", "runs=200000", "workers=100",
+		"tools.fetch.script=[]", "tools.fetch.hang=0.05", "tools.fetch.errors={transient: 0.1}")
+}

@@ -1,0 +1,215 @@
+package system
+
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/retry"
+)
+
+// Config is a validated, compiled scenario: everything the simulator needs,
+// in exact units (durations in nanoseconds, rates per second). The scenarios
+// package builds it from YAML and reports errors with file and line; Validate
+// re-checks the invariants the simulator relies on.
+type Config struct {
+	// Name is the scenario's name.
+	Name string
+	// Seed seeds every random stream (default 1).
+	Seed uint64
+	// Runs is the number of arrivals to generate, warm-up included.
+	// Exactly one of Runs and Horizon is > 0 (a batch sets Runs itself).
+	Runs int64
+	// Horizon stops arrivals at this virtual instant instead of a count.
+	Horizon time.Duration
+	// WarmupRuns arrivals (or runs arriving before WarmupTime) are simulated
+	// but excluded from every statistic.
+	WarmupRuns int64
+	WarmupTime time.Duration
+	// Arrivals is the arrival process.
+	Arrivals Arrivals
+	// Workers is the number of runs served concurrently (servers), ≥ 1.
+	Workers int
+	// QueueCapacity is the waiting room for runs: a full queue rejects at
+	// once. 0 means no waiting room; Unbounded (-1) means no limit.
+	QueueCapacity int
+	// Deadline is each run's budget from arrival; 0 means none.
+	Deadline time.Duration
+	// Floor is the time held back at the end of every deadline: a lease is
+	// min(ceiling, remaining − Floor), and remaining ≤ Floor refuses the call.
+	Floor time.Duration
+	// MinLease is the smallest lease worth dialing; a shorter one is refused.
+	MinLease time.Duration
+	// Steps is the plan every run executes, in order (at least one).
+	Steps []Step
+	// Tools are the backends the steps call, referenced by index.
+	Tools []Tool
+	// Guards bound a runaway model.
+	Guards Guards
+}
+
+// Unbounded is the QueueCapacity of a waiting room without a limit.
+const Unbounded = -1
+
+// Process names an arrival process.
+type Process int
+
+// The arrival processes.
+const (
+	// Poisson arrivals: exponential inter-arrival times with mean 1/Rate.
+	Poisson Process = iota
+	// Constant arrivals: exactly 1/Rate apart.
+	Constant
+	// Batch arrivals: Count runs at instant 0 (a thundering herd).
+	Batch
+)
+
+// String returns the process's scenario name.
+func (p Process) String() string {
+	switch p {
+	case Poisson:
+		return "poisson"
+	case Constant:
+		return "constant"
+	case Batch:
+		return "batch"
+	}
+	return "unknown"
+}
+
+// Arrivals describes when runs arrive.
+type Arrivals struct {
+	Process Process
+	// Rate is arrivals per second (Poisson, Constant).
+	Rate float64
+	// Count is the size of a Batch.
+	Count int64
+}
+
+// Step is one element of a run's plan: a call to a tool, retried under a
+// policy, with a per-attempt ceiling.
+type Step struct {
+	Name string
+	// Tool indexes Config.Tools.
+	Tool int
+	// Timeout is the per-attempt ceiling; 0 means none (the lease is then
+	// bounded only by the deadline).
+	Timeout time.Duration
+	// Retry is the step's retry policy (Attempts ≥ 1).
+	Retry retry.Policy
+	// Budget is the retry budget shared by every run's retries of this step;
+	// nil means none.
+	Budget *BudgetSpec
+}
+
+// BudgetKind names a retry budget.
+type BudgetKind int
+
+// The retry budgets.
+const (
+	// TokenBucketBudget is the AWS SDK standard-mode retry quota.
+	TokenBucketBudget BudgetKind = iota + 1
+	// ThrottleBudget is gRPC retry throttling (gRFC A6).
+	ThrottleBudget
+	// RatioBudget bounds retries to a share of requests (Finagle/Envoy).
+	RatioBudget
+)
+
+// BudgetSpec configures a retry budget; fields not used by Kind are zero.
+type BudgetSpec struct {
+	Kind BudgetKind
+	// TokenBucket: Capacity, RetryCost, TimeoutCost, NoRetryIncrement.
+	Capacity, RetryCost, TimeoutCost, NoRetryIncrement float64
+	// Throttle: MaxTokens and TokenRatio.
+	MaxTokens, TokenRatio float64
+	// Ratio: Ratio of retries to requests, MinPerSecond floor, TTL window.
+	Ratio, MinPerSecond float64
+	TTL                 time.Duration
+}
+
+// Tool is a backend that steps call.
+type Tool struct {
+	Name string
+	// Latency is the service-time distribution in seconds.
+	Latency dist.Dist
+	// Errors are per-attempt probabilities of each failure class; Hang is
+	// the probability of no answer at all (only a timeout ends the attempt).
+	Errors Errors
+	// RetryAfter is what the server sends with a 503 or 429, in seconds;
+	// nil means it sends none.
+	RetryAfter dist.Dist
+	// Outages override the outcome of attempts dialed inside them.
+	Outages []Outage
+	// Script fixes the outcome of given attempts, to replay an incident.
+	Script []ScriptEntry
+	// Contention, when set, makes the tool a row under optimistic
+	// concurrency control: a write conflicts when another write committed
+	// after it read (the experiment behind AWS's "Exponential Backoff And
+	// Jitter").
+	Contention bool
+}
+
+// Errors are per-attempt outcome probabilities; their sum is ≤ 1 and the
+// rest succeeds.
+type Errors struct {
+	Transient, RateLimited, Permanent, Hang float64
+}
+
+// Outage is an interval [Start, End) during which every attempt dialed gets
+// Mode instead of its drawn outcome.
+type Outage struct {
+	Start, End time.Duration
+	Mode       retry.Outcome // Timeout means the tool hangs
+}
+
+// ScriptEntry fixes the outcome of attempt Attempt (1-based) of the step
+// calling the tool, for run Run (-1: every run).
+type ScriptEntry struct {
+	Run     int64
+	Attempt int
+	Outcome retry.Outcome // Timeout means the tool hangs
+	// Latency, when > 0, replaces the drawn latency.
+	Latency time.Duration
+}
+
+// Guards bound a model that runs away. Zero fields take the values of
+// DefaultGuards.
+type Guards struct {
+	// MaxEvents stops the simulation after this many events.
+	MaxEvents uint64
+	// MaxTime stops it at this virtual instant.
+	MaxTime time.Duration
+	// MaxInSystem stops it when this many runs are in the system at once
+	// (an unstable queue grows without bound).
+	MaxInSystem int
+	// MaxWall stops it after this much wall-clock time.
+	MaxWall time.Duration
+}
+
+// DefaultGuards returns guards generous enough for any realistic scenario and
+// small enough that a runaway one stops within minutes and a few hundred MB.
+func DefaultGuards() Guards {
+	return Guards{
+		MaxEvents:   5_000_000_000,
+		MaxTime:     10 * 365 * 24 * time.Hour,
+		MaxInSystem: 1_000_000,
+		MaxWall:     10 * time.Minute,
+	}
+}
+
+// withDefaults fills zero fields from DefaultGuards.
+func (g Guards) withDefaults() Guards {
+	d := DefaultGuards()
+	if g.MaxEvents == 0 {
+		g.MaxEvents = d.MaxEvents
+	}
+	if g.MaxTime == 0 {
+		g.MaxTime = d.MaxTime
+	}
+	if g.MaxInSystem == 0 {
+		g.MaxInSystem = d.MaxInSystem
+	}
+	if g.MaxWall == 0 {
+		g.MaxWall = d.MaxWall
+	}
+	return g
+}

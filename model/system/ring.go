@@ -1,0 +1,30 @@
+package system
+
+// ring is a FIFO of run indices that grows by doubling and never shrinks,
+// so a steady-state queue allocates nothing.
+type ring struct {
+	buf        []int32
+	head, size int
+}
+
+func (q *ring) init(n int) { q.buf = make([]int32, n) }
+
+func (q *ring) len() int { return q.size }
+
+func (q *ring) push(v int32) {
+	if q.size == len(q.buf) {
+		nb := make([]int32, 2*len(q.buf))
+		n := copy(nb, q.buf[q.head:])
+		copy(nb[n:], q.buf[:q.head])
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = v
+	q.size++
+}
+
+func (q *ring) pop() int32 {
+	v := q.buf[q.head]
+	q.head = (q.head + 1) % len(q.buf)
+	q.size--
+	return v
+}

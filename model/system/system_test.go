@@ -1,0 +1,275 @@
+package system_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// recorder keeps every trace record.
+type recorder struct {
+	attempts []system.AttemptRecord
+	runs     []system.RunRecord
+}
+
+func (r *recorder) Attempt(a *system.AttemptRecord) { r.attempts = append(r.attempts, *a) }
+func (r *recorder) Run(rec system.RunRecord)        { r.runs = append(r.runs, rec) }
+
+func load(t *testing.T, name string, sets ...string) *system.Config {
+	t.Helper()
+	sc, err := scenarios.Load(name, sets)
+	if err != nil {
+		t.Fatalf("Load(%q, %q): %v", name, sets, err)
+	}
+	return sc.Config
+}
+
+func traceOf(t *testing.T, cfg *system.Config) (*recorder, *system.Result) {
+	t.Helper()
+	rec := &recorder{}
+	res := system.New(cfg, system.Options{Tracer: rec, TraceRuns: 1 << 40}).Run()
+	return rec, res
+}
+
+// TestSeedPlan reproduces the deadline-budget seed: search#1, fetch#1 (timed
+// out), fetch#2, extract#1, no grant above 250 ms, and the run ends inside
+// its deadline.
+func TestSeedPlan(t *testing.T) {
+	rec, res := traceOf(t, load(t, "seed-plan"))
+	type key struct {
+		step    string
+		attempt int
+		outcome retry.Outcome
+	}
+	var got []key
+	for _, a := range rec.attempts {
+		got = append(got, key{a.Step, a.Attempt, a.Outcome})
+		if a.Granted > 250*time.Millisecond {
+			t.Errorf("%s#%d granted %v, want ≤ 250ms", a.Step, a.Attempt, a.Granted)
+		}
+		if a.Granted > a.Remaining-20*time.Millisecond {
+			t.Errorf("%s#%d granted %v with %v remaining: lease must be ≤ remaining − floor", a.Step, a.Attempt, a.Granted, a.Remaining)
+		}
+	}
+	want := []key{{"search", 1, retry.OK}, {"fetch", 1, retry.Timeout}, {"fetch", 2, retry.OK}, {"extract", 1, retry.OK}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("attempts = %v, want %v", got, want)
+	}
+	if res.Runs.Completed != 1 {
+		t.Fatalf("completed = %d, want 1", res.Runs.Completed)
+	}
+	end := rec.runs[0].Ended
+	if end >= time.Second {
+		t.Fatalf("run ended at %v, want inside its 1s deadline", end)
+	}
+	// The timed-out fetch was cut by its 100 ms ceiling, and the backoff
+	// slept a full-jitter draw in [0, 50ms).
+	if f := rec.attempts[1]; f.Latency != 100*time.Millisecond || f.Backoff < 0 || f.Backoff >= 50*time.Millisecond {
+		t.Fatalf("fetch#1 latency %v backoff %v, want 100ms and a sleep in [0, 50ms)", f.Latency, f.Backoff)
+	}
+}
+
+// TestSeedPlanRefusedBeforeDialing: a 10 ms budget with a 20 ms floor is
+// refused before the first call is dialed (seed 000's second run).
+func TestSeedPlanRefusedBeforeDialing(t *testing.T) {
+	rec, res := traceOf(t, load(t, "seed-plan", "deadline=10ms"))
+	if res.Runs.Refused != 1 || res.Attempts.Attempts != 0 {
+		t.Fatalf("refused = %d, attempts dialed = %d; want 1 and 0", res.Runs.Refused, res.Attempts.Attempts)
+	}
+	if len(rec.attempts) != 1 || rec.attempts[0].Outcome != retry.Refused || rec.attempts[0].Step != "search" {
+		t.Fatalf("trace = %+v, want one refusal of search", rec.attempts)
+	}
+}
+
+// TestSeedQueue reproduces the second seed: 1.2 s of a 2 s budget spent
+// queued, the call leased 0.8 s (not 2 s), and a 1 s Retry-After ends the
+// run at once.
+func TestSeedQueue(t *testing.T) {
+	rec, res := traceOf(t, load(t, "seed-queue"))
+	var run1 []system.AttemptRecord
+	for _, a := range rec.attempts {
+		if a.Run == 1 {
+			run1 = append(run1, a)
+		}
+	}
+	if len(run1) != 1 {
+		t.Fatalf("run 1 made %d attempts, want 1", len(run1))
+	}
+	a := run1[0]
+	if a.Start != 1200*time.Millisecond || a.Granted != 800*time.Millisecond {
+		t.Fatalf("run 1 dialed at %v with lease %v, want 1.2s and 800ms", a.Start, a.Granted)
+	}
+	if a.Decision != retry.RetryAfterOutlastsDeadline.String() || res.Runs.DeadlineExceeded != 1 {
+		t.Fatalf("decision %q, deadline_exceeded %d; want %q and 1", a.Decision, res.Runs.DeadlineExceeded, retry.RetryAfterOutlastsDeadline)
+	}
+}
+
+// TestSeedQueueExercise: 3 s budget, 1 s queued, Retry-After 1.5 s. A 0.6 s
+// minimum call window means no retry; with 0.4 s the retry's lease is 0.5 s.
+func TestSeedQueueExercise(t *testing.T) {
+	_, res := traceOf(t, load(t, "seed-queue-exercise"))
+	if res.Runs.DeadlineExceeded != 1 || res.Attempts.Retries != 0 {
+		t.Fatalf("min lease 0.6s: deadline_exceeded %d retries %d, want 1 and 0", res.Runs.DeadlineExceeded, res.Attempts.Retries)
+	}
+	rec, res := traceOf(t, load(t, "seed-queue-exercise", "min_lease=400ms"))
+	last := rec.attempts[len(rec.attempts)-1]
+	if res.Runs.Completed != 2 || last.Run != 1 || last.Attempt != 2 || last.Granted != 500*time.Millisecond {
+		t.Fatalf("min lease 0.4s: completed %d, last attempt %+v; want 2 completed and run 1's retry leased 500ms", res.Runs.Completed, last)
+	}
+}
+
+// TestQueueFullRejectsAndExpiredDropsAtDequeue: one worker busy for 2 s, a
+// waiting room of one: the third arrival is rejected at once, and the queued
+// run, whose 1 s deadline passes while it waits, is dropped at dequeue as
+// expired.
+func TestQueueFullRejectsAndExpiredDropsAtDequeue(t *testing.T) {
+	cfg := &system.Config{
+		Name: "t", Seed: 1, Arrivals: system.Arrivals{Process: system.Batch, Count: 3}, Runs: 3,
+		Workers: 1, QueueCapacity: 1, Deadline: time.Second,
+		Steps: []system.Step{{Name: "s", Tool: 0, Timeout: 5 * time.Second, Retry: retry.Policy{Attempts: 1, Idempotent: true}}},
+		Tools: []system.Tool{{Name: "slow", Latency: mustConst(t, 2)}},
+	}
+	rec, res := traceOf(t, cfg)
+	want := system.Counts{Arrived: 3, Rejected: 1, Expired: 1, DeadlineExceeded: 1}
+	if res.Runs != want {
+		t.Fatalf("counts = %+v, want %+v", res.Runs, want)
+	}
+	for _, r := range rec.runs {
+		if r.Outcome == system.Expired && r.Ended != time.Second {
+			// The worker frees at 1 s: run 0's lease is min(5s, 1s) and it
+			// ends deadline_exceeded; the queued run is then dropped.
+			t.Fatalf("expired run ended at %v, want 1s (dropped when the worker freed)", r.Ended)
+		}
+	}
+}
+
+func mustConst(t *testing.T, v float64) dist.Dist {
+	t.Helper()
+	d, err := dist.Constant(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// randomConfig builds a random small scenario exercising every outcome.
+func randomConfig(r *rand.Rand) *system.Config {
+	lat, _ := dist.Exponential(0.05 + r.Float64()*0.5)
+	ra, _ := dist.Constant(r.Float64() * 0.3)
+	errs := system.Errors{Transient: r.Float64() * 0.2, RateLimited: r.Float64() * 0.1, Permanent: r.Float64() * 0.05, Hang: r.Float64() * 0.05}
+	cfg := &system.Config{
+		Name: "random", Seed: r.Uint64(), Runs: int64(500 + r.IntN(2000)), WarmupRuns: int64(r.IntN(100)),
+		Arrivals: system.Arrivals{Process: system.Poisson, Rate: 1 + r.Float64()*30},
+		Workers:  1 + r.IntN(8), QueueCapacity: r.IntN(20) - 1,
+		Deadline: time.Duration(200+r.IntN(3000)) * time.Millisecond,
+		Floor:    time.Duration(r.IntN(50)) * time.Millisecond,
+		Tools:    []system.Tool{{Name: "a", Latency: lat, Errors: errs, RetryAfter: ra}, {Name: "b", Latency: lat}},
+	}
+	for i := range 1 + r.IntN(3) {
+		p := retry.Policy{Attempts: 1 + r.IntN(4), Idempotent: r.IntN(2) == 0, IdempotencyKey: r.IntN(3) == 0, AllowUnsafe: r.IntN(3) == 0, HonorRetryAfter: r.IntN(2) == 0}
+		p.Backoff.Base = time.Duration(1+r.IntN(50)) * time.Millisecond
+		p.Backoff.Multiplier = 2
+		p.Backoff.Cap = time.Second
+		p.Backoff.Jitter = 1
+		cfg.Steps = append(cfg.Steps, system.Step{Name: string(rune('a' + i)), Tool: r.IntN(2), Timeout: time.Duration(r.IntN(800)) * time.Millisecond, Retry: p})
+	}
+	return cfg
+}
+
+// TestConservationOnRandomScenarios checks the outcome conservation law and
+// Little's law (as an identity once every run has ended) on random models.
+func TestConservationOnRandomScenarios(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 200 {
+		cfg := randomConfig(r)
+		res := system.New(cfg, system.Options{}).Run()
+		if err := res.Runs.Check(); err != nil {
+			t.Fatalf("scenario %d: %v (%+v)", i, err, res.Runs)
+		}
+		if res.Runs.InFlight != 0 {
+			t.Fatalf("scenario %d: %d runs in flight after draining", i, res.Runs.InFlight)
+		}
+		if res.Runs.Arrived != cfg.Runs-cfg.WarmupRuns {
+			t.Fatalf("scenario %d: arrived %d, want %d", i, res.Runs.Arrived, cfg.Runs-cfg.WarmupRuns)
+		}
+		if w := res.Window.Seconds(); w > 0 {
+			lw := float64(res.Runs.Arrived) / w * res.SojournSum / float64(res.Runs.Ended())
+			if d := lw - res.TimeAvgInSystem; d > 1e-9*res.TimeAvgInSystem+1e-12 || -d > 1e-9*res.TimeAvgInSystem+1e-12 {
+				t.Fatalf("scenario %d: λW = %v, time-average L = %v: Little's identity broken", i, lw, res.TimeAvgInSystem)
+			}
+		}
+	}
+}
+
+// TestDeterminism: same scenario and seed give byte-identical summaries,
+// whatever the number of goroutines running the replications.
+func TestDeterminism(t *testing.T) {
+	cfg := load(t, "mmc", "runs=30000", "warmup=1000")
+	var outs [][]byte
+	for _, par := range []int{1, 2, 3} {
+		sum := system.Summarize(cfg, system.Replicate(cfg, 4, par, system.Options{}), 0.95)
+		b, err := json.Marshal(sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, b)
+	}
+	for i := 1; i < len(outs); i++ {
+		if string(outs[i]) != string(outs[0]) {
+			t.Fatalf("summary with parallel=%d differs from parallel=1", i+1)
+		}
+	}
+	other := system.Summarize(cfg, system.Replicate(load(t, "mmc", "runs=30000", "warmup=1000", "seed=2"), 4, 1, system.Options{}), 0.95)
+	if b, _ := json.Marshal(other); string(b) == string(outs[0]) {
+		t.Fatal("a different seed gave the same summary")
+	}
+}
+
+// TestCommonRandomNumbers: changing the retry policy must not change the
+// arrival sequence, nor the latency the first attempt of each run draws.
+func TestCommonRandomNumbers(t *testing.T) {
+	base := load(t, "mmc", "runs=2000", "warmup=0")
+	a, _ := traceOf(t, base)
+	other := load(t, "mmc", "runs=2000", "warmup=0", "workers=3", "queue.capacity=2")
+	b, _ := traceOf(t, other)
+	arrivals := func(r *recorder) map[int64]time.Duration {
+		m := map[int64]time.Duration{}
+		for _, run := range r.runs {
+			m[run.Run] = run.Arrived
+		}
+		return m
+	}
+	if !reflect.DeepEqual(arrivals(a), arrivals(b)) {
+		t.Fatal("changing workers and the queue changed the arrival times")
+	}
+	lat := map[int64]time.Duration{}
+	for _, at := range a.attempts {
+		lat[at.Run] = at.Latency
+	}
+	for _, at := range b.attempts {
+		if lat[at.Run] != at.Latency {
+			t.Fatalf("run %d: latency %v vs %v under another capacity", at.Run, lat[at.Run], at.Latency)
+		}
+	}
+}
+
+// TestAllocationsDoNotGrowWithRuns: the engine and model allocate per
+// simulation (tables, sketches), not per event: ten times the runs must not
+// cost ten times the allocations.
+func TestAllocationsDoNotGrowWithRuns(t *testing.T) {
+	allocs := func(runs string) float64 {
+		cfg := load(t, "mmc", "runs="+runs, "warmup=0")
+		return testing.AllocsPerRun(2, func() { system.New(cfg, system.Options{}).Run() })
+	}
+	small, big := allocs("20000"), allocs("200000")
+	if big > small+20 {
+		t.Fatalf("allocations: %v for 20k runs, %v for 200k runs: something allocates per event", small, big)
+	}
+}

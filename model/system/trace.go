@@ -1,0 +1,55 @@
+package system
+
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/retry"
+)
+
+// AttemptRecord describes one attempt (or one local refusal) of a traced run:
+// what the budget granted and what remained, so that a slow run can be
+// explained without rerunning it.
+type AttemptRecord struct {
+	Run     int64
+	Step    string
+	Tool    string
+	Attempt int
+	// Start is the instant the attempt was dialed (or refused).
+	Start time.Duration
+	// Granted is the lease (the per-attempt timeout actually used).
+	Granted time.Duration
+	// Remaining is what was left of the run's deadline before the attempt.
+	Remaining time.Duration
+	// HasDeadline reports whether the run has a deadline (else Remaining is
+	// meaningless).
+	HasDeadline bool
+	Outcome     retry.Outcome
+	// Latency is how long the attempt took until its reply or its timeout.
+	Latency time.Duration
+	// Backoff is the sleep chosen after the attempt, or -1 when none.
+	Backoff time.Duration
+	// ResendCount is OpenTelemetry's http.request.resend_count: attempts
+	// before this one for the same step.
+	ResendCount int
+	// Decision is why the run retried or stopped after this attempt.
+	Decision string
+}
+
+// RunRecord describes one traced run from arrival to its end.
+type RunRecord struct {
+	Run     int64
+	Arrived time.Duration
+	// Started is when it got a worker, or -1 if it never did.
+	Started time.Duration
+	Ended   time.Duration
+	Outcome RunOutcome
+	// Deadline is the run's deadline instant, or -1 when it has none.
+	Deadline time.Duration
+}
+
+// Tracer receives trace records. The record passed to Attempt is reused
+// after the call returns: copy what you keep.
+type Tracer interface {
+	Attempt(rec *AttemptRecord)
+	Run(rec RunRecord)
+}

@@ -1,0 +1,234 @@
+// Package validate checks the simulator against closed forms of queueing
+// theory: M/M/1, M/M/c (Erlang C), M/M/c/K, M/D/1 and M/G/1
+// (Pollaczek–Khinchine), and Little's law on each. Every check simulates
+// independent replications of a bundled scenario, builds a Student-t
+// confidence interval from the per-replication estimates, and passes when
+// the analytic value lies inside it, widened on each side by the percentile
+// sketch's stated relative error where the figure is a percentile. The
+// analytic values are computed from the scenario's own parameters.
+package validate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/budgetsim/budgetsim/model/analytic"
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// Check is one comparison of a simulated figure with its closed form.
+type Check struct {
+	Scenario string `json:"scenario"`
+	Model    string `json:"model"`
+	Figure   string `json:"figure"`
+	// Formula names the closed form the analytic value comes from.
+	Formula  string  `json:"formula"`
+	Analytic float64 `json:"analytic"`
+	// Simulated is the mean of the per-replication estimates; [Lo, Hi] is
+	// its Student-t confidence interval.
+	Simulated float64 `json:"simulated"`
+	Lo        float64 `json:"ci_lo"`
+	Hi        float64 `json:"ci_hi"`
+	// Allowance is the systematic error allowed on each side of the
+	// interval (the sketch's relative error for percentiles, else 0).
+	Allowance float64 `json:"allowance"`
+	Pass      bool    `json:"pass"`
+}
+
+// Report is the outcome of a validation.
+type Report struct {
+	Level        float64 `json:"level"`
+	Replications int     `json:"replications"`
+	Checks       []Check `json:"checks"`
+}
+
+// Passed reports whether every check passed.
+func (r Report) Passed() bool {
+	for _, c := range r.Checks {
+		if !c.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// figure extracts one replication's estimate from its result.
+type figure struct {
+	name, formula string
+	percentile    bool
+	absolute      float64 // allowance for rounding, on each side
+	analytic      func(cfg *system.Config) (float64, error)
+	estimate      func(r *system.Result) float64
+}
+
+type model struct {
+	scenario, name string
+	figures        []figure
+}
+
+func rate(cfg *system.Config) float64 { return cfg.Arrivals.Rate }
+
+// mu is the service rate of the scenario's single tool.
+func mu(cfg *system.Config) float64 { return 1 / cfg.Tools[0].Latency.Mean() }
+
+func mm1(cfg *system.Config) analytic.MM1 { return analytic.MM1{Lambda: rate(cfg), Mu: mu(cfg)} }
+func mmc(cfg *system.Config) analytic.MMc {
+	return analytic.MMc{Lambda: rate(cfg), Mu: mu(cfg), C: cfg.Workers}
+}
+func mmck(cfg *system.Config) analytic.MMcK {
+	return analytic.MMcK{Lambda: rate(cfg), Mu: mu(cfg), C: cfg.Workers, K: cfg.Workers + cfg.QueueCapacity}
+}
+func mg1(cfg *system.Config) analytic.MG1 {
+	s := cfg.Tools[0].Latency
+	return analytic.MG1{Lambda: rate(cfg), MeanService: s.Mean(), SecondMoment: dist.SecondMoment(s)}
+}
+
+func meanSojourn(r *system.Result) float64 {
+	if n := r.Runs.Ended(); n > 0 {
+		return r.SojournSum / float64(n)
+	}
+	return math.NaN()
+}
+func timeAvg(r *system.Result) float64    { return r.TimeAvgInSystem }
+func meanWait(r *system.Result) float64   { return r.Wait.Mean() }
+func p99Sojourn(r *system.Result) float64 { return r.Latency.Quantile(0.99) }
+
+// littleGap is (λW − L)/L with L integrated over time.
+func littleGap(r *system.Result) float64 {
+	w := r.Window.Seconds()
+	return (float64(r.Runs.Arrived)/w*meanSojourn(r) - r.TimeAvgInSystem) / r.TimeAvgInSystem
+}
+
+var littleFigure = figure{
+	name:     "(λW − L)/L (Little's law)",
+	formula:  "Little: L = λW, so the relative gap is 0 (to rounding, 1e-9)",
+	absolute: 1e-9,
+	analytic: func(*system.Config) (float64, error) { return 0, nil },
+	estimate: littleGap,
+}
+
+// models lists the validated models and their figures.
+func models() []model {
+	return []model{
+		{"mm1", "M/M/1", []figure{
+			{name: "mean time in system (s)", formula: "M/M/1: W = 1/(μ − λ)",
+				analytic: func(c *system.Config) (float64, error) { return mm1(c).MeanSojourn() }, estimate: meanSojourn},
+			{name: "p99 time in system (s)", formula: "M/M/1: sojourn ~ Exp(μ − λ), p99 = ln(100)/(μ − λ)", percentile: true,
+				analytic: func(c *system.Config) (float64, error) { return mm1(c).SojournQuantile(0.99) }, estimate: p99Sojourn},
+			{name: "mean runs in system", formula: "M/M/1: L = ρ/(1 − ρ)",
+				analytic: func(c *system.Config) (float64, error) { return mm1(c).MeanInSystem() }, estimate: timeAvg},
+			littleFigure,
+		}},
+		{"mmc", "M/M/c", []figure{
+			{name: "probability of waiting", formula: "Erlang C: C(c, a), via the Erlang B recursion",
+				analytic: func(c *system.Config) (float64, error) { return mmc(c).ErlangC() },
+				estimate: func(r *system.Result) float64 { return float64(r.Waited) / float64(r.Wait.Count()) }},
+			{name: "mean wait (s)", formula: "Erlang C: Wq = C(c, a)/(cμ − λ)",
+				analytic: func(c *system.Config) (float64, error) { return mmc(c).MeanWait() }, estimate: meanWait},
+			{name: "p99 time in system (s)", formula: "M/M/c: sojourn = Erlang-C wait + Exp(μ), CDF inverted by bisection", percentile: true,
+				analytic: func(c *system.Config) (float64, error) { return mmc(c).SojournQuantile(0.99) }, estimate: p99Sojourn},
+			{name: "mean runs in system", formula: "M/M/c: L = λ(Wq + 1/μ)",
+				analytic: func(c *system.Config) (float64, error) { return mmc(c).MeanInSystem() }, estimate: timeAvg},
+			littleFigure,
+		}},
+		{"mmck", "M/M/c/K", []figure{
+			{name: "blocking probability", formula: "M/M/c/K: p_K of the birth–death stationary distribution",
+				analytic: func(c *system.Config) (float64, error) { return mmck(c).BlockingProbability() },
+				estimate: func(r *system.Result) float64 { return float64(r.Runs.Rejected) / float64(r.Runs.Arrived) }},
+			{name: "mean runs in system", formula: "M/M/c/K: L = Σ n p_n",
+				analytic: func(c *system.Config) (float64, error) { return mmck(c).MeanInSystem() }, estimate: timeAvg},
+			{name: "mean time in system, admitted (s)", formula: "M/M/c/K: W = L / (λ(1 − p_K)) (Little)",
+				analytic: func(c *system.Config) (float64, error) { return mmck(c).MeanSojourn() },
+				estimate: func(r *system.Result) float64 { return r.Latency.Mean() }},
+			littleFigure,
+		}},
+		{"md1", "M/D/1", []figure{
+			{name: "mean wait (s)", formula: "Pollaczek–Khinchine: Wq = λE[S²]/(2(1 − ρ)) with E[S²] = d²",
+				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanWait() }, estimate: meanWait},
+			{name: "mean runs in system", formula: "Pollaczek–Khinchine + Little: L = λ(Wq + E[S])",
+				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanInSystem() }, estimate: timeAvg},
+			littleFigure,
+		}},
+		{"mg1", "M/G/1 (lognormal)", []figure{
+			{name: "mean wait (s)", formula: "Pollaczek–Khinchine: Wq = λE[S²]/(2(1 − ρ)), lognormal E[S²] = m²e^{2σ²}",
+				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanWait() }, estimate: meanWait},
+			{name: "mean runs in system", formula: "Pollaczek–Khinchine + Little: L = λ(Wq + E[S])",
+				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanInSystem() }, estimate: timeAvg},
+			littleFigure,
+		}},
+	}
+}
+
+// Options control a validation run.
+type Options struct {
+	// Replications per model (≥ 2; default 10).
+	Replications int
+	// Level is the confidence level (default 0.99).
+	Level float64
+	// Parallel is the number of goroutines (0: all cores).
+	Parallel int
+	// Only restricts the run to the named scenarios (empty: all).
+	Only []string
+}
+
+// Run simulates every model and compares it with its closed forms.
+func Run(opt Options) (Report, error) {
+	if opt.Replications == 0 {
+		opt.Replications = 10
+	}
+	if opt.Replications < 2 {
+		return Report{}, fmt.Errorf("replications: must be ≥ 2 for a confidence interval, got %d", opt.Replications)
+	}
+	if opt.Level == 0 {
+		opt.Level = 0.99
+	}
+	if opt.Level <= 0 || opt.Level >= 1 {
+		return Report{}, fmt.Errorf("level: must be in (0, 1), got %g", opt.Level)
+	}
+	rep := Report{Level: opt.Level, Replications: opt.Replications}
+	for _, m := range models() {
+		if len(opt.Only) > 0 && !contains(opt.Only, m.scenario) {
+			continue
+		}
+		sc, err := scenarios.Load(m.scenario, nil)
+		if err != nil {
+			return rep, err
+		}
+		cfg := sc.Config
+		results := system.Replicate(cfg, opt.Replications, opt.Parallel, system.Options{})
+		for _, f := range m.figures {
+			want, err := f.analytic(cfg)
+			if err != nil {
+				return rep, fmt.Errorf("%s: %s: %w", m.scenario, f.name, err)
+			}
+			xs := make([]float64, len(results))
+			for i, r := range results {
+				xs[i] = f.estimate(r)
+			}
+			iv := stats.MeanCI(xs, opt.Level)
+			c := Check{
+				Scenario: m.scenario, Model: m.name, Figure: f.name, Formula: f.formula,
+				Analytic: want, Simulated: iv.Mean, Lo: iv.Lo, Hi: iv.Hi,
+			}
+			if f.percentile {
+				c.Allowance = stats.RelativeError * math.Abs(want)
+			}
+			c.Allowance += f.absolute
+			c.Pass = want >= c.Lo-c.Allowance && want <= c.Hi+c.Allowance
+			rep.Checks = append(rep.Checks, c)
+		}
+	}
+	return rep, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,808 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/budgetsim/budgetsim/model/backoff"
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/latencylog"
+	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// Limits on sizes, so that an absurd scenario is refused with a message
+// instead of running for days or exhausting memory.
+const (
+	MaxRuns     = 10_000_000_000
+	MaxWorkers  = 100_000_000
+	MaxQueue    = 100_000_000
+	MaxAttempts = 10_000
+	MaxSteps    = 1_000
+	MaxDuration = 100 * 365 * 24 * time.Hour
+	maxFileSize = 16 << 20
+)
+
+// Scenario is a loaded scenario: its compiled configuration and the text it
+// came from (after --set overrides).
+type Scenario struct {
+	Config *system.Config
+	// File is where it was read from ("scenarios/mmc.yaml", or the bundled
+	// name's embedded path).
+	File string
+	// Source is the YAML text as read.
+	Source []byte
+	// Description is the scenario's description key.
+	Description string
+}
+
+// Load reads a scenario by path, or by the name of a bundled scenario, and
+// applies --set overrides ("path=value"). Errors are of type Errors, each
+// naming file, line and field.
+func Load(nameOrPath string, sets []string) (*Scenario, error) {
+	src, file, fsys, err := open(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(file, src, sets, fsys)
+}
+
+// open finds nameOrPath on disk first, then among the bundled scenarios.
+func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
+	if st, statErr := os.Stat(nameOrPath); statErr == nil && !st.IsDir() {
+		if st.Size() > maxFileSize {
+			return nil, "", nil, fmt.Errorf("%s: file is %d bytes, larger than the %d-byte limit for a scenario", nameOrPath, st.Size(), maxFileSize)
+		}
+		src, err = os.ReadFile(nameOrPath)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return src, nameOrPath, os.DirFS(filepath.Dir(nameOrPath)), nil
+	}
+	name := strings.TrimSuffix(path.Base(nameOrPath), ".yaml")
+	if nameOrPath == name || nameOrPath == "scenarios/"+name+".yaml" {
+		if b, err := bundled.ReadFile(name + ".yaml"); err == nil {
+			return b, "scenarios/" + name + ".yaml", bundled, nil
+		}
+	}
+	return nil, "", nil, fmt.Errorf("%s: no such file, and no bundled scenario of that name (bundled: %s)", nameOrPath, strings.Join(Names(), ", "))
+}
+
+// Parse compiles a scenario from its YAML source. file names it in errors;
+// fsys resolves relative paths in it (empirical distribution files); sets
+// are --set overrides.
+func Parse(file string, src []byte, sets []string, fsys fs.FS) (*Scenario, error) {
+	d := &decoder{file: file, sets: sets}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, Errors{{File: file, Msg: yamlError(err)}}
+	}
+	if len(doc.Content) == 0 {
+		return nil, Errors{{File: file, Msg: "empty scenario: it needs at least name, arrivals, workers, steps and tools"}}
+	}
+	root := doc.Content[0]
+	for i, s := range sets {
+		if err := applySet(root, s, -(i + 1)); err != nil {
+			return nil, Errors{{File: file, Set: s, Msg: err.Error()}}
+		}
+	}
+	l := &loader{d: d, fsys: fsys}
+	cfg, desc := l.scenario(root)
+	if len(d.errs) > 0 {
+		return nil, d.errs.sorted()
+	}
+	return &Scenario{Config: cfg, File: file, Source: src, Description: desc}, nil
+}
+
+// yamlError makes the YAML library's syntax errors read like ours.
+func yamlError(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "yaml: ")
+	return "invalid YAML: " + s
+}
+
+type loader struct {
+	d    *decoder
+	fsys fs.FS
+}
+
+// retryFields are the retry keys allowed at the top level (under retry:)
+// and on each step, which overrides them.
+type retryFields struct {
+	policy retry.Policy
+	budget *system.BudgetSpec
+}
+
+func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
+	d := l.d
+	f := d.mapping(root, "")
+	if f == nil {
+		return nil, ""
+	}
+	cfg := &system.Config{Seed: 1, QueueCapacity: system.Unbounded}
+	if n := f.get("name"); n != nil {
+		cfg.Name = d.str(n, "name")
+	} else {
+		d.errorf(root, "name", "required")
+	}
+	desc := ""
+	if n := f.get("description"); n != nil {
+		desc = d.str(n, "description")
+	}
+	if n := f.get("seed"); n != nil {
+		cfg.Seed = uint64(d.integer(n, "seed", 0, math.MaxInt64))
+	}
+	runsNode, horizonNode := f.get("runs"), f.get("horizon")
+	if runsNode != nil {
+		cfg.Runs = d.integer(runsNode, "runs", 1, MaxRuns)
+	}
+	if horizonNode != nil {
+		cfg.Horizon = d.duration(horizonNode, "horizon", MaxDuration)
+		if cfg.Horizon == 0 {
+			d.errorf(horizonNode, "horizon", "must be > 0")
+		}
+	}
+	if n := f.get("arrivals"); n != nil {
+		cfg.Arrivals = l.arrivals(n)
+	} else {
+		d.errorf(root, "arrivals", "required (e.g. arrivals: {rate: 9/s})")
+	}
+	switch {
+	case cfg.Arrivals.Process == system.Batch:
+		if runsNode != nil || horizonNode != nil {
+			d.errorf(root, "runs", "a batch sets the number of runs itself (arrivals.count); remove runs/horizon")
+		}
+		cfg.Runs = cfg.Arrivals.Count
+	case runsNode != nil && horizonNode != nil:
+		d.errorf(horizonNode, "horizon", "give runs or horizon, not both")
+	case runsNode == nil && horizonNode == nil:
+		cfg.Runs = 100_000
+	}
+	if n := f.get("warmup"); n != nil {
+		l.warmup(n, cfg)
+	}
+	if n := f.get("workers"); n != nil {
+		cfg.Workers = int(d.integer(n, "workers", 1, MaxWorkers))
+	} else {
+		d.errorf(root, "workers", "required: how many runs are served at once (≥ 1)")
+	}
+	if n := f.get("queue"); n != nil {
+		if q := d.mapping(n, "queue"); q != nil {
+			if c := q.get("capacity"); c != nil {
+				cfg.QueueCapacity = int(d.integer(c, "queue.capacity", 0, MaxQueue))
+			}
+			q.finish()
+		}
+	}
+	if n := f.get("deadline"); n != nil {
+		cfg.Deadline = d.duration(n, "deadline", MaxDuration)
+	}
+	if n := f.get("floor"); n != nil {
+		cfg.Floor = d.duration(n, "floor", MaxDuration)
+	}
+	if n := f.get("min_lease"); n != nil {
+		cfg.MinLease = d.duration(n, "min_lease", MaxDuration)
+	}
+	defaults := retryFields{policy: retry.Policy{Attempts: 1, Idempotent: true, HonorRetryAfter: true, Backoff: defaultBackoff()}}
+	if n := f.get("retry"); n != nil {
+		if rf := d.mapping(n, "retry"); rf != nil {
+			l.retryKeys(rf, &defaults)
+			rf.finish()
+		}
+	}
+	toolIndex := map[string]int{}
+	if n := f.get("tools"); n != nil {
+		cfg.Tools = l.tools(n, toolIndex)
+	} else {
+		d.errorf(root, "tools", "required: the backends the steps call")
+	}
+	if n := f.get("steps"); n != nil {
+		cfg.Steps = l.steps(n, toolIndex, defaults)
+	} else {
+		d.errorf(root, "steps", "required: the plan each run executes")
+	}
+	if n := f.get("guards"); n != nil {
+		cfg.Guards = l.guards(n)
+	}
+	f.finish()
+	if len(d.errs) == 0 {
+		l.crossCheck(root, cfg)
+	}
+	return cfg, desc
+}
+
+func defaultBackoff() backoff.Policy {
+	return backoff.Policy{Base: 50 * time.Millisecond, Multiplier: 2, Cap: 5 * time.Second, Jitter: backoff.Full}
+}
+
+func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
+	d := l.d
+	var a system.Arrivals
+	f := d.mapping(n, "arrivals")
+	if f == nil {
+		return a
+	}
+	process := "poisson"
+	if p := f.get("process"); p != nil {
+		process = d.oneOf(p, "arrivals.process", "poisson", "constant", "batch")
+	}
+	switch process {
+	case "poisson", "constant":
+		a.Process = system.Poisson
+		if process == "constant" {
+			a.Process = system.Constant
+		}
+		if r := f.get("rate"); r != nil {
+			a.Rate = d.rate(r, "arrivals.rate")
+			if a.Rate <= 0 && len(d.errs) == 0 {
+				d.errorf(r, "arrivals.rate", "must be > 0")
+			}
+		} else {
+			d.errorf(n, "arrivals.rate", "required for %s arrivals (e.g. rate: 9/s)", process)
+		}
+	case "batch":
+		a.Process = system.Batch
+		if c := f.get("count"); c != nil {
+			a.Count = d.integer(c, "arrivals.count", 1, 100_000_000)
+		} else {
+			d.errorf(n, "arrivals.count", "required for a batch: how many runs arrive at once")
+		}
+	}
+	f.finish()
+	return a
+}
+
+func (l *loader) warmup(n *yaml.Node, cfg *system.Config) {
+	d := l.d
+	s, ok := d.scalar(n, "warmup")
+	if !ok {
+		return
+	}
+	if strings.ContainsAny(s, "smhµu") {
+		cfg.WarmupTime = d.duration(n, "warmup", MaxDuration)
+		return
+	}
+	cfg.WarmupRuns = d.integer(n, "warmup", 0, MaxRuns)
+	if cfg.Runs > 0 && cfg.WarmupRuns >= cfg.Runs {
+		d.errorf(n, "warmup", "must be < runs (%d): no run would be measured", cfg.Runs)
+	}
+}
+
+// retryKeys reads the retry keys present in f into r (overriding it).
+func (l *loader) retryKeys(f *fields, r *retryFields) {
+	d := l.d
+	if n := f.get("attempts"); n != nil {
+		r.policy.Attempts = int(d.integer(n, f.field("attempts"), 1, MaxAttempts))
+	}
+	if n := f.get("backoff"); n != nil {
+		if b := d.mapping(n, f.field("backoff")); b != nil {
+			p := &r.policy.Backoff
+			if v := b.get("base"); v != nil {
+				p.Base = d.duration(v, b.field("base"), MaxDuration)
+			}
+			if v := b.get("multiplier"); v != nil {
+				p.Multiplier = d.number(v, b.field("multiplier"), 1, 1000)
+			}
+			if v := b.get("cap"); v != nil {
+				p.Cap = d.duration(v, b.field("cap"), MaxDuration)
+			}
+			if v := b.get("jitter"); v != nil {
+				s := d.oneOf(v, b.field("jitter"), "none", "full", "equal", "decorrelated", "proportional")
+				if s != "" {
+					j, err := backoff.ParseJitter(s)
+					if err != nil {
+						d.errorf(v, b.field("jitter"), "%v", err)
+					}
+					p.Jitter = j
+				}
+			}
+			if v := b.get("spread"); v != nil {
+				p.Spread = d.number(v, b.field("spread"), 0, 1)
+			}
+			if p.Cap > 0 && p.Base > p.Cap {
+				d.errorf(b.node, b.field("cap"), "must be ≥ base (%v), got %v", p.Base, p.Cap)
+			}
+			b.finish()
+		}
+	}
+	if n := f.get("retry_after"); n != nil {
+		r.policy.HonorRetryAfter = d.oneOf(n, f.field("retry_after"), "honor", "ignore") == "honor"
+	}
+	if n := f.get("idempotent"); n != nil {
+		r.policy.Idempotent = d.boolean(n, f.field("idempotent"))
+	}
+	if n := f.get("idempotency_key"); n != nil {
+		r.policy.IdempotencyKey = d.boolean(n, f.field("idempotency_key"))
+	}
+	if n := f.get("allow_unsafe"); n != nil {
+		r.policy.AllowUnsafe = d.boolean(n, f.field("allow_unsafe"))
+	}
+	if n := f.get("budget"); n != nil {
+		r.budget = l.budget(n, f.field("budget"))
+	}
+}
+
+func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
+	d := l.d
+	f := d.mapping(n, path)
+	if f == nil {
+		return nil
+	}
+	var b system.BudgetSpec
+	kind := ""
+	if k := f.get("kind"); k != nil {
+		kind = d.oneOf(k, f.field("kind"), "token_bucket", "throttle", "ratio")
+	} else {
+		d.errorf(n, f.field("kind"), "required: token_bucket (AWS SDK standard mode), throttle (gRPC) or ratio (Finagle/Envoy)")
+	}
+	num := func(key string, def, lo, hi float64) float64 {
+		if v := f.get(key); v != nil {
+			return d.number(v, f.field(key), lo, hi)
+		}
+		return def
+	}
+	whole := func(key string, def, lo int64) float64 {
+		if v := f.get(key); v != nil {
+			return float64(d.integer(v, f.field(key), lo, 1_000_000_000))
+		}
+		return float64(def)
+	}
+	switch kind {
+	case "token_bucket":
+		b.Kind = system.TokenBucketBudget
+		// Defaults: AWS SDK standard retry mode (aws-sdk-go-v2 aws/retry).
+		b.Capacity = whole("capacity", 500, 1)
+		b.RetryCost = whole("retry_cost", 5, 0)
+		b.TimeoutCost = whole("timeout_cost", 10, 0)
+		b.NoRetryIncrement = whole("success_increment", 1, 0)
+	case "throttle":
+		b.Kind = system.ThrottleBudget
+		// Defaults: gRPC retry throttling example values (gRFC A6).
+		b.MaxTokens = whole("max_tokens", 10, 1)
+		b.TokenRatio = num("token_ratio", 0.1, 0.001, 1000)
+	case "ratio":
+		b.Kind = system.RatioBudget
+		// Defaults: Finagle RetryBudget (20 %, 10 retries/s floor, 10 s TTL).
+		b.Ratio = num("ratio", 0.2, 0, 1000)
+		b.MinPerSecond = num("min_per_second", 10, 0, 1e9)
+		b.TTL = 10 * time.Second
+		if v := f.get("ttl"); v != nil {
+			b.TTL = d.duration(v, f.field("ttl"), MaxDuration)
+			if b.TTL <= 0 {
+				d.errorf(v, f.field("ttl"), "must be > 0")
+			}
+		}
+	}
+	f.finish()
+	return &b
+}
+
+func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFields) []system.Step {
+	d := l.d
+	items := d.sequence(n, "steps")
+	if items == nil {
+		return nil
+	}
+	if len(items) == 0 {
+		d.errorf(n, "steps", "needs at least one step")
+	}
+	if len(items) > MaxSteps {
+		d.errorf(n, "steps", "at most %d steps, got %d", MaxSteps, len(items))
+		return nil
+	}
+	seen := map[string]int{}
+	var out []system.Step
+	for i, item := range items {
+		path := fmt.Sprintf("steps[%d]", i)
+		f := d.mapping(item, path)
+		if f == nil {
+			continue
+		}
+		st := system.Step{}
+		if v := f.get("name"); v != nil {
+			st.Name = d.str(v, path+".name")
+			if line, dup := seen[st.Name]; dup {
+				d.errorf(v, path+".name", "duplicate step name %q (first at line %d)", st.Name, line)
+			}
+			seen[st.Name] = v.Line
+			path = "steps." + st.Name
+			f.path = path
+		} else {
+			d.errorf(item, path+".name", "required")
+		}
+		if v := f.get("tool"); v != nil {
+			name := d.str(v, f.field("tool"))
+			idx, ok := toolIndex[name]
+			if !ok && name != "" {
+				names := sortedKeys(toolIndex)
+				d.errorf(v, f.field("tool"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
+			}
+			st.Tool = idx
+		} else {
+			d.errorf(item, f.field("tool"), "required: which tool the step calls")
+		}
+		if v := f.get("timeout"); v != nil {
+			st.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
+		}
+		rf := defaults
+		l.retryKeys(f, &rf)
+		st.Retry = rf.policy
+		st.Budget = rf.budget
+		f.finish()
+		out = append(out, st)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
+	d := l.d
+	f := d.mapping(n, "tools")
+	if f == nil {
+		return nil
+	}
+	if len(f.keys) == 0 {
+		d.errorf(n, "tools", "needs at least one tool")
+	}
+	var out []system.Tool
+	for _, k := range f.keys {
+		name := k.Value
+		path := "tools." + name
+		index[name] = len(out)
+		t := system.Tool{Name: name}
+		tf := d.mapping(f.get(name), path)
+		if tf == nil {
+			out = append(out, t)
+			continue
+		}
+		if v := tf.get("latency"); v != nil {
+			t.Latency = l.dist(v, tf.field("latency"), true)
+		} else {
+			d.errorf(k, tf.field("latency"), "required (e.g. latency: {dist: exponential, mean: 1s})")
+		}
+		if v := tf.get("description"); v != nil {
+			d.str(v, tf.field("description"))
+		}
+		if v := tf.get("errors"); v != nil {
+			if ef := d.mapping(v, tf.field("errors")); ef != nil {
+				prob := func(key string) float64 {
+					if p := ef.get(key); p != nil {
+						return d.number(p, ef.field(key), 0, 1)
+					}
+					return 0
+				}
+				t.Errors.Transient = prob("transient")
+				t.Errors.RateLimited = prob("rate_limited")
+				t.Errors.Permanent = prob("permanent")
+				ef.finish()
+			}
+		}
+		if v := tf.get("hang"); v != nil {
+			t.Errors.Hang = d.number(v, tf.field("hang"), 0, 1)
+		}
+		if e := t.Errors; e.Transient+e.RateLimited+e.Permanent+e.Hang > 1+1e-12 {
+			d.errorf(tf.node, tf.field("errors"), "transient + rate_limited + permanent + hang must be ≤ 1, got %g", e.Transient+e.RateLimited+e.Permanent+e.Hang)
+		}
+		if v := tf.get("retry_after"); v != nil {
+			t.RetryAfter = l.dist(v, tf.field("retry_after"), true)
+		}
+		if v := tf.get("outages"); v != nil {
+			t.Outages = l.outages(v, tf.field("outages"))
+		}
+		if v := tf.get("script"); v != nil {
+			t.Script = l.script(v, tf.field("script"))
+		}
+		if v := tf.get("contention"); v != nil {
+			t.Contention = d.boolean(v, tf.field("contention"))
+		}
+		tf.finish()
+		out = append(out, t)
+	}
+	return out
+}
+
+// outcomeWords maps scenario words to attempt outcomes; "hang" is a timeout
+// that only the lease ends.
+var outcomeWords = []string{"ok", "hang", "transient", "rate_limited", "permanent"}
+
+func parseOutcome(s string) retry.Outcome {
+	switch s {
+	case "ok":
+		return retry.OK
+	case "hang":
+		return retry.Timeout
+	case "transient":
+		return retry.Transient
+	case "rate_limited":
+		return retry.RateLimited
+	case "permanent":
+		return retry.Permanent
+	}
+	return retry.OK
+}
+
+func (l *loader) outages(n *yaml.Node, path string) []system.Outage {
+	d := l.d
+	var out []system.Outage
+	for i, item := range d.sequence(n, path) {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		f := d.mapping(item, p)
+		if f == nil {
+			continue
+		}
+		var o system.Outage
+		if v := f.get("start"); v != nil {
+			o.Start = d.duration(v, p+".start", MaxDuration)
+		} else {
+			d.errorf(item, p+".start", "required")
+		}
+		if v := f.get("end"); v != nil {
+			o.End = d.duration(v, p+".end", MaxDuration)
+			if o.End <= o.Start {
+				d.errorf(v, p+".end", "must be after start (%v), got %v", o.Start, o.End)
+			}
+		} else {
+			d.errorf(item, p+".end", "required")
+		}
+		if v := f.get("mode"); v != nil {
+			o.Mode = parseOutcome(d.oneOf(v, p+".mode", "hang", "transient", "rate_limited"))
+		} else {
+			d.errorf(item, p+".mode", "required: hang, transient or rate_limited")
+		}
+		f.finish()
+		out = append(out, o)
+	}
+	return out
+}
+
+func (l *loader) script(n *yaml.Node, path string) []system.ScriptEntry {
+	d := l.d
+	var out []system.ScriptEntry
+	for i, item := range d.sequence(n, path) {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		f := d.mapping(item, p)
+		if f == nil {
+			continue
+		}
+		e := system.ScriptEntry{Run: -1}
+		if v := f.get("run"); v != nil {
+			e.Run = d.integer(v, p+".run", 0, MaxRuns)
+		}
+		if v := f.get("attempt"); v != nil {
+			e.Attempt = int(d.integer(v, p+".attempt", 1, MaxAttempts))
+		} else {
+			d.errorf(item, p+".attempt", "required")
+		}
+		if v := f.get("outcome"); v != nil {
+			e.Outcome = parseOutcome(d.oneOf(v, p+".outcome", outcomeWords...))
+		} else {
+			d.errorf(item, p+".outcome", "required: one of %s", strings.Join(outcomeWords, ", "))
+		}
+		if v := f.get("latency"); v != nil {
+			e.Latency = d.duration(v, p+".latency", MaxDuration)
+		}
+		f.finish()
+		out = append(out, e)
+	}
+	return out
+}
+
+func (l *loader) guards(n *yaml.Node) system.Guards {
+	d := l.d
+	var g system.Guards
+	f := d.mapping(n, "guards")
+	if f == nil {
+		return g
+	}
+	if v := f.get("max_events"); v != nil {
+		g.MaxEvents = uint64(d.integer(v, "guards.max_events", 1, math.MaxInt64))
+	}
+	if v := f.get("max_time"); v != nil {
+		g.MaxTime = d.duration(v, "guards.max_time", MaxDuration)
+	}
+	if v := f.get("max_in_system"); v != nil {
+		g.MaxInSystem = int(d.integer(v, "guards.max_in_system", 1, 100_000_000))
+	}
+	if v := f.get("max_wall"); v != nil {
+		g.MaxWall = d.duration(v, "guards.max_wall", MaxDuration)
+	}
+	f.finish()
+	return g
+}
+
+// timeParams are the distribution parameters that are durations when the
+// distribution is time-valued; the others (sigma, alpha, shape, cv) are
+// plain numbers.
+var timeParams = map[string]bool{"mean": true, "value": true, "min": true, "max": true, "median": true, "p99": true, "scale": true}
+
+// dist decodes a distribution; timeValued says whether its values are
+// durations (converted to seconds) or plain numbers.
+func (l *loader) dist(n *yaml.Node, path string, timeValued bool) dist.Dist {
+	d := l.d
+	f := d.mapping(n, path)
+	if f == nil {
+		return nil
+	}
+	fam := ""
+	if v := f.get("dist"); v != nil {
+		all := append(dist.Families(), "mixture", "empirical")
+		sortStrings(all)
+		fam = d.oneOf(v, f.field("dist"), all...)
+	} else {
+		d.errorf(n, f.field("dist"), "required: which distribution (exponential, constant, uniform, lognormal, pareto, weibull, gamma, mixture, empirical)")
+		return nil
+	}
+	switch fam {
+	case "":
+		return nil
+	case "mixture":
+		return l.mixture(f, timeValued)
+	case "empirical":
+		return l.empirical(f)
+	}
+	allowed, _ := dist.Params(fam)
+	params := map[string]float64{}
+	lines := map[string]*yaml.Node{}
+	for _, p := range allowed {
+		v := f.get(p)
+		if v == nil {
+			continue
+		}
+		lines[p] = v
+		if timeValued && timeParams[p] {
+			params[p] = d.duration(v, f.field(p), MaxDuration).Seconds()
+		} else {
+			params[p] = d.number(v, f.field(p), -math.MaxFloat64, math.MaxFloat64)
+		}
+	}
+	f.finish()
+	if len(d.errs) > 0 {
+		return nil
+	}
+	ds, err := dist.Build(fam, params)
+	if err != nil {
+		if pe, ok := err.(*dist.ParamError); ok {
+			at := lines[pe.Param]
+			if at == nil {
+				at = n
+			}
+			d.errorf(at, f.field(pe.Param), "%s", pe.Msg)
+		} else {
+			d.errorf(n, path, "%v", err)
+		}
+		return nil
+	}
+	return ds
+}
+
+func (l *loader) mixture(f *fields, timeValued bool) dist.Dist {
+	d := l.d
+	of := f.get("of")
+	f.finish()
+	if of == nil {
+		d.errorf(f.node, f.field("of"), "required: a list of {weight, dist, …}")
+		return nil
+	}
+	var weights []float64
+	var comps []dist.Dist
+	for i, item := range d.sequence(of, f.field("of")) {
+		p := fmt.Sprintf("%s[%d]", f.field("of"), i)
+		m := resolve(item)
+		if m.Kind != yaml.MappingNode {
+			d.errorf(item, p, "must be a mapping {weight, dist, …}, got %s", describe(item))
+			continue
+		}
+		// Split off the weight and decode the rest as a distribution.
+		rest := &yaml.Node{Kind: yaml.MappingNode, Line: m.Line, Column: m.Column}
+		w := -1.0
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value == "weight" {
+				w = d.number(m.Content[j+1], p+".weight", 0, math.MaxFloat64)
+				if w == 0 {
+					d.errorf(m.Content[j+1], p+".weight", "must be > 0")
+				}
+				continue
+			}
+			rest.Content = append(rest.Content, m.Content[j], m.Content[j+1])
+		}
+		if w < 0 {
+			d.errorf(item, p+".weight", "required")
+		}
+		weights = append(weights, w)
+		comps = append(comps, l.dist(rest, p, timeValued))
+	}
+	if len(d.errs) > 0 || len(comps) == 0 {
+		if len(comps) == 0 {
+			d.errorf(of, f.field("of"), "needs at least one component")
+		}
+		return nil
+	}
+	mx, err := dist.Mixture(weights, comps)
+	if err != nil {
+		d.errorf(of, f.field("of"), "%v", err)
+		return nil
+	}
+	return mx
+}
+
+func (l *loader) empirical(f *fields) dist.Dist {
+	d := l.d
+	v := f.get("file")
+	f.finish()
+	if v == nil {
+		d.errorf(f.node, f.field("file"), "required: a file of durations, one per line")
+		return nil
+	}
+	name := d.str(v, f.field("file"))
+	if name == "" {
+		return nil
+	}
+	if l.fsys == nil {
+		d.errorf(v, f.field("file"), "cannot read %q: no directory to resolve it in", name)
+		return nil
+	}
+	file, err := l.fsys.Open(filepath.ToSlash(name))
+	if err != nil {
+		d.errorf(v, f.field("file"), "cannot read %q: %v", name, unwrapPathError(err))
+		return nil
+	}
+	defer file.Close()
+	log, err := latencylog.Read(file, latencylog.Options{Name: name})
+	if err != nil {
+		d.errorf(v, f.field("file"), "%v", err)
+		return nil
+	}
+	e, err := dist.Empirical(log.Samples)
+	if err != nil {
+		d.errorf(v, f.field("file"), "%v", err)
+		return nil
+	}
+	return e
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// crossCheck validates relations between parts of a scenario that decoded
+// cleanly on their own.
+func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
+	d := l.d
+	for i, st := range cfg.Steps {
+		t := cfg.Tools[st.Tool]
+		canHang := t.Errors.Hang > 0
+		for _, o := range t.Outages {
+			canHang = canHang || o.Mode == retry.Timeout
+		}
+		for _, s := range t.Script {
+			canHang = canHang || s.Outcome == retry.Timeout
+		}
+		if canHang && st.Timeout == 0 && cfg.Deadline == 0 {
+			d.errorf(root, fmt.Sprintf("steps.%s.timeout", cfg.Steps[i].Name), "tool %q can hang but the step has no timeout and the scenario no deadline: its runs would never end; set a timeout or a deadline", t.Name)
+		}
+		if err := st.Retry.Backoff.Validate(); err != nil {
+			d.errorf(root, fmt.Sprintf("steps.%s.backoff", st.Name), "%v", err)
+		}
+	}
+}

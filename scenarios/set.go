@@ -1,0 +1,101 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// applySet applies one --set override "path=value" to the scenario's YAML
+// tree before it is decoded, so overrides are validated exactly like the
+// file. The path is dotted: mapping keys, and list items by their name key
+// (steps.fetch.timeout) or by index (steps.0.timeout). A missing final key
+// is added. The value is parsed as YAML, so "{dist: constant, value: 2ms}"
+// works. Nodes created here carry line mark (negative), so that errors about
+// them name the --set flag instead of a line.
+func applySet(root *yaml.Node, set string, mark int) error {
+	p, value, ok := strings.Cut(set, "=")
+	if !ok || strings.TrimSpace(p) == "" {
+		return fmt.Errorf("must be path=value, e.g. workers=12 or steps.fetch.timeout=300ms")
+	}
+	var v yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &v); err != nil {
+		return fmt.Errorf("value %q is not valid YAML: %v", value, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var val *yaml.Node
+	if len(v.Content) == 0 {
+		val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ""}
+	} else {
+		val = v.Content[0]
+	}
+	markLines(val, mark)
+	segs := strings.Split(strings.TrimSpace(p), ".")
+	n := root
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		n = resolve(n)
+		switch n.Kind {
+		case yaml.MappingNode:
+			found := -1
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == seg {
+					found = j + 1
+				}
+			}
+			if found < 0 {
+				if !last {
+					// Create intermediate mappings (e.g. --set queue.capacity=5).
+					child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: mark}
+					n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: mark}, child)
+					n = child
+					continue
+				}
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: mark}, val)
+				return nil
+			}
+			if last {
+				n.Content[found] = val
+				return nil
+			}
+			n = n.Content[found]
+		case yaml.SequenceNode:
+			idx := -1
+			for j, item := range n.Content {
+				it := resolve(item)
+				if it.Kind != yaml.MappingNode {
+					continue
+				}
+				for k := 0; k+1 < len(it.Content); k += 2 {
+					if it.Content[k].Value == "name" && it.Content[k+1].Value == seg {
+						idx = j
+					}
+				}
+			}
+			if idx < 0 {
+				if k, err := strconv.Atoi(seg); err == nil && k >= 0 && k < len(n.Content) {
+					idx = k
+				}
+			}
+			if idx < 0 {
+				return fmt.Errorf("%s: no list item named %q", strings.Join(segs[:i], "."), seg)
+			}
+			if last {
+				n.Content[idx] = val
+				return nil
+			}
+			n = n.Content[idx]
+		default:
+			return fmt.Errorf("%s: is a single value, cannot select %q in it", strings.Join(segs[:i], "."), seg)
+		}
+	}
+	return nil
+}
+
+func markLines(n *yaml.Node, mark int) {
+	n.Line = mark
+	for _, c := range n.Content {
+		markLines(c, mark)
+	}
+}

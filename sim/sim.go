@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kind identifies what an Event means to the model that scheduled it.
+type Kind int32
+
+// Event is one scheduled occurrence. At is the virtual instant it happens;
+// Kind, Ref and Arg are the model's own payload (for example an event type,
+// an index into a table of runs, and a generation number).
+type Event struct {
+	At   time.Duration
+	Kind Kind
+	Ref  int32
+	Arg  int64
+}
+
+// Timer is a handle to a scheduled event, used to cancel it. The zero Timer
+// refers to no event: cancelling it is a no-op.
+type Timer struct {
+	slot int32 // slot index + 1, so that the zero value is "no timer"
+	gen  uint32
+}
+
+// Valid reports whether t was returned by a scheduling call (it may since have
+// fired or been cancelled; see Sim.Pending).
+func (t Timer) Valid() bool { return t.slot != 0 }
+
+// entry is one element of the 4-ary heap. The ordering key (at, seq) is stored
+// inline so that sifting never chases a pointer.
+type entry struct {
+	at   time.Duration
+	seq  uint64
+	kind Kind
+	ref  int32
+	arg  int64
+	slot int32
+}
+
+// slot tracks where a timer's entry sits in the heap, so that Cancel removes
+// it in O(log n). gen changes every time the slot is reused, which makes old
+// Timer handles harmless.
+type slot struct {
+	pos int32 // index in heap, or -1 when not scheduled
+	gen uint32
+}
+
+// Sim is one simulation's clock and future-event list. The zero value is not
+// usable; call New. A Sim is not safe for concurrent use.
+type Sim struct {
+	now       time.Duration
+	seq       uint64
+	heap      []entry
+	slots     []slot
+	free      []int32
+	processed uint64
+}
+
+// New returns a simulator at virtual time 0 with room for hint pending events
+// before its tables grow.
+func New(hint int) *Sim {
+	if hint < 16 {
+		hint = 16
+	}
+	return &Sim{
+		heap:  make([]entry, 0, hint),
+		slots: make([]slot, 0, hint),
+		free:  make([]int32, 0, hint),
+	}
+}
+
+// Now returns the current virtual time: the instant of the event most
+// recently returned by Next (0 before the first).
+func (s *Sim) Now() time.Duration { return s.now }
+
+// Len returns the number of pending events.
+func (s *Sim) Len() int { return len(s.heap) }
+
+// Processed returns the number of events returned by Next so far.
+func (s *Sim) Processed() uint64 { return s.processed }
+
+// At schedules an event at instant at and returns a handle to cancel it.
+// Scheduling in the past is a programmer error and panics. Events at the same
+// instant are delivered in the order they were scheduled.
+func (s *Sim) At(at time.Duration, kind Kind, ref int32, arg int64) Timer {
+	if at < s.now {
+		panic(fmt.Sprintf("sim: At(%v) is before now (%v)", at, s.now))
+	}
+	var id int32
+	if n := len(s.free); n > 0 {
+		id = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		id = int32(len(s.slots))
+		s.slots = append(s.slots, slot{})
+	}
+	s.seq++
+	pos := len(s.heap)
+	s.heap = append(s.heap, entry{at: at, seq: s.seq, kind: kind, ref: ref, arg: arg, slot: id})
+	s.slots[id].pos = int32(pos)
+	s.up(pos)
+	return Timer{slot: id + 1, gen: s.slots[id].gen}
+}
+
+// After schedules an event d after now; d < 0 is a programmer error.
+func (s *Sim) After(d time.Duration, kind Kind, ref int32, arg int64) Timer {
+	return s.At(s.now+d, kind, ref, arg)
+}
+
+// Pending reports whether t's event is still scheduled (not yet delivered and
+// not cancelled).
+func (s *Sim) Pending(t Timer) bool {
+	if t.slot == 0 {
+		return false
+	}
+	sl := s.slots[t.slot-1]
+	return sl.gen == t.gen && sl.pos >= 0
+}
+
+// Cancel removes t's event from the future-event list and reports whether it
+// was still pending. A cancelled event is never delivered and costs nothing
+// further; cancelling twice, or after delivery, returns false. O(log n).
+func (s *Sim) Cancel(t Timer) bool {
+	if !s.Pending(t) {
+		return false
+	}
+	id := t.slot - 1
+	pos := int(s.slots[id].pos)
+	s.removeAt(pos)
+	s.release(id)
+	return true
+}
+
+// Next removes the earliest pending event, advances the clock to its instant
+// and returns it. It returns false when no event is pending.
+func (s *Sim) Next() (Event, bool) {
+	if len(s.heap) == 0 {
+		return Event{}, false
+	}
+	e := s.heap[0]
+	s.removeAt(0)
+	s.release(e.slot)
+	s.now = e.at
+	s.processed++
+	return Event{At: e.at, Kind: e.kind, Ref: e.ref, Arg: e.arg}, true
+}
+
+// PeekTime returns the instant of the earliest pending event, or false.
+func (s *Sim) PeekTime() (time.Duration, bool) {
+	if len(s.heap) == 0 {
+		return 0, false
+	}
+	return s.heap[0].at, true
+}
+
+func (s *Sim) release(id int32) {
+	s.slots[id].pos = -1
+	s.slots[id].gen++
+	s.free = append(s.free, id)
+}
+
+// removeAt deletes the heap element at pos, keeping the heap property.
+func (s *Sim) removeAt(pos int) {
+	last := len(s.heap) - 1
+	if pos != last {
+		s.heap[pos] = s.heap[last]
+		s.slots[s.heap[pos].slot].pos = int32(pos)
+	}
+	s.heap = s.heap[:last]
+	if pos < last {
+		if !s.down(pos) {
+			s.up(pos)
+		}
+	}
+}
+
+func less(a, b *entry) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// up and down implement a 4-ary min-heap: shallower than a binary heap, and
+// the four children of a node share a cache line or two.
+func (s *Sim) up(i int) {
+	h := s.heap
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !less(&e, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		s.slots[h[i].slot].pos = int32(i)
+		i = p
+	}
+	h[i] = e
+	s.slots[e.slot].pos = int32(i)
+}
+
+func (s *Sim) down(i0 int) bool {
+	h := s.heap
+	n := len(h)
+	i := i0
+	e := h[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := c + 4
+		if end > n {
+			end = n
+		}
+		for j := c + 1; j < end; j++ {
+			if less(&h[j], &h[m]) {
+				m = j
+			}
+		}
+		if !less(&h[m], &e) {
+			break
+		}
+		h[i] = h[m]
+		s.slots[h[i].slot].pos = int32(i)
+		i = m
+	}
+	h[i] = e
+	s.slots[e.slot].pos = int32(i)
+	return i > i0
+}

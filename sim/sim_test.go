@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSameInstantEventsAreFIFO(t *testing.T) {
+	s := New(0)
+	for i := range 5 {
+		s.At(time.Second, 1, int32(i), 0)
+	}
+	s.At(500*time.Millisecond, 2, 99, 0)
+	var got []int32
+	for {
+		ev, ok := s.Next()
+		if !ok {
+			break
+		}
+		got = append(got, ev.Ref)
+	}
+	want := []int32{99, 0, 1, 2, 3, 4}
+	if !slices.Equal(got, want) {
+		t.Fatalf("delivery order = %v, want %v", got, want)
+	}
+	if s.Now() != time.Second {
+		t.Fatalf("Now() = %v, want 1s", s.Now())
+	}
+}
+
+func TestCancel(t *testing.T) {
+	s := New(0)
+	a := s.At(2*time.Second, 1, 1, 0)
+	b := s.At(1*time.Second, 1, 2, 0)
+	if !s.Cancel(b) {
+		t.Fatal("Cancel(pending) = false, want true")
+	}
+	if s.Cancel(b) {
+		t.Fatal("second Cancel = true, want false")
+	}
+	// The slot of b is reused; the old handle must not cancel the new event.
+	c := s.At(3*time.Second, 1, 3, 0)
+	if s.Cancel(b) || !s.Pending(c) {
+		t.Fatal("a stale handle cancelled a reused slot")
+	}
+	ev, _ := s.Next()
+	if ev.Ref != 1 || s.Pending(a) {
+		t.Fatalf("Next() = ref %d, want 1 (b was cancelled)", ev.Ref)
+	}
+	if s.Cancel(a) {
+		t.Fatal("Cancel after delivery = true, want false")
+	}
+	if s.Cancel(Timer{}) {
+		t.Fatal("Cancel(zero Timer) = true, want false")
+	}
+}
+
+// TestAgainstReference drives the heap with random schedules and
+// cancellations and compares the delivery order with a sorted reference.
+func TestAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	type ref struct {
+		at  time.Duration
+		seq int
+		id  int32
+	}
+	for trial := range 50 {
+		s := New(0)
+		var live []ref
+		timers := map[int32]Timer{}
+		seq := 0
+		var got, want []int32
+		for op := range 2000 {
+			switch x := r.IntN(10); {
+			case x < 6:
+				at := s.Now() + time.Duration(r.IntN(50))
+				id := int32(op)
+				timers[id] = s.At(at, 0, id, 0)
+				seq++
+				live = append(live, ref{at, seq, id})
+			case x < 8 && len(live) > 0:
+				i := r.IntN(len(live))
+				if !s.Cancel(timers[live[i].id]) {
+					t.Fatalf("trial %d: Cancel of live event %d = false", trial, live[i].id)
+				}
+				live = slices.Delete(live, i, i+1)
+			default:
+				ev, ok := s.Next()
+				if !ok {
+					if len(live) != 0 {
+						t.Fatalf("trial %d: Next() empty with %d live", trial, len(live))
+					}
+					continue
+				}
+				slices.SortFunc(live, func(a, b ref) int {
+					if a.at != b.at {
+						return int(a.at - b.at)
+					}
+					return a.seq - b.seq
+				})
+				want = append(want, live[0].id)
+				live = live[1:]
+				got = append(got, ev.Ref)
+			}
+			if s.Len() != len(live) {
+				t.Fatalf("trial %d: Len() = %d, want %d", trial, s.Len(), len(live))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: delivery order differs from reference", trial)
+		}
+	}
+}
+
+func TestSchedulingInThePastPanics(t *testing.T) {
+	s := New(0)
+	s.At(time.Second, 0, 0, 0)
+	s.Next()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("At(past) did not panic")
+		}
+	}()
+	s.At(time.Millisecond, 0, 0, 0)
+}
+
+func TestHotPathAllocationFree(t *testing.T) {
+	s := New(64)
+	for i := range 32 {
+		s.After(time.Duration(i), 0, 0, 0)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		ev, _ := s.Next()
+		tm := s.At(ev.At+time.Millisecond, 0, 0, 0)
+		s.Cancel(tm)
+		s.At(ev.At+time.Microsecond, 0, 0, 0)
+	})
+	if allocs != 0 {
+		t.Fatalf("allocations per event = %v, want 0", allocs)
+	}
+}
+
+func TestStreams(t *testing.T) {
+	a1 := NewStream(1, "arrivals")
+	a2 := NewStream(1, "arrivals")
+	b := NewStream(1, "tool:search")
+	for i := range 100 {
+		x, y := a1.Float64(), a2.Float64()
+		if x != y {
+			t.Fatalf("draw %d: same (seed, name) gave %v and %v", i, x, y)
+		}
+		if b.Float64() == x {
+			t.Fatalf("draw %d: streams with different names coincide", i)
+		}
+	}
+	// Keyed draws depend only on the key, not on the draws before them.
+	k := NewStream(7, "tool")
+	k.Key(3, 1, 2)
+	first := k.Float64()
+	k.Float64()
+	k.Key(9, 9, 9)
+	k.Float64()
+	k.Key(3, 1, 2)
+	if again := k.Float64(); again != first {
+		t.Fatalf("Key(3,1,2) draw = %v, then %v", first, again)
+	}
+	if ReplicationSeed(5, 0) != 5 || ReplicationSeed(5, 1) == ReplicationSeed(5, 2) {
+		t.Fatal("ReplicationSeed: replication 0 must keep the seed and others must differ")
+	}
+}
+
+func TestKeyedAllocationFree(t *testing.T) {
+	k := NewStream(1, "x")
+	allocs := testing.AllocsPerRun(1000, func() {
+		k.Key(1, 2, 3)
+		k.Float64()
+	})
+	if allocs != 0 {
+		t.Fatalf("Key+Float64 allocations = %v, want 0", allocs)
+	}
+}
+
+func TestParallelKeepsOrder(t *testing.T) {
+	for _, w := range []int{1, 2, 7} {
+		got := Parallel(20, w, func(i int) int { return i * i })
+		for i, v := range got {
+			if v != i*i {
+				t.Fatalf("Parallel(20, %d)[%d] = %d, want %d", w, i, v, i*i)
+			}
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Interval is a two-sided confidence interval for a mean: [Lo, Hi] =
+// Mean ± HalfWidth at confidence Level, from N observations.
+type Interval struct {
+	Mean      float64 // sample mean; NaN when N == 0
+	HalfWidth float64 // t_{1-(1-Level)/2, N-1} · s/√N; +Inf when N < 2
+	Lo, Hi    float64 // Mean - HalfWidth, Mean + HalfWidth
+	N         int     // number of observations
+	Level     float64 // confidence level in (0, 1), e.g. 0.95
+}
+
+// MeanCI returns the Student t confidence interval for the mean of xs at
+// confidence level (e.g. 0.95): Mean ± t·s/√n, where s is the sample
+// standard deviation (divisor n-1) and t the 1-(1-level)/2 quantile of
+// Student's t distribution with n-1 degrees of freedom (gonum
+// distuv.StudentsT). The interval assumes independent, roughly normal
+// observations, such as the means of independent replications.
+//
+// With fewer than two observations the spread is unknown: HalfWidth is +Inf
+// and [Lo, Hi] is [-Inf, +Inf] (Mean is NaN for no observations). MeanCI
+// panics if level is not in (0, 1). It does not modify xs.
+func MeanCI(xs []float64, level float64) Interval {
+	checkLevel(level)
+	if len(xs) == 0 {
+		return tInterval(math.NaN(), math.NaN(), 0, level)
+	}
+	mean, sd := stat.MeanStdDev(xs, nil)
+	return tInterval(mean, sd, len(xs), level)
+}
+
+func checkLevel(level float64) {
+	if !(level > 0 && level < 1) {
+		panic(fmt.Sprintf("stats: MeanCI: level must be in (0, 1), got %v", level))
+	}
+}
+
+// tInterval builds the Student t interval from a sample mean, sample
+// standard deviation and size.
+func tInterval(mean, sd float64, n int, level float64) Interval {
+	iv := Interval{Mean: mean, N: n, Level: level}
+	if n < 2 {
+		iv.HalfWidth, iv.Lo, iv.Hi = math.Inf(1), math.Inf(-1), math.Inf(1)
+		return iv
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-level)/2)
+	iv.HalfWidth = t * sd / math.Sqrt(float64(n))
+	iv.Lo, iv.Hi = mean-iv.HalfWidth, mean+iv.HalfWidth
+	return iv
+}
+
+// Contains reports whether x lies in the closed interval [Lo, Hi].
+func (iv Interval) Contains(x float64) bool { return iv.Lo <= x && x <= iv.Hi }
+
+// RelativeHalfWidth returns HalfWidth/|Mean|, the relative precision of the
+// estimate (0.05 means ±5%). It is 0 when HalfWidth is 0, +Inf when Mean is
+// 0 and HalfWidth is not, and NaN when Mean is NaN.
+func (iv Interval) RelativeHalfWidth() float64 {
+	if iv.HalfWidth == 0 {
+		return 0
+	}
+	return iv.HalfWidth / math.Abs(iv.Mean)
+}
+
+// String formats the interval as "mean ± halfwidth (95% CI, n=10)", with
+// four significant digits for the mean and two for the half-width.
+func (iv Interval) String() string {
+	return fmt.Sprintf("%.4g ± %.2g (%g%% CI, n=%d)", iv.Mean, iv.HalfWidth, 100*iv.Level, iv.N)
+}
