@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -49,24 +50,38 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
-const usage = `simulate — budgetsim's discrete-event simulator and capacity planner
+// command is one subcommand of simulate.
+type command struct {
+	name     string
+	synopsis string // one line for the usage text
+	run      func(e *env, args []string) error
+}
 
-Usage:
-  simulate run SCENARIO [flags]     simulate a scenario: outcomes, latency percentiles,
-                                    Little's law, retries (SCENARIO is a path or a bundled name)
-  simulate compare SCENARIO --vary key=v1,v2[,…] [--vary …] [flags]
-                                    run variants on common random numbers, one table
-  simulate validate [flags]         simulated vs closed-form queueing results, with CIs
-  simulate list                     the bundled scenarios
-  simulate help                     this text
+// commands holds the subcommands; each command's file registers itself in
+// an init function, so commands live in separate files.
+var commands = map[string]command{}
 
-Run 'simulate COMMAND -h' for a command's flags.
-`
+func register(c command) { commands[c.name] = c }
+
+func usageText() string {
+	var b strings.Builder
+	b.WriteString("simulate — budgetsim's discrete-event simulator and capacity planner\n\nUsage:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %s\n", commands[n].synopsis)
+	}
+	b.WriteString("  simulate help\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate COMMAND -h' for a command's flags.\n")
+	return b.String()
+}
 
 // run is the testable entry point: it never calls os.Exit.
 func run(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText())
 		return usageError{"no command given"}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -76,22 +91,22 @@ func run(stdout, stderr io.Writer, args []string) error {
 		<-ctx.Done()
 		interrupted.Store(true)
 	}()
-	env := &env{stdout: stdout, stderr: stderr, interrupted: &interrupted}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "run":
-		return env.run(rest)
-	case "compare":
-		return env.compare(rest)
-	case "validate":
-		return env.validate(rest)
-	case "list":
-		return env.list(rest)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+	e := &env{stdout: stdout, stderr: stderr, interrupted: &interrupted}
+	name, rest := args[0], args[1:]
+	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+		fmt.Fprint(stdout, usageText())
 		return nil
 	}
-	return usagef("unknown command %q (commands: run, compare, validate, list, help)", cmd)
+	c, ok := commands[name]
+	if !ok {
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return usagef("unknown command %q (commands: %s, help)", name, strings.Join(names, ", "))
+	}
+	return c.run(e, rest)
 }
 
 type env struct {

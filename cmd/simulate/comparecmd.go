@@ -54,6 +54,10 @@ type variantSummary struct {
 	system.Summary
 }
 
+func init() {
+	register(command{name: "compare", synopsis: "simulate compare SCENARIO --vary key=v1,v2[,…] [--vary …]   variants on common random numbers, one table", run: (*env).compare})
+}
+
 func (e *env) compare(args []string) error {
 	fs := newFlagSet("compare", e.stderr, "compare SCENARIO --vary key=v1,v2[,…] [--vary …] [flags]")
 	var sf scenarioFlags

@@ -66,6 +66,10 @@ func (f *scenarioFlags) allSets() []string {
 	return sets
 }
 
+func init() {
+	register(command{name: "run", synopsis: "simulate run SCENARIO [flags]        outcomes, latency percentiles, Little's law, retries; --trace for per-attempt records", run: (*env).run})
+}
+
 func (e *env) run(args []string) error {
 	fs := newFlagSet("run", e.stderr, "run SCENARIO [flags]")
 	var sf scenarioFlags
@@ -201,6 +205,10 @@ func writeCSV(path string, write func(w io.Writer) error) error {
 		return err
 	}
 	return f.Commit()
+}
+
+func init() {
+	register(command{name: "list", synopsis: "simulate list                        the bundled scenarios", run: (*env).list})
 }
 
 func (e *env) list(args []string) error {

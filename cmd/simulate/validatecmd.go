@@ -10,6 +10,10 @@ import (
 	"github.com/budgetsim/budgetsim/plan/validate"
 )
 
+func init() {
+	register(command{name: "validate", synopsis: "simulate validate [flags]            simulated vs closed-form queueing theory, with confidence intervals", run: (*env).validate})
+}
+
 func (e *env) validate(args []string) error {
 	fs := newFlagSet("validate", e.stderr, "validate [flags]")
 	reps := fs.Int("replications", 10, "replications per model (≥ 2)")

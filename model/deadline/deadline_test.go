@@ -24,7 +24,7 @@ func TestLease(t *testing.T) {
 		want    time.Duration
 		refused bool
 	}{
-		// Seed 000 rule: refuse when remaining ≤ floor.
+		// Refuse when remaining ≤ floor (remaining − floor must be > 0).
 		{"remaining exactly at floor", After(0, 100*ms).WithFloor(20 * ms), 80 * ms, 250 * ms, 0, true},
 		{"one ns above floor", After(0, 100*ms).WithFloor(20 * ms), 80*ms - 1, 250 * ms, 1, false},
 		{"ceiling smaller", After(0, 1*s).WithFloor(20 * ms), 0, 250 * ms, 250 * ms, false},
@@ -33,7 +33,7 @@ func TestLease(t *testing.T) {
 		{"no ceiling", After(0, 1*s).WithFloor(20 * ms), 0, 0, 980 * ms, false},
 		{"negative ceiling means none", After(0, 1*s), 0, -5, 1 * s, false},
 		{"expired", After(0, 1*s), 2 * s, 250 * ms, 0, true},
-		// MinLease: equality is allowed (seed 003: remaining = retry_after + minimum_call is allowed).
+		// MinLease: a lease of exactly the minimum is granted.
 		{"min lease exact", After(0, 1*s).WithMinLease(200 * ms), 800 * ms, 1 * s, 200 * ms, false},
 		{"min lease 1ns short", After(0, 1*s).WithMinLease(200 * ms), 800*ms + 1, 1 * s, 0, true},
 		{"min lease above ceiling still grants ceiling", After(0, 1*s).WithMinLease(200 * ms), 0, 100 * ms, 100 * ms, false},
@@ -41,10 +41,10 @@ func TestLease(t *testing.T) {
 		{"floor and min lease, 1ns short", After(0, 1*s).WithFloor(100 * ms).WithMinLease(200 * ms), 700*ms + 1, 1 * s, 0, true},
 		{"no deadline returns ceiling", None().WithFloor(20 * ms), 1 << 62, 250 * ms, 250 * ms, false},
 		{"no deadline, no ceiling", Deadline{}, 0, 0, Unlimited, false},
-		// Seed 000 second run: a 10 ms budget below a 20 ms floor is refused before the first call.
-		{"seed 000: budget below floor", After(0, 10*ms).WithFloor(20 * ms), 0, 250 * ms, 0, true},
-		// Seed 003: budget 2 s, queued 1.2 s, ceiling 1 s, min call 0.2 s → lease 0.8 s.
-		{"seed 003: after queueing", After(0, 2*s).WithMinLease(200 * ms), 1200 * ms, 1 * s, 800 * ms, false},
+		// A 10 ms budget below a 20 ms floor is refused before the first call.
+		{"budget below floor", After(0, 10*ms).WithFloor(20 * ms), 0, 250 * ms, 0, true},
+		// Queued run: budget 2 s, queued 1.2 s, ceiling 1 s, min lease 0.2 s → lease 0.8 s, not a fresh 2 s.
+		{"queued run", After(0, 2*s).WithMinLease(200 * ms), 1200 * ms, 1 * s, 800 * ms, false},
 	}
 	for _, tt := range tests {
 		got, err := tt.d.Lease(tt.now, tt.ceiling)
@@ -98,21 +98,21 @@ func TestFitsSleep(t *testing.T) {
 		now, sleep time.Duration
 		want       bool
 	}{
-		// Seed 000: "if sleep >= remaining − floor: give up".
+		// A sleep ≥ remaining − floor leaves nothing: give up.
 		{"sleep = remaining − floor", After(0, 1*s).WithFloor(20 * ms), 0, 980 * ms, false},
 		{"sleep 1ns shorter", After(0, 1*s).WithFloor(20 * ms), 0, 980*ms - 1, true},
 		{"negative sleep counts as 0", After(0, 1*s), 0, -1 * s, true},
 		{"no deadline", None(), 0, 1 << 62, true},
 		{"huge sleep saturates", After(0, 1*s), 0, math.MaxInt64, false},
-		// Seed 003: "remaining < retry_after + minimum_call → give up"; equality fits.
+		// remaining < sleep + min lease: give up; equality fits.
 		{"sleep + min lease = remaining", After(0, 2*s).WithMinLease(200 * ms), 1 * s, 800 * ms, true},
 		{"sleep + min lease = remaining + 1ns", After(0, 2*s).WithMinLease(200 * ms), 1 * s, 800*ms + 1, false},
-		// Seed 003 worked example: budget 2 s, queued 1.2 s, Retry-After 1 s, min call 0.2 s → give up.
-		{"seed 003: Retry-After 1s after 1.2s queued", After(0, 2*s).WithMinLease(200 * ms), 1200 * ms, 1 * s, false},
-		// Seed 003 exercise: budget 3 s, queued 1 s, Retry-After 1.5 s; min call 0.6 s → no retry …
-		{"seed 003 exercise: min call 0.6s", After(0, 3*s).WithMinLease(600 * ms), 1 * s, 1500 * ms, false},
-		// … min call 0.4 s → retry.
-		{"seed 003 exercise: min call 0.4s", After(0, 3*s).WithMinLease(400 * ms), 1 * s, 1500 * ms, true},
+		// Queued run: budget 2 s, queued 1.2 s, Retry-After 1 s, min lease 0.2 s → give up.
+		{"queued run: Retry-After 1s", After(0, 2*s).WithMinLease(200 * ms), 1200 * ms, 1 * s, false},
+		// Budget 3 s, queued 1 s, Retry-After 1.5 s: min lease 0.6 s → no retry …
+		{"3s budget, min lease 0.6s", After(0, 3*s).WithMinLease(600 * ms), 1 * s, 1500 * ms, false},
+		// … min lease 0.4 s → retry.
+		{"3s budget, min lease 0.4s", After(0, 3*s).WithMinLease(400 * ms), 1 * s, 1500 * ms, true},
 	}
 	for _, tt := range tests {
 		if got := tt.d.FitsSleep(tt.now, tt.sleep); got != tt.want {
@@ -121,10 +121,10 @@ func TestFitsSleep(t *testing.T) {
 	}
 }
 
-// TestSeed003Exercise follows the exercise to the lease granted after the
-// sleep: budget 3 s, queued 1 s, Retry-After 1.5 s, min call 0.4 s, ceiling
+// TestQueuedRetryAfterLease follows the 3 s case to the lease granted after the
+// sleep: budget 3 s, queued 1 s, Retry-After 1.5 s, min lease 0.4 s, ceiling
 // 1 s → lease 0.5 s (3 − 1 − 1.5).
-func TestSeed003Exercise(t *testing.T) {
+func TestQueuedRetryAfterLease(t *testing.T) {
 	t.Parallel()
 	d := After(0, 3*s).WithMinLease(400 * ms)
 	now := 1 * s

@@ -103,7 +103,7 @@ func Example() {
 }
 
 // ExampleDecide shows the decision on its own, as the simulator calls it:
-// the seed-003 case of a run that queued 1.2 s of its 2 s budget and then
+// a run that queued 1.2 s of its 2 s budget and then
 // got a 503 with "Retry-After: 1".
 func ExampleDecide() {
 	d := retry.Decide(retry.Input{

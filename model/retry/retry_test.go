@@ -95,8 +95,8 @@ func TestDecide(t *testing.T) {
 			Decision{Sleep: 200 * ms, Reason: SleepOutlastsDeadline}},
 		{"forced duplicate cleared when not retrying", Input{Policy: forced, Attempt: 2, Outcome: Timeout, Now: 1780 * ms, Deadline: d},
 			Decision{Sleep: 200 * ms, Reason: SleepOutlastsDeadline}},
-		// Seed 003: budget 2 s, queued 1.2 s, Retry-After 1 s, min call 0.2 s → give up.
-		{"seed 003 retry-after", Input{Policy: p, Attempt: 1, Outcome: Transient, RetryAfter: 1 * s, HasRetryAfter: true, Now: 1200 * ms,
+		// Queued run: budget 2 s, queued 1.2 s, Retry-After 1 s, min lease 0.2 s → give up.
+		{"queued run, retry-after 1s", Input{Policy: p, Attempt: 1, Outcome: Transient, RetryAfter: 1 * s, HasRetryAfter: true, Now: 1200 * ms,
 			Deadline: deadline.After(0, 2*s).WithMinLease(200 * ms)},
 			Decision{Sleep: 1 * s, FromRetryAfter: true, Reason: RetryAfterOutlastsDeadline}},
 		// Jitter uses U.

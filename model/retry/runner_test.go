@@ -125,7 +125,7 @@ func TestRunnerLeaseShrinks(t *testing.T) {
 }
 
 // TestRunnerRefusesFirstAttempt: a deadline that starts below floor + min
-// lease is refused before dialing (seed 000's second run).
+// lease is refused before dialing.
 func TestRunnerRefusesFirstAttempt(t *testing.T) {
 	t.Parallel()
 	c := &fakeClock{}
