@@ -4,11 +4,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 // vary is one --vary flag: a key and the values it takes.
@@ -63,6 +67,7 @@ func (e *env) compare(args []string) error {
 	var sf scenarioFlags
 	sf.register(fs)
 	var varies stringList
+	outDir := fs.String("out", "", "also write compare.json, summary.csv, latency_cdf.csv and series.csv (one row group per variant) to `DIR`")
 	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…`; two --vary flags form a grid")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -97,6 +102,8 @@ func (e *env) compare(args []string) error {
 	// common random numbers, so differences come from the policy, not luck.
 	var out []variantSummary
 	var labels []string
+	var lats []*stats.Histogram
+	var series []*system.Series
 	for i := range points {
 		variant := map[string]string{}
 		var sets []string
@@ -117,8 +124,16 @@ func (e *env) compare(args []string) error {
 		results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
 		out = append(out, variantSummary{Variant: variant, Summary: system.Summarize(sc.Config, results, sf.level)})
 		labels = append(labels, strings.Join(label, " "))
+		lat, _ := system.Pool(results)
+		lats = append(lats, lat)
+		series = append(series, results[0].Series)
 		if e.interrupted.Load() {
 			break
+		}
+	}
+	if *outDir != "" {
+		if err := writeCompare(*outDir, out, labels, lats, series); err != nil {
+			return err
 		}
 	}
 	if sf.format == "json" {
@@ -141,6 +156,32 @@ func (e *env) compare(args []string) error {
 	}
 	if e.interrupted.Load() {
 		return errInterrupted
+	}
+	return nil
+}
+
+// writeCompare writes a comparison's files into dir, each atomically.
+func writeCompare(dir string, out []variantSummary, labels []string, lats []*stats.Histogram, series []*system.Series) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sums := make([]system.Summary, len(out))
+	for i, v := range out {
+		sums[i] = v.Summary
+	}
+	files := []struct {
+		name  string
+		write func(w io.Writer) error
+	}{
+		{"compare.json", func(w io.Writer) error { return render.JSON(w, out) }},
+		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, sums, labels) }},
+		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, labels, lats) }},
+		{"series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, labels, series) }},
+	}
+	for _, f := range files {
+		if err := writeCSV(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
 	}
 	return nil
 }

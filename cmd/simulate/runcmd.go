@@ -14,6 +14,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/trace"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 // scenarioFlags are the flags shared by commands that load a scenario.
@@ -77,7 +78,7 @@ func (e *env) run(args []string) error {
 	tracePath := fs.String("trace", "", "write a per-attempt trace of replication 0 to `FILE`")
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
-	outDir := fs.String("out", "", "also write summary.json, summary.csv and series.csv to `DIR` (atomically)")
+	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv and series.csv to `DIR` (atomically)")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -189,8 +190,17 @@ func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, result
 	if err := writeCSV(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }); err != nil {
 		return err
 	}
+	lat, _ := system.Pool(results)
+	name := []string{sum.Scenario}
+	if err := writeCSV(filepath.Join(dir, "latency_cdf.csv"), func(w io.Writer) error {
+		return render.CDFCSV(w, name, []*stats.Histogram{lat})
+	}); err != nil {
+		return err
+	}
 	if len(results) > 0 {
-		return writeCSV(filepath.Join(dir, "series.csv"), func(w io.Writer) error { return render.SeriesCSV(w, results[0].Series) })
+		return writeCSV(filepath.Join(dir, "series.csv"), func(w io.Writer) error {
+			return render.SeriesCSVVariants(w, name, []*system.Series{results[0].Series})
+		})
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 // SummaryTable writes a Summary as tables: outcomes, latency percentiles,
@@ -161,22 +162,44 @@ func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
 	return cw.Error()
 }
 
-// SeriesCSV writes a time series: one row per bin with its start time.
-func SeriesCSV(w io.Writer, s *system.Series) error {
+// CDFCSV writes empirical CDFs, one row per non-empty histogram bucket:
+// variant, value_s, fraction. variants labels each histogram.
+func CDFCSV(w io.Writer, variants []string, hists []*stats.Histogram) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"t_s", "width_s", "arrivals", "attempts", "completed"}); err != nil {
+	if err := cw.Write([]string{"variant", "value_s", "fraction"}); err != nil {
 		return err
 	}
-	width := s.Width.Seconds()
-	for k, b := range s.Bins {
-		if err := cw.Write([]string{
-			strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
-			strconv.FormatFloat(width, 'g', -1, 64),
-			strconv.FormatInt(b.Arrivals, 10),
-			strconv.FormatInt(b.Attempts, 10),
-			strconv.FormatInt(b.Completed, 10),
-		}); err != nil {
-			return err
+	var pts []stats.CDFPoint
+	for i, h := range hists {
+		pts = h.CDFPoints(pts[:0])
+		for _, p := range pts {
+			if err := cw.Write([]string{variants[i], strconv.FormatFloat(p.Value, 'g', -1, 64), strconv.FormatFloat(p.Fraction, 'g', -1, 64)}); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SeriesCSVVariants writes several time series with a variant column.
+func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed"}); err != nil {
+		return err
+	}
+	for i, s := range series {
+		width := s.Width.Seconds()
+		for k, b := range s.Bins {
+			if err := cw.Write([]string{variants[i],
+				strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
+				strconv.FormatFloat(width, 'g', -1, 64),
+				strconv.FormatInt(b.Arrivals, 10),
+				strconv.FormatInt(b.Attempts, 10),
+				strconv.FormatInt(b.Completed, 10),
+			}); err != nil {
+				return err
+			}
 		}
 	}
 	cw.Flush()

@@ -106,6 +106,13 @@ type Result struct {
 	Wait    *stats.Histogram
 	// Waited counts the runs in Wait whose wait was > 0 (they queued).
 	Waited int64
+	// StepLatency holds, per step (Config.Steps order), the latency of the
+	// measured attempts that got an answer (ok or an error reply; timeouts
+	// are censored and excluded), in seconds: what a latency log of that
+	// endpoint would show.
+	StepLatency []*stats.Histogram
+	// StepTimeouts counts, per step, the measured attempts that timed out.
+	StepTimeouts []int64
 	// SojournSum is the total time in system of measured runs that ended.
 	SojournSum float64
 	// Window is the measured interval: from the first measured arrival to
@@ -144,6 +151,11 @@ func New(cfg *Config, opt Options) *Model {
 			Series:  newSeries(),
 		},
 	}
+	m.res.StepLatency = make([]*stats.Histogram, len(cfg.Steps))
+	for i := range m.res.StepLatency {
+		m.res.StepLatency[i] = stats.NewHistogram()
+	}
+	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
 	m.arrivals = sim.NewStream(seed, "arrivals")
 	m.jitter = sim.NewStream(seed, "retry:jitter")
 	m.tools = make([]*sim.Stream, len(cfg.Tools))
@@ -479,6 +491,11 @@ func (m *Model) onAttemptEnd(ri int32) {
 		}
 		if o != retry.OK {
 			a.WastedSeconds += elapsed.Seconds()
+		}
+		if o == retry.Timeout {
+			m.res.StepTimeouts[r.step]++
+		} else {
+			m.res.StepLatency[r.step].Add(elapsed.Seconds())
 		}
 	}
 	budget := m.budgets[r.step]

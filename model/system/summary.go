@@ -316,3 +316,13 @@ func Replicate(cfg *Config, n, workers int, opt Options) []*Result {
 func parallel(n, workers int, fn func(i int) *Result) []*Result {
 	return sim.Parallel(n, workers, fn)
 }
+
+// Pool merges the replications' latency and wait histograms.
+func Pool(results []*Result) (latency, wait *stats.Histogram) {
+	latency, wait = stats.NewHistogram(), stats.NewHistogram()
+	for _, r := range results {
+		latency.Merge(r.Latency)
+		wait.Merge(r.Wait)
+	}
+	return latency, wait
+}
