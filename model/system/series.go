@@ -32,7 +32,7 @@ const (
 const maxBins = 4096
 
 func newSeries() *Series {
-	return &Series{Width: time.Second, Bins: make([]Bin, 0, maxBins)}
+	return &Series{Width: 10 * time.Millisecond, Bins: make([]Bin, 0, maxBins)}
 }
 
 func (s *Series) add(at time.Duration, f binField, n int64) {
