@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -17,6 +18,8 @@ type decoder struct {
 	file string
 	sets []string // --set texts; a node with Line = -(i+1) came from sets[i]
 	errs Errors
+	// checked is set once checkAliases has run on the root.
+	checked bool
 }
 
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
@@ -51,15 +54,31 @@ func join(path, key string) string {
 
 // mapping opens n as a mapping; a nil result means n was not one (the error
 // is recorded).
+//
+// The first mapping opened is the document's root: before decoding it,
+// mapping runs checkAliases on it, and returns nil if the aliases would make
+// the decoder loop forever or walk an exploding number of values.
 func (d *decoder) mapping(n *yaml.Node, path string) *fields {
+	if !d.checked && !d.checkAliases(n) {
+		return nil
+	}
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, path, "must be a mapping (key: value lines), got %s", describe(n))
 		return nil
 	}
 	f := &fields{d: d, node: n, path: path, vals: map[string]*yaml.Node{}}
+	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, path, "keys must be single words, got %s", describe(k))
+			continue
+		}
 		if _, dup := f.vals[k.Value]; dup {
 			d.errorf(k, join(path, k.Value), "duplicate key")
 			continue
@@ -67,7 +86,41 @@ func (d *decoder) mapping(n *yaml.Node, path string) *fields {
 		f.keys = append(f.keys, k)
 		f.vals[k.Value] = v
 	}
+	for _, m := range merges {
+		f.merge(m)
+	}
 	return f
+}
+
+// merge adds the keys of a YAML merge ("<<: *defaults", or a list of
+// aliases) that f does not have yet: keys written in the mapping win over
+// merged ones, and earlier merged mappings over later ones, as the YAML
+// merge key type (yaml.org/type/merge.html) specifies.
+func (f *fields) merge(m *yaml.Node) {
+	m = resolve(m)
+	var sources []*yaml.Node
+	switch m.Kind {
+	case yaml.MappingNode:
+		sources = []*yaml.Node{m}
+	case yaml.SequenceNode:
+		sources = m.Content
+	}
+	for _, src := range sources {
+		if resolve(src).Kind != yaml.MappingNode {
+			f.d.errorf(src, f.field("<<"), "must be a mapping or a list of mappings to merge, got %s", describe(resolve(src)))
+			continue
+		}
+		mf := f.d.mapping(src, f.path)
+		for _, k := range mf.keys {
+			if _, ok := f.vals[k.Value]; !ok {
+				f.keys = append(f.keys, k)
+				f.vals[k.Value] = mf.vals[k.Value]
+			}
+		}
+	}
+	if len(sources) == 0 {
+		f.d.errorf(m, f.field("<<"), "must be a mapping or a list of mappings to merge, got %s", describe(m))
+	}
 }
 
 // get returns the value of key, or nil when absent, and marks key as known.
@@ -149,7 +202,7 @@ func (d *decoder) boolean(n *yaml.Node, path string) bool {
 	if !ok {
 		return false
 	}
-	switch s {
+	switch strings.ToLower(s) {
 	case "true", "yes", "on":
 		return true
 	case "false", "no", "off":
@@ -169,8 +222,14 @@ func (d *decoder) integer(n *yaml.Node, path string, lo, hi int64) int64 {
 	v, err := strconv.ParseInt(clean, 10, 64)
 	if err != nil {
 		f, ferr := strconv.ParseFloat(clean, 64)
-		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 9e18 {
+		whole := ferr == nil && f == math.Trunc(f) || errors.Is(ferr, strconv.ErrRange) && math.IsInf(f, 0)
+		switch {
+		case !whole || math.IsNaN(f):
 			d.errorf(n, path, "must be a whole number, got %q", s)
+			return 0
+		case math.Abs(f) > 9e18:
+			// Out of int64's range, so out of [lo, hi] too.
+			d.errorf(n, path, "must be in [%d, %d], got %s", lo, hi, s)
 			return 0
 		}
 		v = int64(f)
@@ -212,7 +271,7 @@ func (d *decoder) duration(n *yaml.Node, path string, max time.Duration) time.Du
 		return 0
 	}
 	if v > max {
-		d.errorf(n, path, "must be ≤ %v, got %s", max, s)
+		d.errorf(n, path, "must be ≤ %s, got %s", shortDuration(max), s)
 		return 0
 	}
 	return v
@@ -247,11 +306,122 @@ func (d *decoder) oneOf(n *yaml.Node, path string, allowed ...string) string {
 }
 
 // sequence returns n's items, or nil with an error when n is not a list.
+// An empty list gives an empty, non-nil slice, so that callers can tell it
+// from a mistake.
 func (d *decoder) sequence(n *yaml.Node, path string) []*yaml.Node {
 	n = resolve(n)
 	if n.Kind != yaml.SequenceNode {
 		d.errorf(n, path, "must be a list, got %s", describe(n))
 		return nil
 	}
+	if n.Content == nil {
+		return []*yaml.Node{}
+	}
 	return n.Content
+}
+
+// maxAliasExpansion bounds how many values a scenario's aliases may add when
+// they are expanded. The decoder walks an alias's target every time the
+// alias is used, so a few lines of nested aliases (a "billion laughs"
+// document: ten aliases of ten aliases of ...) would make it walk 10^9
+// values or more; a realistic scenario's aliases add a few thousand.
+const maxAliasExpansion = 1_000_000
+
+// checkAliases reports, and returns false for, an alias inside the value of
+// its own anchor (the document is infinite: decoding it would recurse
+// forever), and aliases that expand to more than maxAliasExpansion values
+// beyond the document's own. It runs once per decoder; later calls return
+// true. It takes time linear in the document's size, whatever the aliases.
+func (d *decoder) checkAliases(root *yaml.Node) bool {
+	if d.checked {
+		return true
+	}
+	d.checked = true
+	w := aliasWalk{memo: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}}
+	expanded := w.size(root)
+	if w.cycle != nil {
+		a := w.cycle
+		d.errorf(a, "", "alias *%s is inside the value of its own anchor &%s (line %d): the value would be infinite", a.Value, a.Value, a.Alias.Line)
+		return false
+	}
+	if extra := expanded - literalSize(root); extra > maxAliasExpansion {
+		a := w.worst
+		d.errorf(a, "", "aliases would expand the scenario by more than %d values (*%s alone expands to %s): write the values out or use fewer aliases", maxAliasExpansion, a.Value, sizeString(w.worstSize))
+		return false
+	}
+	return true
+}
+
+// aliasWalk computes expanded sizes, memoised per alias target.
+type aliasWalk struct {
+	memo      map[*yaml.Node]int  // expanded size of alias targets
+	open      map[*yaml.Node]bool // alias targets being expanded
+	cycle     *yaml.Node          // the first alias met inside its own target
+	worst     *yaml.Node          // the alias with the largest expansion
+	worstSize int
+}
+
+// aliasSizeCap saturates sizes, so that they cannot overflow.
+const aliasSizeCap = 4 * maxAliasExpansion
+
+// size returns the number of nodes n stands for with aliases expanded,
+// capped at aliasSizeCap.
+func (w *aliasWalk) size(n *yaml.Node) int {
+	if n.Kind == yaml.AliasNode {
+		t := n.Alias
+		if t == nil {
+			return 1
+		}
+		if w.open[t] {
+			if w.cycle == nil {
+				w.cycle = n
+			}
+			return 1
+		}
+		s, ok := w.memo[t]
+		if !ok {
+			w.open[t] = true
+			s = w.size(t)
+			delete(w.open, t)
+			w.memo[t] = s
+		}
+		if w.worst == nil || s > w.worstSize {
+			w.worst, w.worstSize = n, s
+		}
+		return s
+	}
+	total := 1
+	for _, c := range n.Content {
+		total = min(total+w.size(c), aliasSizeCap)
+	}
+	return total
+}
+
+// literalSize is the number of nodes in n's tree, aliases counted as one.
+func literalSize(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		total += literalSize(c)
+	}
+	return total
+}
+
+func sizeString(s int) string {
+	if s >= aliasSizeCap {
+		return fmt.Sprintf("more than %d", aliasSizeCap)
+	}
+	return strconv.Itoa(s)
+}
+
+// shortDuration prints d as time.Duration.String does, without its zero
+// minutes and seconds: "876000h", "1h30m", "2m".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+	}
+	return s
 }

@@ -1,8 +1,12 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -49,6 +53,9 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// sorted orders es by line, file errors before --set errors, and drops
+// exact repeats (the same mistake reached twice through an alias or a
+// merge).
 func (es Errors) sorted() Errors {
 	sort.SliceStable(es, func(i, j int) bool {
 		if (es[i].Set == "") != (es[j].Set == "") {
@@ -56,7 +63,15 @@ func (es Errors) sorted() Errors {
 		}
 		return es[i].Line < es[j].Line
 	})
-	return es
+	out := es[:0]
+	seen := map[Error]bool{}
+	for _, e := range es {
+		if !seen[*e] {
+			seen[*e] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // suggest returns " (did you mean "x"?)" when one of the candidates is
@@ -97,4 +112,89 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// yamlParserProblems are the messages of go-yaml's parser (parserc.go), as
+// opposed to its scanner (scannerc.go). The two number lines differently:
+// a scanner error's "line N" is 1-based, a parser error's is 0-based (go-yaml
+// issue #205), and either omits the line when the 0-based line is 0.
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"found duplicate %YAML directive",
+	"found duplicate %TAG directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// yamlUnlocated are go-yaml messages that never carry a line, so their
+// missing line does not mean line 1.
+var yamlUnlocated = []string{
+	"unknown anchor",
+	"anchor '",
+	"document contains excessive aliasing",
+	"attempted to go past the end of stream",
+	"cannot decode node",
+}
+
+// yamlSyntaxError turns an error of the YAML decoder into an Error at
+// file:line, with the 1-based line of the problem: it undoes go-yaml's
+// 0-based numbering of parser errors, puts a message without a line on line
+// 1 (go-yaml leaves the line out when it is the first), and finds the line
+// of an alias whose anchor is unknown in src. An empty input (io.EOF: no
+// document, only comments or nothing) is reported as an empty scenario.
+func yamlSyntaxError(file string, src []byte, err error) *Error {
+	if errors.Is(err, io.EOF) {
+		return &Error{File: file, Msg: "empty scenario: it needs at least name, arrivals, workers, steps and tools"}
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	e := &Error{File: file}
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		num, text, ok := strings.Cut(rest, ": ")
+		if n, err := strconv.Atoi(num); ok && err == nil && n > 0 {
+			e.Line, msg = n, text
+			if slices.Contains(yamlParserProblems, msg) {
+				e.Line++
+			}
+		}
+	} else if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		name = strings.TrimSuffix(name, "' referenced")
+		e.Line = aliasLine(src, name)
+	} else if !hasAnyPrefix(msg, yamlUnlocated) {
+		e.Line = 1
+	}
+	e.Msg = "invalid YAML: " + msg
+	return e
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// aliasLine returns the 1-based line of the first "*name" in src that is a
+// whole alias (not followed by more name characters), or 0.
+func aliasLine(src []byte, name string) int {
+	for i, line := range strings.Split(string(src), "\n") {
+		for rest := line; ; {
+			j := strings.Index(rest, "*"+name)
+			if j < 0 {
+				break
+			}
+			rest = rest[j+1+len(name):]
+			if rest == "" || strings.ContainsRune(" \t\r,]}#", rune(rest[0])) {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }

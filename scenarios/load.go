@@ -14,8 +14,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/budgetsim/budgetsim/model/backoff"
+	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/model/latencylog"
+	"github.com/budgetsim/budgetsim/model/ratelimit"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/model/system"
 )
@@ -213,6 +215,17 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	}
 	if n := f.get("guards"); n != nil {
 		cfg.Guards = l.guards(n)
+	}
+	if n := f.get("cost"); n != nil {
+		if cf := d.mapping(n, "cost"); cf != nil {
+			if v := cf.get("run_budget"); v != nil {
+				cfg.RunBudget = l.amount(v, "cost.run_budget")
+			}
+			if v := cf.get("scenario_budget"); v != nil {
+				cfg.ScenarioBudget = l.amount(v, "cost.scenario_budget")
+			}
+			cf.finish()
+		}
 	}
 	f.finish()
 	if len(d.errs) == 0 {
@@ -434,6 +447,29 @@ func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFie
 		if v := f.get("timeout"); v != nil {
 			st.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
 		}
+		if v := f.get("fallback"); v != nil {
+			for _, name := range l.stringList(v, f.field("fallback")) {
+				idx, ok := toolIndex[name]
+				if !ok {
+					names := sortedKeys(toolIndex)
+					d.errorf(v, f.field("fallback"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
+					continue
+				}
+				if idx == st.Tool {
+					d.errorf(v, f.field("fallback"), "tool %q is the step's own tool", name)
+					continue
+				}
+				for _, prev := range st.Fallbacks {
+					if prev == idx {
+						d.errorf(v, f.field("fallback"), "tool %q is listed twice", name)
+					}
+				}
+				st.Fallbacks = append(st.Fallbacks, idx)
+			}
+		}
+		if v := f.get("requires"); v != nil {
+			st.Requires = l.stringList(v, f.field("requires"))
+		}
 		rf := defaults
 		l.retryKeys(f, &rf)
 		st.Retry = rf.policy
@@ -513,6 +549,61 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("contention"); v != nil {
 			t.Contention = d.boolean(v, tf.field("contention"))
 		}
+		t.QueueCapacity = system.Unbounded
+		if v := tf.get("concurrency"); v != nil {
+			t.Concurrency = int(d.integer(v, tf.field("concurrency"), 1, MaxWorkers))
+		}
+		if v := tf.get("queue"); v != nil {
+			if qf := d.mapping(v, tf.field("queue")); qf != nil {
+				if c := qf.get("capacity"); c != nil {
+					t.QueueCapacity = int(d.integer(c, qf.field("capacity"), 0, MaxQueue))
+				}
+				qf.finish()
+			}
+			if t.Concurrency == 0 && !tf.has("concurrency") {
+				d.errorf(v, tf.field("queue"), "a tool queue needs concurrency (the number of requests served at once)")
+			}
+		}
+		if v := tf.get("deadline_aware"); v != nil {
+			t.DeadlineAware = d.boolean(v, tf.field("deadline_aware"))
+			if t.DeadlineAware && !tf.has("concurrency") {
+				d.errorf(v, tf.field("deadline_aware"), "needs concurrency: only a tool with a queue can drop work at dequeue")
+			}
+		}
+		if v := tf.get("drop_floor"); v != nil {
+			t.DropFloor = d.duration(v, tf.field("drop_floor"), MaxDuration)
+		}
+		if v := tf.get("rate_limit"); v != nil {
+			t.RateLimit = l.rateLimit(v, tf.field("rate_limit"))
+		}
+		if v := tf.get("cache"); v != nil {
+			if cf := d.mapping(v, tf.field("cache")); cf != nil {
+				c := &system.Cache{}
+				if h := cf.get("hit_ratio"); h != nil {
+					c.HitRatio = d.number(h, cf.field("hit_ratio"), 0, 1)
+				} else {
+					d.errorf(v, cf.field("hit_ratio"), "required: the share of calls the cache answers, in [0, 1]")
+				}
+				if lat := cf.get("latency"); lat != nil {
+					c.Latency = l.dist(lat, cf.field("latency"), true)
+				} else {
+					d.errorf(v, cf.field("latency"), "required (e.g. latency: {dist: constant, value: 2ms})")
+				}
+				cf.finish()
+				t.Cache = c
+			}
+		}
+		if v := tf.get("cost"); v != nil {
+			t.Cost = l.toolCost(v, tf.field("cost"))
+		}
+		if v := tf.get("capabilities"); v != nil {
+			t.Capabilities = l.stringList(v, tf.field("capabilities"))
+		}
+		for _, o := range t.Outages {
+			if o.Stall && t.Concurrency == 0 {
+				d.errorf(v0(tf.get("outages")), tf.field("outages"), "mode stall needs concurrency: a tool without a queue has nothing to stall")
+			}
+		}
 		tf.finish()
 		out = append(out, t)
 	}
@@ -563,9 +654,11 @@ func (l *loader) outages(n *yaml.Node, path string) []system.Outage {
 			d.errorf(item, p+".end", "required")
 		}
 		if v := f.get("mode"); v != nil {
-			o.Mode = parseOutcome(d.oneOf(v, p+".mode", "hang", "transient", "rate_limited"))
+			mode := d.oneOf(v, p+".mode", "hang", "transient", "rate_limited", "stall")
+			o.Stall = mode == "stall"
+			o.Mode = parseOutcome(mode)
 		} else {
-			d.errorf(item, p+".mode", "required: hang, transient or rate_limited")
+			d.errorf(item, p+".mode", "required: hang, transient, rate_limited or stall")
 		}
 		f.finish()
 		out = append(out, o)
@@ -801,8 +894,145 @@ func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 		if canHang && st.Timeout == 0 && cfg.Deadline == 0 {
 			d.errorf(root, fmt.Sprintf("steps.%s.timeout", cfg.Steps[i].Name), "tool %q can hang but the step has no timeout and the scenario no deadline: its runs would never end; set a timeout or a deadline", t.Name)
 		}
+		if !hasAll(t.Capabilities, st.Requires) && len(t.Capabilities) > 0 {
+			d.errorf(root, fmt.Sprintf("steps.%s.requires", st.Name), "tool %q declares capabilities %v, not all of %v", t.Name, t.Capabilities, st.Requires)
+		}
 		if err := st.Retry.Backoff.Validate(); err != nil {
 			d.errorf(root, fmt.Sprintf("steps.%s.backoff", st.Name), "%v", err)
 		}
 	}
+}
+
+func v0(n *yaml.Node) *yaml.Node { return n }
+
+// stringList reads a list of words, or a single word.
+func (l *loader) stringList(n *yaml.Node, path string) []string {
+	d := l.d
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode {
+		if s := d.str(n, path); s != "" {
+			return []string{s}
+		}
+		return nil
+	}
+	var out []string
+	for i, item := range d.sequence(n, path) {
+		if s := d.str(item, fmt.Sprintf("%s[%d]", path, i)); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// amount parses a cost amount (abstract units, up to 6 decimals).
+func (l *loader) amount(n *yaml.Node, path string) cost.Amount {
+	d := l.d
+	s, ok := d.scalar(n, path)
+	if !ok {
+		return 0
+	}
+	a, err := cost.ParseAmount(s)
+	if err != nil {
+		d.errorf(n, path, "%v", err)
+		return 0
+	}
+	if a < 0 {
+		d.errorf(n, path, "must be ≥ 0, got %s", s)
+		return 0
+	}
+	return a
+}
+
+func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
+	d := l.d
+	f := d.mapping(n, path)
+	if f == nil {
+		return nil
+	}
+	rl := &system.RateLimit{Burst: 1}
+	if v := f.get("rate"); v != nil {
+		rl.Rate = d.rate(v, f.field("rate"))
+		if rl.Rate <= 0 {
+			d.errorf(v, f.field("rate"), "must be > 0")
+		}
+	} else {
+		d.errorf(n, f.field("rate"), "required (e.g. rate: 2/s)")
+	}
+	if v := f.get("burst"); v != nil {
+		rl.Burst = int(d.integer(v, f.field("burst"), 1, 1_000_000_000))
+	}
+	if v := f.get("enforce"); v != nil {
+		rl.Client = d.oneOf(v, f.field("enforce"), "server", "client") == "client"
+	}
+	f.finish()
+	if rl.Rate > 0 {
+		if _, err := ratelimit.NewTokenBucket(rl.Rate, rl.Burst); err != nil {
+			d.errorf(n, path, "%v", err)
+		}
+	}
+	return rl
+}
+
+func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
+	d := l.d
+	f := d.mapping(n, path)
+	if f == nil {
+		return nil
+	}
+	c := &system.ToolCost{}
+	if v := f.get("reserve"); v != nil {
+		c.Reserve = l.amount(v, f.field("reserve"))
+	} else {
+		d.errorf(n, f.field("reserve"), "required: the call's declared maximum, reserved before dialing")
+	}
+	if v := f.get("usage"); v != nil {
+		c.Usage = l.dist(v, f.field("usage"), false)
+	}
+	if v := f.get("dims"); v != nil {
+		if df := d.mapping(v, f.field("dims")); df != nil {
+			for _, k := range df.keys {
+				p := df.field(k.Value)
+				item := resolve(df.get(k.Value))
+				if item.Kind != yaml.MappingNode {
+					d.errorf(item, p, "must be a mapping {price, dist, …}, got %s", describe(item))
+					continue
+				}
+				rest := &yaml.Node{Kind: yaml.MappingNode, Line: item.Line, Column: item.Column}
+				price := -1.0
+				for j := 0; j+1 < len(item.Content); j += 2 {
+					if item.Content[j].Value == "price" {
+						price = d.number(item.Content[j+1], p+".price", 0, math.MaxFloat64)
+						continue
+					}
+					rest.Content = append(rest.Content, item.Content[j], item.Content[j+1])
+				}
+				if price < 0 {
+					d.errorf(item, p+".price", "required: cost units per unit of usage")
+				}
+				c.Dims = append(c.Dims, system.CostDim{Name: k.Value, Price: price, Usage: l.dist(rest, p, false)})
+			}
+			df.finish()
+		}
+	}
+	if v := f.get("billed"); v != nil {
+		c.BillSuccessOnly = d.oneOf(v, f.field("billed"), "request", "success") == "success"
+	}
+	f.finish()
+	if c.Usage == nil && len(c.Dims) == 0 && len(d.errs) == 0 {
+		d.errorf(n, f.field("usage"), "required: usage (a distribution of units per call) or dims")
+	}
+	return c
+}
+
+func hasAll(have, need []string) bool {
+	for _, n := range need {
+		found := false
+		for _, h := range have {
+			found = found || h == n
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

@@ -11,14 +11,26 @@ import (
 // applySet applies one --set override "path=value" to the scenario's YAML
 // tree before it is decoded, so overrides are validated exactly like the
 // file. The path is dotted: mapping keys, and list items by their name key
-// (steps.fetch.timeout) or by index (steps.0.timeout). A missing final key
-// is added. The value is parsed as YAML, so "{dist: constant, value: 2ms}"
-// works. Nodes created here carry line mark (negative), so that errors about
-// them name the --set flag instead of a line.
+// (steps.fetch.timeout) or by index (steps.0.timeout). Missing mapping keys
+// are added, intermediate ones as empty mappings (queue.capacity=5 works
+// without a queue key); list items are never added. The value is parsed as
+// YAML, so "{dist: constant, value: 2ms}" works. Nodes created here carry
+// line mark (negative), so that errors about them name the --set flag
+// instead of a line.
+//
+// Every node on the path is copied before it is changed, so an override
+// reached through an alias changes that path only, not the anchor's other
+// uses.
 func applySet(root *yaml.Node, set string, mark int) error {
 	p, value, ok := strings.Cut(set, "=")
 	if !ok || strings.TrimSpace(p) == "" {
 		return fmt.Errorf("must be path=value, e.g. workers=12 or steps.fetch.timeout=300ms")
+	}
+	segs := strings.Split(strings.TrimSpace(p), ".")
+	for _, seg := range segs {
+		if seg == "" {
+			return fmt.Errorf("path %q has an empty part: write keys joined by single dots, e.g. steps.fetch.timeout", strings.TrimSpace(p))
+		}
 	}
 	var v yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &v); err != nil {
@@ -31,7 +43,13 @@ func applySet(root *yaml.Node, set string, mark int) error {
 		val = v.Content[0]
 	}
 	markLines(val, mark)
-	segs := strings.Split(strings.TrimSpace(p), ".")
+	// where names the node segs[i] is looked up in.
+	where := func(i int) string {
+		if i == 0 {
+			return "the scenario"
+		}
+		return strings.Join(segs[:i], ".")
+	}
 	n := root
 	for i, seg := range segs {
 		last := i == len(segs)-1
@@ -59,17 +77,22 @@ func applySet(root *yaml.Node, set string, mark int) error {
 				n.Content[found] = val
 				return nil
 			}
+			n.Content[found] = copyNode(n.Content[found])
 			n = n.Content[found]
 		case yaml.SequenceNode:
 			idx := -1
+			var names []string
 			for j, item := range n.Content {
 				it := resolve(item)
 				if it.Kind != yaml.MappingNode {
 					continue
 				}
 				for k := 0; k+1 < len(it.Content); k += 2 {
-					if it.Content[k].Value == "name" && it.Content[k+1].Value == seg {
-						idx = j
+					if it.Content[k].Value == "name" {
+						names = append(names, it.Content[k+1].Value)
+						if it.Content[k+1].Value == seg {
+							idx = j
+						}
 					}
 				}
 			}
@@ -79,18 +102,42 @@ func applySet(root *yaml.Node, set string, mark int) error {
 				}
 			}
 			if idx < 0 {
-				return fmt.Errorf("%s: no list item named %q", strings.Join(segs[:i], "."), seg)
+				return fmt.Errorf("%s: no list item named %q%s; %s", where(i), seg, suggest(seg, names), listItems(names, len(n.Content)))
 			}
 			if last {
 				n.Content[idx] = val
 				return nil
 			}
+			n.Content[idx] = copyNode(n.Content[idx])
 			n = n.Content[idx]
 		default:
-			return fmt.Errorf("%s: is a single value, cannot select %q in it", strings.Join(segs[:i], "."), seg)
+			return fmt.Errorf("%s: is a single value, cannot select %q in it", where(i), seg)
 		}
 	}
 	return nil
+}
+
+// listItems describes what a list path segment may be: an item's name or
+// an index.
+func listItems(names []string, n int) string {
+	if n == 0 {
+		return "the list is empty"
+	}
+	s := fmt.Sprintf("use an index 0 to %d", n-1)
+	if len(names) > 0 {
+		s = "items: " + strings.Join(names, ", ") + "; or " + s
+	}
+	return s
+}
+
+// copyNode returns a shallow copy of n, or of the node it aliases: a node
+// with its own Content slice, whose entries can be replaced without
+// changing n.
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *resolve(n)
+	c.Content = append([]*yaml.Node(nil), c.Content...)
+	c.Anchor = ""
+	return &c
 }
 
 func markLines(n *yaml.Node, mark int) {

@@ -142,15 +142,29 @@ func (e *env) compare(args []string) error {
 		}
 	} else {
 		var rows [][]string
+		header := []string{"variant", "success", "p50", "p99", "p99.9", "max (makespan)", "attempts/run", "attempts", "peak attempt rate", "not completed", "bottleneck"}
+		withRecovery := out[0].Recovery != nil
+		if withRecovery {
+			header = append(header, "recovery after outage")
+		}
 		for i, v := range out {
 			s := v.Summary
-			rows = append(rows, []string{labels[i], render.Percent(s.SuccessRate),
+			row := []string{labels[i], render.Percent(s.SuccessRate),
 				render.Seconds(s.Latency.P50), render.Seconds(s.Latency.P99), render.Seconds(s.Latency.P999), render.Seconds(s.Latency.Max),
 				render.Number(s.Attempts.PerRun), render.Number(float64(s.Attempts.Attempts)), render.Number(s.Attempts.PeakRate) + "/s",
-				render.Number(float64(s.Runs.DeadlineExceeded + s.Runs.Failed + s.Runs.Refused + s.Runs.Expired + s.Runs.Rejected))})
+				render.Number(float64(s.Runs.DeadlineExceeded + s.Runs.Failed + s.Runs.Refused + s.Runs.Expired + s.Runs.Rejected)),
+				orDash(s.Bottleneck)}
+			if withRecovery {
+				rec := "never"
+				if s.Recovery != nil && s.Recovery.Recovered {
+					rec = render.Seconds(s.Recovery.After)
+				}
+				row = append(row, rec)
+			}
+			rows = append(rows, row)
 		}
 		fmt.Fprintf(e.stdout, "%s: %d variants on common random numbers (seed %d, %d replication(s) each)\n", pos[0], len(out), out[0].Seed, sf.replications)
-		if err := render.Table(e.stdout, []string{"variant", "success", "p50", "p99", "p99.9", "max (makespan)", "attempts/run", "attempts", "peak attempt rate", "not completed"}, rows); err != nil {
+		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
 		}
 	}
@@ -184,4 +198,11 @@ func writeCompare(dir string, out []variantSummary, labels []string, lats []*sta
 		}
 	}
 	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }

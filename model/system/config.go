@@ -3,6 +3,7 @@ package system
 import (
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/model/retry"
 )
@@ -43,6 +44,11 @@ type Config struct {
 	Steps []Step
 	// Tools are the backends the steps call, referenced by index.
 	Tools []Tool
+	// RunBudget is each run's cost budget (0: none); ScenarioBudget is one
+	// budget shared by every run of a replication (0: none). Calls to tools
+	// with a Cost reserve their declared maximum from both before dialing.
+	RunBudget      cost.Amount
+	ScenarioBudget cost.Amount
 	// Guards bound a runaway model.
 	Guards Guards
 }
@@ -99,6 +105,12 @@ type Step struct {
 	// Budget is the retry budget shared by every run's retries of this step;
 	// nil means none.
 	Budget *BudgetSpec
+	// Fallbacks are tools (indexes) tried in order when the step fails on
+	// its tool or is refused locally; only those whose capabilities cover
+	// Requires are ever chosen.
+	Fallbacks []int
+	// Requires lists the capabilities a tool must declare to serve the step.
+	Requires []string
 }
 
 // BudgetKind names a retry budget.
@@ -146,6 +158,69 @@ type Tool struct {
 	// after it read (the experiment behind AWS's "Exponential Backoff And
 	// Jitter").
 	Contention bool
+	// Concurrency is the tool's server-side capacity: at most this many
+	// requests in service, the rest wait in its FIFO queue. 0 means
+	// unlimited (every call is served at once).
+	Concurrency int
+	// QueueCapacity is the tool's waiting room when Concurrency > 0; a full
+	// queue answers 503 at once. Unbounded (-1) means no limit.
+	QueueCapacity int
+	// DeadlineAware tools receive each attempt's lease as a duration (as
+	// gRPC's grpc-timeout) and, at dequeue, drop work that can no longer
+	// finish inside it: remaining lease < DropFloor (default: the median
+	// latency). Otherwise work continues after the caller gave up, and
+	// counts as wasted.
+	DeadlineAware bool
+	DropFloor     time.Duration
+	// RateLimit, when set, is a token bucket shared by every caller.
+	RateLimit *RateLimit
+	// Cache, when set, answers a share of calls without reaching the tool.
+	Cache *Cache
+	// Cost, when set, makes calls metered.
+	Cost *ToolCost
+	// Capabilities the tool declares (e.g. text, images), matched against
+	// Step.Requires.
+	Capabilities []string
+}
+
+// RateLimit is a tool's token bucket: Rate tokens per second, Burst at most.
+// With Client enforcement the caller waits for a token before dialing (the
+// wait spends its deadline, and a wait that would outlast it is refused
+// locally); with server enforcement a call over the limit is answered 429
+// with a Retry-After of the time until the next token.
+type RateLimit struct {
+	Rate   float64
+	Burst  int
+	Client bool
+}
+
+// Cache answers HitRatio of the calls with Latency, without reaching the
+// tool: no capacity, no rate-limit token, no cost.
+type Cache struct {
+	HitRatio float64
+	Latency  dist.Dist
+}
+
+// ToolCost meters a tool's calls in abstract units. Reserve is the declared
+// maximum reserved before each call; Usage is the actual usage drawn per
+// call (clamped to Reserve: the maximum is the contract), plus each
+// dimension's draw times its price. BillSuccessOnly bills only calls that
+// succeed; otherwise every answered call is billed (billed: request). A call
+// that timed out has unknown usage: its reservation is held for
+// reconciliation, never settled as zero.
+type ToolCost struct {
+	Reserve         cost.Amount
+	Usage           dist.Dist
+	Dims            []CostDim
+	BillSuccessOnly bool
+}
+
+// CostDim is one priced dimension of a call (input tokens, output tokens,
+// cached tokens, a tool fee): Usage units drawn per call times Price.
+type CostDim struct {
+	Name  string
+	Usage dist.Dist
+	Price float64
 }
 
 // Errors are per-attempt outcome probabilities; their sum is ≤ 1 and the
@@ -155,10 +230,12 @@ type Errors struct {
 }
 
 // Outage is an interval [Start, End) during which every attempt dialed gets
-// Mode instead of its drawn outcome.
+// Mode instead of its drawn outcome; with Stall (tools with Concurrency
+// only) the tool instead starts no new work while requests keep queueing.
 type Outage struct {
 	Start, End time.Duration
 	Mode       retry.Outcome // Timeout means the tool hangs
+	Stall      bool
 }
 
 // ScriptEntry fixes the outcome of attempt Attempt (1-based) of the step

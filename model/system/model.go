@@ -6,7 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/deadline"
+	"github.com/budgetsim/budgetsim/model/ratelimit"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -14,9 +16,12 @@ import (
 
 // Event kinds of the system model.
 const (
-	evArrival sim.Kind = iota
-	evAttemptEnd
-	evWake
+	evArrival    sim.Kind = iota
+	evAttemptEnd          // Ref: run; the attempt's reply or its timeout
+	evWake                // Ref: run; a backoff sleep or a rate-limit wait is over
+	evToolDone            // Ref: request; a capacity tool finished serving it
+	evStall               // Ref: tool; a stall outage starts
+	evUnstall             // Ref: tool; a stall outage ends
 )
 
 // Options are per-simulation settings that are not part of the scenario.
@@ -44,21 +49,56 @@ type run struct {
 	queued   bool
 
 	step      int32
+	tool      int32 // the tool serving the current step (primary or fallback)
+	fallback  int32 // fallbacks of the current step used so far
 	attempt   int32
 	prevSleep time.Duration
 
+	gen        uint32 // attempt generation: a reply for an older one is stale
+	waiting    bool   // an attempt is outstanding
+	timer      sim.Timer
 	dialed     time.Duration
 	lease      time.Duration
 	leaseCut   bool // the lease was bounded by the deadline, not the ceiling
 	outcome    retry.Outcome
 	hung       bool
+	latency    time.Duration // drawn latency of the outstanding attempt
 	retryAfter time.Duration
 	hasRA      bool
 	version    uint64 // contention: the row version read at dial
+	tokenHeld  bool   // a client-side rate-limit token is reserved for the next dial
 
-	prevOutcome retry.Outcome // outcome of the previous attempt of the step
+	prevOutcome retry.Outcome
 
-	backoff time.Duration // total backoff sleep so far
+	costHeld  bool // a reservation for the outstanding attempt
+	costRes   cost.Reservation
+	spent     cost.Amount // run budget: settled and held so far
+	reserved  cost.Amount // run budget: the outstanding reservation
+	stepStart time.Duration
+	backoff   time.Duration // total backoff sleep so far
+}
+
+// request is a call waiting for or in service at a tool with capacity.
+type request struct {
+	run     int32
+	gen     uint32
+	tool    int32
+	arrived time.Duration
+	lease   time.Duration // instant the caller stops waiting
+	latency time.Duration
+	costRes cost.Reservation
+	metered bool
+}
+
+// toolState is a tool's shared, server-side state.
+type toolState struct {
+	busy    int
+	queue   ring
+	bucket  *ratelimit.TokenBucket
+	stalled bool
+	stats   ToolStats
+	delay   *stats.Histogram // queueing delay at the tool
+	busyTW  stats.TimeWeighted
 }
 
 // Model is one simulation of a Config. Build it with New and call Run once.
@@ -71,25 +111,34 @@ type Model struct {
 	s      *sim.Sim
 
 	arrivals *sim.Stream
-	tools    []*sim.Stream
+	toolRng  []*sim.Stream
 	jitter   *sim.Stream
+	costRng  *sim.Stream
 	budgets  []retry.Budget
 	versions []uint64 // contention: committed writes per tool
+	tools    []toolState
+	ledger   *cost.Account // the scenario-wide budget, or nil
 
-	runs   []run
-	free   []int32
-	queue  ring
-	busy   int
-	inSys  int
-	nArr   int64
-	nextAt time.Duration
+	runs     []run
+	free     []int32
+	stages   []time.Duration // per run slot: queue, one per step, backoff
+	nStages  int
+	reqs     []request
+	freeReqs []int32
+	queue    ring
+	busy     int
+	inSys    int
+	nArr     int64
+	nextAt   time.Duration
 
 	warm       bool
 	warmStart  time.Duration
 	res        *Result
 	inSystemTW stats.TimeWeighted
+	workersTW  stats.TimeWeighted
 	sojournSum float64
-	sojournN   int64
+	unsettled  cost.Amount
+	tail       tailTable
 	rec        AttemptRecord
 }
 
@@ -113,6 +162,16 @@ type Result struct {
 	StepLatency []*stats.Histogram
 	// StepTimeouts counts, per step, the measured attempts that timed out.
 	StepTimeouts []int64
+	// Tools holds each tool's server-side figures (Config.Tools order).
+	Tools []ToolStats
+	// ToolDelay holds each tool's queueing delay (seconds) for tools with
+	// capacity.
+	ToolDelay []*stats.Histogram
+	// Cost is the money side of the measured runs.
+	Cost CostStats
+	// Tail is the mean time per stage of the completed runs at the p99 of
+	// completion time, and the stage sums of every completed run.
+	Tail Tail
 	// SojournSum is the total time in system of measured runs that ended.
 	SojournSum float64
 	// Window is the measured interval: from the first measured arrival to
@@ -123,6 +182,9 @@ type Result struct {
 	// the warm-up are not counted, so when every measured run has ended it
 	// equals λW exactly: Little's law as an identity of the bookkeeping.
 	TimeAvgInSystem float64
+	// WorkerUtilisation is the time-average share of busy workers over
+	// Window.
+	WorkerUtilisation float64
 	// PeakInSystem is the largest number of runs in the system at once.
 	PeakInSystem int
 	// Series bins arrivals, attempts and completions over virtual time.
@@ -134,6 +196,50 @@ type Result struct {
 	// Stopped is empty when the simulation ran to its natural end, else the
 	// guard or interrupt that stopped it (the result is then partial).
 	Stopped string
+}
+
+// ToolStats are a tool's server-side figures over the whole simulation
+// (warm-up included: the server does not know which runs are measured).
+type ToolStats struct {
+	// Calls is the requests that reached the tool (cache hits and local
+	// refusals excluded); Served those it finished serving.
+	Calls  int64 `json:"calls"`
+	Served int64 `json:"served"`
+	// CacheHits were answered by the cache in front of the tool.
+	CacheHits int64 `json:"cache_hits"`
+	// RateLimited is the 429s the tool sent (server-enforced rate limit).
+	RateLimited int64 `json:"rate_limited_sent"`
+	// QueueFull is the 503s sent because the tool's queue was full.
+	QueueFull int64 `json:"queue_full_sent"`
+	// Dropped is work a deadline-aware tool dropped at dequeue because it
+	// could no longer finish inside the caller's lease.
+	Dropped int64 `json:"dropped"`
+	// BusySeconds is server time spent serving; WastedSeconds the part spent
+	// on requests whose caller had already given up.
+	BusySeconds   float64 `json:"busy_s"`
+	WastedSeconds float64 `json:"wasted_s"`
+	// ClientWaitSeconds is time callers waited for a client-side rate-limit
+	// token.
+	ClientWaitSeconds float64 `json:"client_wait_s"`
+	// MeanBusy is the time-average number of requests in service.
+	MeanBusy float64 `json:"mean_busy"`
+}
+
+// CostStats are the money side of the measured runs, in cost units.
+type CostStats struct {
+	// Spent is settled usage.
+	Spent float64 `json:"spent"`
+	// Unsettled is usage still reserved for reconciliation: metered calls
+	// that timed out, whose usage is unknown (never settled as zero).
+	Unsettled float64 `json:"reserved_unsettled"`
+	// Wasted is spend on attempts that did not succeed.
+	Wasted float64 `json:"wasted"`
+	// Refused counts calls refused locally because the reservation did not
+	// fit the run's or the scenario's budget.
+	Refused int64 `json:"refused_calls"`
+	// Overrun counts calls whose drawn usage exceeded the declared maximum
+	// (clamped to it: the maximum is the contract).
+	Overrun int64 `json:"overruns"`
 }
 
 // New builds a model of cfg. cfg must have passed Validate.
@@ -151,16 +257,29 @@ func New(cfg *Config, opt Options) *Model {
 			Series:  newSeries(),
 		},
 	}
-	m.res.StepLatency = make([]*stats.Histogram, len(cfg.Steps))
-	for i := range m.res.StepLatency {
-		m.res.StepLatency[i] = stats.NewHistogram()
-	}
-	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
 	m.arrivals = sim.NewStream(seed, "arrivals")
 	m.jitter = sim.NewStream(seed, "retry:jitter")
-	m.tools = make([]*sim.Stream, len(cfg.Tools))
+	m.costRng = sim.NewStream(seed, "cost")
+	m.toolRng = make([]*sim.Stream, len(cfg.Tools))
+	m.tools = make([]toolState, len(cfg.Tools))
+	m.res.Tools = make([]ToolStats, len(cfg.Tools))
+	m.res.ToolDelay = make([]*stats.Histogram, len(cfg.Tools))
 	for i, t := range cfg.Tools {
-		m.tools[i] = sim.NewStream(seed, "tool:"+t.Name)
+		m.toolRng[i] = sim.NewStream(seed, "tool:"+t.Name)
+		ts := &m.tools[i]
+		ts.queue.init(16)
+		ts.busyTW.Start(0, 0) // server figures cover the whole run, warm-up included
+		if t.Concurrency > 0 {
+			ts.delay = stats.NewHistogram()
+			m.res.ToolDelay[i] = ts.delay
+		}
+		if rl := t.RateLimit; rl != nil {
+			b, err := ratelimit.NewTokenBucket(rl.Rate, rl.Burst)
+			if err != nil {
+				panic("system: invalid rate limit (the loader validates it): " + err.Error())
+			}
+			ts.bucket = b
+		}
 	}
 	m.versions = make([]uint64, len(cfg.Tools))
 	m.budgets = make([]retry.Budget, len(cfg.Steps))
@@ -169,6 +288,20 @@ func New(cfg *Config, opt Options) *Model {
 			m.budgets[i] = newBudget(st.Budget)
 		}
 	}
+	if cfg.ScenarioBudget > 0 {
+		a, err := cost.NewAccount(cfg.ScenarioBudget)
+		if err != nil {
+			panic("system: invalid scenario budget: " + err.Error())
+		}
+		m.ledger = a
+	}
+	m.res.StepLatency = make([]*stats.Histogram, len(cfg.Steps))
+	for i := range m.res.StepLatency {
+		m.res.StepLatency[i] = stats.NewHistogram()
+	}
+	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
+	m.nStages = len(cfg.Steps) + 2
+	m.tail.init(m.nStages)
 	m.queue.init(64)
 	return m
 }
@@ -184,6 +317,14 @@ func (m *Model) Run() *Result {
 	} else {
 		m.scheduleArrival()
 	}
+	for i, t := range cfg.Tools {
+		for _, o := range t.Outages {
+			if o.Stall {
+				m.s.At(o.Start, evStall, int32(i), 0)
+				m.s.At(o.End, evUnstall, int32(i), 0)
+			}
+		}
+	}
 	wallStart := time.Now()
 	var stop string
 	for {
@@ -195,9 +336,16 @@ func (m *Model) Run() *Result {
 		case evArrival:
 			m.onArrival()
 		case evAttemptEnd:
-			m.onAttemptEnd(ev.Ref)
+			m.onAttemptEvent(ev.Ref, ev.Arg)
 		case evWake:
 			m.onWake(ev.Ref)
+		case evToolDone:
+			m.onToolDone(ev.Ref)
+		case evStall:
+			m.tools[ev.Ref].stalled = true
+		case evUnstall:
+			m.tools[ev.Ref].stalled = false
+			m.serveTool(ev.Ref)
 		}
 		if m.inSys > m.guards.MaxInSystem {
 			stop = fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
@@ -240,8 +388,26 @@ func (m *Model) finish(stop string) *Result {
 	if m.warm {
 		r.Window = end - m.warmStart
 		r.TimeAvgInSystem = m.inSystemTW.Mean(end)
+		r.WorkerUtilisation = m.workersTW.Mean(end) / float64(m.cfg.Workers)
+	}
+	for i := range m.tools {
+		ts := &m.tools[i]
+		switch {
+		case end <= 0:
+		case m.cfg.Tools[i].Concurrency > 0:
+			ts.stats.MeanBusy = ts.busyTW.Mean(end)
+		default:
+			ts.stats.MeanBusy = ts.stats.BusySeconds / end.Seconds()
+		}
+		r.Tools[i] = ts.stats
+	}
+	if m.ledger != nil {
+		r.Cost.Unsettled = m.ledger.Pending().Float64()
+	} else {
+		r.Cost.Unsettled = m.unsettled.Float64()
 	}
 	r.SojournSum = m.sojournSum
+	r.Tail = m.tail.result(r.Latency)
 	return r
 }
 
@@ -278,6 +444,7 @@ func (m *Model) onArrival() {
 		m.warm = true
 		m.warmStart = now
 		m.inSystemTW.Start(now, 0)
+		m.workersTW.Start(now, float64(m.busy))
 	}
 	if measured {
 		m.res.Runs.Arrived++
@@ -286,7 +453,6 @@ func (m *Model) onArrival() {
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
-			m.sojournN++
 		}
 		if m.traced(id) {
 			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(now)})
@@ -295,11 +461,14 @@ func (m *Model) onArrival() {
 	}
 	ri := m.alloc()
 	r := &m.runs[ri]
-	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id)}
+	gen := r.gen
+	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id), gen: gen + 1}
 	if cfg.Deadline > 0 {
 		r.dl = deadline.After(now, cfg.Deadline)
 	}
 	r.dl = r.dl.WithFloor(cfg.Floor).WithMinLease(cfg.MinLease)
+	st := m.stages[int(ri)*m.nStages : int(ri+1)*m.nStages]
+	clear(st)
 	m.inSys++
 	if m.inSys > m.res.PeakInSystem {
 		m.res.PeakInSystem = m.inSys
@@ -308,12 +477,19 @@ func (m *Model) onArrival() {
 		m.inSystemTW.Add(now, 1)
 	}
 	if m.busy < cfg.Workers {
-		m.busy++
+		m.takeWorker()
 		m.startService(ri)
 		return
 	}
 	r.queued = true
 	m.queue.push(ri)
+}
+
+func (m *Model) takeWorker() {
+	m.busy++
+	if m.warm {
+		m.workersTW.Add(m.s.Now(), 1)
+	}
 }
 
 func (m *Model) deadlineInstant(now time.Duration) time.Duration {
@@ -334,6 +510,7 @@ func (m *Model) alloc() int32 {
 		return i
 	}
 	m.runs = append(m.runs, run{})
+	m.stages = append(m.stages, make([]time.Duration, m.nStages)...)
 	return int32(len(m.runs) - 1)
 }
 
@@ -342,6 +519,7 @@ func (m *Model) startService(ri int32) {
 	now := m.s.Now()
 	r.queued = false
 	r.started = now
+	m.stages[int(ri)*m.nStages] = now - r.arrived
 	if r.measured {
 		m.res.Wait.Add((now - r.arrived).Seconds())
 		if now > r.arrived {
@@ -356,7 +534,15 @@ func (m *Model) beginStep(ri int32) {
 	r := &m.runs[ri]
 	r.attempt = 1
 	r.prevSleep = 0
+	r.fallback = 0
+	r.tool = int32(m.cfg.Steps[r.step].Tool)
+	r.stepStart = m.s.Now()
 	m.dial(ri)
+}
+
+// stepTime adds d to the current step's stage time.
+func (m *Model) stepTime(ri int32, d time.Duration) {
+	m.stages[int(ri)*m.nStages+1+int(m.runs[ri].step)] += d
 }
 
 // dial starts attempt r.attempt of step r.step, or refuses it locally.
@@ -364,17 +550,51 @@ func (m *Model) dial(ri int32) {
 	r := &m.runs[ri]
 	now := m.s.Now()
 	st := &m.cfg.Steps[r.step]
+	tool := &m.cfg.Tools[r.tool]
+	ts := &m.tools[r.tool]
 	lease, ok := r.dl.TryLease(now, st.Timeout)
 	if !ok {
-		if r.measured {
-			m.res.Attempts.Refused++
-		}
-		if r.traced {
-			m.traceAttempt(r, st, retry.Refused, 0, -1, "refused")
-		}
-		m.end(ri, Refused)
+		m.refuse(ri, "refused")
 		return
 	}
+	// A cache in front of the tool answers hits without a token, a server
+	// slot or a charge.
+	hit := m.cacheHit(r, tool)
+	// A client-side rate limit: wait for a token before dialing. The wait
+	// spends the deadline; a wait that would leave no lease is refused now.
+	if !hit && ts.bucket != nil && tool.RateLimit.Client && !r.tokenHeld {
+		maxWait := deadline.Unlimited
+		if _, set := r.dl.Instant(); set {
+			maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
+		}
+		wait, ok := ts.bucket.ReserveWithinAt(now, 1, maxWait)
+		if !ok {
+			m.refuse(ri, "rate_limit_wait_outlasts_deadline")
+			return
+		}
+		if wait > 0 {
+			r.tokenHeld = true
+			ts.stats.ClientWaitSeconds += wait.Seconds()
+			m.stepTime(ri, wait)
+			m.s.At(now+wait, evWake, ri, 0)
+			return
+		}
+	}
+	r.tokenHeld = false
+	// Metered calls reserve their declared maximum first; a reservation
+	// that does not fit is refused locally, like a lease below the floor.
+	r.costHeld = false
+	if c := tool.Cost; c != nil && !hit {
+		if !m.reserve(r, c.Reserve) {
+			if r.measured {
+				m.res.Cost.Refused++
+			}
+			m.refuse(ri, "cost_budget_exhausted")
+			return
+		}
+	}
+	r.gen++
+	r.waiting = true
 	r.dialed = now
 	r.lease = lease
 	r.leaseCut = st.Timeout <= 0 || lease < st.Timeout
@@ -388,20 +608,182 @@ func (m *Model) dial(ri int32) {
 		}
 		m.res.Series.add(now, binAttempt, 1)
 	}
-	o, lat, hung := m.draw(r, st)
-	r.outcome, r.hung = o, hung
+	o, lat, hung := m.draw(r, hit)
+	r.outcome, r.hung, r.latency = o, hung, lat
+	if !hit {
+		// Server-enforced rate limit: over the limit → 429 at once, with a
+		// Retry-After of the time until the next token.
+		if ts.bucket != nil && !tool.RateLimit.Client && !ts.bucket.AllowAt(now, 1) {
+			ts.stats.RateLimited++
+			r.outcome, r.hung, r.latency = retry.RateLimited, false, 0
+			if tool.RetryAfter == nil {
+				r.retryAfter, r.hasRA = ts.bucket.NextAt(now)-now, true
+			}
+			m.s.At(now, evAttemptEnd, ri, int64(r.gen))
+			return
+		}
+		ts.stats.Calls++
+		if tool.Concurrency > 0 {
+			m.submit(ri, lease)
+			return
+		}
+		// An unlimited tool serves at once; account its busy time now.
+		if !hung {
+			ts.stats.Served++
+			ts.stats.BusySeconds += lat.Seconds()
+		}
+	}
 	if hung || lat > lease {
 		r.outcome = retry.Timeout
 		r.hung = true
+		if !hit && tool.Concurrency == 0 && !hung {
+			// The server keeps working after the caller gave up.
+			ts.stats.WastedSeconds += lat.Seconds()
+		}
 		if lease >= noLimit {
 			// Nothing will ever end this attempt: no ceiling, no deadline.
 			// The run stays in flight; the scenario validation warns.
 			return
 		}
-		m.s.At(now+lease, evAttemptEnd, ri, 0)
+		m.s.At(now+lease, evAttemptEnd, ri, int64(r.gen))
 		return
 	}
-	m.s.At(now+lat, evAttemptEnd, ri, 0)
+	m.s.At(now+lat, evAttemptEnd, ri, int64(r.gen))
+}
+
+// reserve reserves amount from the run's budget and the scenario's.
+func (m *Model) reserve(r *run, amount cost.Amount) bool {
+	if m.cfg.RunBudget > 0 && r.spent+amount > m.cfg.RunBudget {
+		return false
+	}
+	if m.ledger != nil {
+		res, ok := m.ledger.TryReserve(amount)
+		if !ok {
+			return false
+		}
+		r.costRes = res
+	}
+	r.reserved = amount
+	r.costHeld = true
+	return true
+}
+
+// settle ends the outstanding reservation with the attempt's outcome:
+// answered calls settle their usage (0 when only successes are billed and
+// this one failed); timed-out calls have unknown usage and stay reserved
+// for reconciliation.
+func (m *Model) settle(r *run, o retry.Outcome, timedOut bool) {
+	if !r.costHeld {
+		return
+	}
+	r.costHeld = false
+	c := m.cfg.Tools[r.tool].Cost
+	if timedOut {
+		r.spent += r.reserved // unknown usage: the budget keeps it reserved
+		if r.measured {
+			m.unsettled += r.reserved
+		}
+		if m.ledger != nil {
+			if err := m.ledger.Hold(r.costRes); err != nil {
+				panic("system: cost hold: " + err.Error())
+			}
+		}
+		return
+	}
+	var actual cost.Amount
+	if o == retry.OK || !c.BillSuccessOnly {
+		actual = m.usage(r, c)
+	}
+	r.spent += actual
+	if m.ledger != nil {
+		if err := m.ledger.Settle(r.costRes, actual); err != nil {
+			panic("system: cost settle: " + err.Error())
+		}
+	}
+	if r.measured {
+		m.res.Cost.Spent += actual.Float64()
+		if o != retry.OK {
+			m.res.Cost.Wasted += actual.Float64()
+		}
+	}
+}
+
+// usage draws a call's actual usage, keyed like the tool's other draws.
+func (m *Model) usage(r *run, c *ToolCost) cost.Amount {
+	m.costRng.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
+	rnd := m.costRng.Rand()
+	u := 0.0
+	if c.Usage != nil {
+		u = c.Usage.Sample(rnd)
+	}
+	for i := range c.Dims {
+		u += c.Dims[i].Price * c.Dims[i].Usage.Sample(rnd)
+	}
+	a, err := cost.AmountFromFloat(u)
+	if err != nil || a > c.Reserve {
+		if r.measured {
+			m.res.Cost.Overrun++
+		}
+		return c.Reserve
+	}
+	return max(a, 0)
+}
+
+// refuse ends the current step locally, before dialing: a fallback takes
+// over if one can, else the run ends refused.
+func (m *Model) refuse(ri int32, why string) {
+	r := &m.runs[ri]
+	st := &m.cfg.Steps[r.step]
+	if r.measured {
+		m.res.Attempts.Refused++
+	}
+	if r.traced {
+		m.traceRefusal(r, st, why)
+	}
+	if m.tryFallback(ri) {
+		return
+	}
+	m.end(ri, Refused)
+}
+
+// tryFallback switches the current step to its next capable fallback tool
+// and dials it; it reports false when none is left.
+func (m *Model) tryFallback(ri int32) bool {
+	r := &m.runs[ri]
+	st := &m.cfg.Steps[r.step]
+	for int(r.fallback) < len(st.Fallbacks) {
+		t := st.Fallbacks[r.fallback]
+		r.fallback++
+		if !capable(&m.cfg.Tools[t], st.Requires) {
+			continue
+		}
+		if r.measured {
+			m.res.Attempts.Fallbacks++
+		}
+		r.tool = int32(t)
+		r.attempt = 1
+		r.prevSleep = 0
+		r.prevOutcome = retry.OK
+		m.dial(ri)
+		return true
+	}
+	return false
+}
+
+func capable(t *Tool, requires []string) bool {
+	for _, need := range requires {
+		found := false
+		for _, c := range t.Capabilities {
+			if c == need {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // noLimit is the lease of a call with neither ceiling nor deadline.
@@ -410,17 +792,20 @@ const noLimit = time.Duration(math.MaxInt64 / 4)
 // draw decides an attempt's outcome and latency from the tool's stream keyed
 // by (run, step, attempt): the same attempt of the same run sees the same
 // draws whatever policy led to it (common random numbers).
-func (m *Model) draw(r *run, st *Step) (retry.Outcome, time.Duration, bool) {
+func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung bool) {
 	now := m.s.Now()
-	tool := &m.cfg.Tools[st.Tool]
-	stream := m.tools[st.Tool]
+	tool := &m.cfg.Tools[r.tool]
+	stream := m.toolRng[r.tool]
 	stream.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
 	rnd := stream.Rand()
 	u := rnd.Float64()
-	lat := seconds(tool.Latency.Sample(rnd))
+	lat = seconds(tool.Latency.Sample(rnd))
 	raU := rnd.Float64()
-	o := retry.OK
-	hung := false
+	o = retry.OK
+	if hit {
+		r.hasRA = false
+		return retry.OK, seconds(tool.Cache.Latency.Sample(rnd)), false
+	}
 	e := tool.Errors
 	switch {
 	case u < e.Hang:
@@ -435,7 +820,7 @@ func (m *Model) draw(r *run, st *Step) (retry.Outcome, time.Duration, bool) {
 	}
 	for i := range tool.Outages {
 		out := &tool.Outages[i]
-		if now >= out.Start && now < out.End {
+		if !out.Stall && now >= out.Start && now < out.End {
 			o = out.Mode
 			hung = o == retry.Timeout
 		}
@@ -451,7 +836,7 @@ func (m *Model) draw(r *run, st *Step) (retry.Outcome, time.Duration, bool) {
 		}
 	}
 	if tool.Contention && o == retry.OK {
-		r.version = m.versions[st.Tool]
+		r.version = m.versions[r.tool]
 	}
 	r.hasRA = false
 	if tool.RetryAfter != nil && (o == retry.Transient || o == retry.RateLimited) {
@@ -461,20 +846,166 @@ func (m *Model) draw(r *run, st *Step) (retry.Outcome, time.Duration, bool) {
 	return o, lat, hung
 }
 
-func (m *Model) onAttemptEnd(ri int32) {
+// cacheHit decides whether the cache answers the attempt, from its own
+// keyed draw so that the decision does not depend on anything else.
+func (m *Model) cacheHit(r *run, tool *Tool) bool {
+	c := tool.Cache
+	if c == nil || c.HitRatio == 0 {
+		return false
+	}
+	m.costRng.Key(uint64(r.id)^0xcac4e, uint64(r.step), uint64(r.attempt))
+	hit := m.costRng.Float64() < c.HitRatio
+	if hit {
+		m.tools[r.tool].stats.CacheHits++
+	}
+	return hit
+}
+
+// submit sends the outstanding attempt of run ri to its capacity tool and
+// starts the caller's timeout.
+func (m *Model) submit(ri int32, lease time.Duration) {
 	r := &m.runs[ri]
 	now := m.s.Now()
+	t := r.tool
+	tool := &m.cfg.Tools[t]
+	ts := &m.tools[t]
+	if lease < noLimit {
+		r.timer = m.s.At(now+lease, evAttemptEnd, ri, -int64(r.gen))
+	}
+	qi := m.allocReq()
+	q := &m.reqs[qi]
+	*q = request{run: ri, gen: r.gen, tool: t, arrived: now, lease: now + lease, latency: r.latency, costRes: r.costRes, metered: r.costHeld}
+	if lease >= noLimit {
+		q.lease = noLimit
+	}
+	if ts.busy < tool.Concurrency && !ts.stalled {
+		m.startRequest(qi)
+		return
+	}
+	if tool.QueueCapacity != Unbounded && ts.queue.len() >= tool.QueueCapacity {
+		// The waiting room is full: 503 at once.
+		ts.stats.QueueFull++
+		m.freeReq(qi)
+		m.s.Cancel(r.timer)
+		r.outcome, r.hung, r.latency = retry.Transient, false, 0
+		m.s.At(now, evAttemptEnd, ri, int64(r.gen))
+		return
+	}
+	ts.queue.push(qi)
+}
+
+func (m *Model) allocReq() int32 {
+	if n := len(m.freeReqs); n > 0 {
+		i := m.freeReqs[n-1]
+		m.freeReqs = m.freeReqs[:n-1]
+		return i
+	}
+	m.reqs = append(m.reqs, request{})
+	return int32(len(m.reqs) - 1)
+}
+
+func (m *Model) freeReq(qi int32) { m.freeReqs = append(m.freeReqs, qi) }
+
+func (m *Model) startRequest(qi int32) {
+	q := &m.reqs[qi]
+	now := m.s.Now()
+	ts := &m.tools[q.tool]
+	ts.busy++
+	ts.busyTW.Add(now, 1)
+	if ts.delay != nil {
+		ts.delay.Add((now - q.arrived).Seconds())
+	}
+	m.s.At(now+q.latency, evToolDone, qi, 0)
+}
+
+// serveTool starts queued requests on free servers, dropping at dequeue the
+// work a deadline-aware tool can no longer finish inside its caller's lease.
+func (m *Model) serveTool(t int32) {
+	tool := &m.cfg.Tools[t]
+	ts := &m.tools[t]
+	now := m.s.Now()
+	for ts.busy < tool.Concurrency && !ts.stalled && ts.queue.len() > 0 {
+		qi := ts.queue.pop()
+		q := &m.reqs[qi]
+		if tool.DeadlineAware && q.lease-now < m.dropFloor(tool) {
+			ts.stats.Dropped++
+			r := &m.runs[q.run]
+			if r.waiting && r.gen == q.gen {
+				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
+				// becomes an immediate one.
+				m.s.Cancel(r.timer)
+				r.outcome, r.hung = retry.Timeout, true
+				m.s.At(now, evAttemptEnd, q.run, int64(r.gen))
+			}
+			m.freeReq(qi)
+			continue
+		}
+		m.startRequest(qi)
+	}
+}
+
+func (m *Model) dropFloor(t *Tool) time.Duration {
+	if t.DropFloor > 0 {
+		return t.DropFloor
+	}
+	return seconds(t.Latency.Quantile(0.5))
+}
+
+func (m *Model) onToolDone(qi int32) {
+	q := m.reqs[qi]
+	now := m.s.Now()
+	ts := &m.tools[q.tool]
+	ts.busy--
+	ts.busyTW.Add(now, -1)
+	ts.stats.Served++
+	ts.stats.BusySeconds += q.latency.Seconds()
+	m.freeReq(qi)
+	r := &m.runs[q.run]
+	if r.waiting && r.gen == q.gen {
+		m.s.Cancel(r.timer)
+		m.attemptEnded(q.run)
+	} else {
+		ts.stats.WastedSeconds += q.latency.Seconds()
+	}
+	m.serveTool(q.tool)
+}
+
+// onAttemptEvent handles an evAttemptEnd: arg is the attempt's generation,
+// negated when the event is the caller's timeout on a capacity tool.
+func (m *Model) onAttemptEvent(ri int32, arg int64) {
+	r := &m.runs[ri]
+	gen := arg
+	if gen < 0 {
+		gen = -gen
+	}
+	if !r.waiting || uint32(gen) != r.gen {
+		return // a stale event (cannot happen with cancelled timers; kept as a guard)
+	}
+	if arg < 0 {
+		// The caller gives up; the request stays at the tool (wasted work).
+		r.outcome, r.hung = retry.Timeout, true
+	}
+	m.attemptEnded(ri)
+}
+
+// attemptEnded handles an attempt's reply or its timeout.
+func (m *Model) attemptEnded(ri int32) {
+	r := &m.runs[ri]
+	now := m.s.Now()
+	tool := &m.cfg.Tools[r.tool]
+	r.waiting = false
 	st := &m.cfg.Steps[r.step]
-	tool := &m.cfg.Tools[st.Tool]
 	o := r.outcome
 	if tool.Contention && o == retry.OK && !r.hung {
-		if m.versions[st.Tool] != r.version {
+		if m.versions[r.tool] != r.version {
 			o = retry.Transient // the read was stale: the conditional write conflicts
 		} else {
-			m.versions[st.Tool]++
+			m.versions[r.tool]++
 		}
 	}
 	elapsed := now - r.dialed
+	m.stepTime(ri, elapsed)
+	m.settle(r, o, o == retry.Timeout)
 	if r.measured {
 		a := &m.res.Attempts
 		switch o {
@@ -536,6 +1067,9 @@ func (m *Model) onAttemptEnd(ri int32) {
 		m.traceAttempt(r, st, o, elapsed, sleep, d.Reason.String())
 	}
 	if !d.Retry {
+		if r.measured && d.Reason == retry.BudgetExhausted {
+			m.res.Attempts.BudgetDenied++
+		}
 		outcome := Failed
 		switch {
 		case o == retry.Timeout && r.leaseCut:
@@ -544,8 +1078,8 @@ func (m *Model) onAttemptEnd(ri int32) {
 		case d.Reason == retry.SleepOutlastsDeadline || d.Reason == retry.RetryAfterOutlastsDeadline:
 			outcome = DeadlineExceeded
 		}
-		if r.measured && d.Reason == retry.BudgetExhausted {
-			m.res.Attempts.BudgetDenied++
+		if outcome == Failed && m.tryFallback(ri) {
+			return
 		}
 		m.end(ri, outcome)
 		return
@@ -561,8 +1095,9 @@ func (m *Model) onAttemptEnd(ri int32) {
 	}
 	r.prevSleep = d.Sleep
 	r.backoff += d.Sleep
+	m.stages[int(ri)*m.nStages+m.nStages-1] += d.Sleep
+	r.attempt++
 	if d.Sleep <= 0 {
-		r.attempt++
 		m.dial(ri)
 		return
 	}
@@ -570,7 +1105,6 @@ func (m *Model) onAttemptEnd(ri int32) {
 }
 
 func (m *Model) onWake(ri int32) {
-	m.runs[ri].attempt++
 	m.dial(ri)
 }
 
@@ -582,10 +1116,10 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		m.res.Runs.add(o)
 		soj := (now - r.arrived).Seconds()
 		m.sojournSum += soj
-		m.sojournN++
 		if o == Completed {
 			m.res.Latency.Add(soj)
 			m.res.Series.add(now, binCompleted, 1)
+			m.tail.add(soj, m.stages[int(ri)*m.nStages:int(ri+1)*m.nStages])
 		}
 	}
 	if r.traced {
@@ -593,6 +1127,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	wasQueued := r.queued
 	r.id = -1
+	r.waiting = false
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {
@@ -607,9 +1142,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		next := m.queue.pop()
 		nr := &m.runs[next]
 		if nr.dl.Expired(now) {
-			if nr.traced {
-				m.traceExpired(nr)
-			}
+			nr.started = -1
 			m.end(next, Expired)
 			continue
 		}
@@ -617,19 +1150,28 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		return
 	}
 	m.busy--
+	if m.warm {
+		m.workersTW.Add(now, -1)
+	}
 }
 
-func (m *Model) traceExpired(r *run) {
-	r.started = -1
+func (m *Model) traceRefusal(r *run, st *Step, why string) {
+	now := m.s.Now()
+	rec := &m.rec
+	*rec = AttemptRecord{
+		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.attempt),
+		Start: now, Remaining: r.dl.Remaining(now), Outcome: retry.Refused, Backoff: -1,
+		ResendCount: int(r.attempt) - 1, Decision: why, HasDeadline: m.cfg.Deadline > 0,
+	}
+	m.opt.Tracer.Attempt(rec)
 }
 
 func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff time.Duration, decision string) {
-	now := m.s.Now()
 	rec := &m.rec
 	*rec = AttemptRecord{
 		Run:         r.id,
 		Step:        st.Name,
-		Tool:        m.cfg.Tools[st.Tool].Name,
+		Tool:        m.cfg.Tools[r.tool].Name,
 		Attempt:     int(r.attempt),
 		Start:       r.dialed,
 		Granted:     r.lease,
@@ -640,11 +1182,6 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 		ResendCount: int(r.attempt) - 1,
 		Decision:    decision,
 		HasDeadline: m.cfg.Deadline > 0,
-	}
-	if o == retry.Refused {
-		rec.Start = now
-		rec.Granted = 0
-		rec.Remaining = r.dl.Remaining(now)
 	}
 	m.opt.Tracer.Attempt(rec)
 }

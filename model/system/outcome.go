@@ -128,6 +128,8 @@ type AttemptCounts struct {
 	RetryAfterHonored int64 `json:"retry_after_honored"`
 	// BudgetDenied counts retries a retry budget refused.
 	BudgetDenied int64 `json:"budget_denied"`
+	// Fallbacks counts steps that switched to a fallback tool.
+	Fallbacks int64 `json:"fallbacks"`
 }
 
 // Merge adds o's counters to a.
@@ -145,4 +147,5 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.Duplicates += o.Duplicates
 	a.RetryAfterHonored += o.RetryAfterHonored
 	a.BudgetDenied += o.BudgetDenied
+	a.Fallbacks += o.Fallbacks
 }

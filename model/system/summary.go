@@ -3,6 +3,7 @@ package system
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -30,6 +31,19 @@ type Summary struct {
 	// lambda_w (arrival rate × mean time in system) should agree.
 	Little   Little          `json:"littles_law"`
 	Attempts AttemptsSummary `json:"attempts"`
+	// Workers is the run-level capacity; Tools the per-tool block.
+	Workers WorkersSummary `json:"workers"`
+	Tools   []ToolSummary  `json:"tools"`
+	// Bottleneck names the most loaded resource ("workers" or a tool) when
+	// its load is at least 0.85, else "".
+	Bottleneck string `json:"bottleneck"`
+	// Tail says where the p99 run spent its time.
+	Tail TailSummary `json:"tail"`
+	// Cost is present when any tool is metered.
+	Cost *CostSummary `json:"cost,omitempty"`
+	// Recovery is present when a tool has outages: how long goodput took
+	// to come back after the last one ended.
+	Recovery *Recovery `json:"recovery,omitempty"`
 	// Confidence holds Student-t intervals over replications (nil when
 	// there is only one).
 	Confidence *Confidence `json:"confidence,omitempty"`
@@ -78,6 +92,121 @@ type AttemptsSummary struct {
 	// PeakWindow seconds.
 	PeakRate   float64 `json:"peak_rate"`
 	PeakWindow float64 `json:"peak_window_s"`
+}
+
+// WorkersSummary is the run-level capacity.
+type WorkersSummary struct {
+	Count       int     `json:"count"`
+	Utilisation float64 `json:"utilisation"`
+}
+
+// ToolSummary is one tool's server-side block. Figures cover the whole
+// simulation (a server does not know which runs are measured).
+type ToolSummary struct {
+	Name string `json:"name"`
+	ToolStats
+	// Throughput is calls served per second of simulated time.
+	Throughput float64 `json:"throughput"`
+	// Utilisation is mean busy servers / concurrency (tools with capacity
+	// only; else 0 with Concurrency 0).
+	Concurrency int     `json:"concurrency"`
+	Utilisation float64 `json:"utilisation"`
+	// RateLimit is the token rate; RateUtilisation the admitted calls per
+	// second over it.
+	RateLimit       float64 `json:"rate_limit"`
+	RateUtilisation float64 `json:"rate_utilisation"`
+	// Load is the larger of the two utilisations: the share of the tool's
+	// capacity in use.
+	Load float64 `json:"load"`
+	// QueueDelay is the waiting time at the tool (tools with capacity).
+	QueueDelayP50 float64 `json:"queue_delay_p50_s"`
+	QueueDelayP99 float64 `json:"queue_delay_p99_s"`
+}
+
+// TailSummary is Tail with its stages named.
+type TailSummary struct {
+	P99    float64      `json:"p99_s"`
+	N      int64        `json:"n"`
+	Stages []StageShare `json:"stages"`
+}
+
+// StageShare is the mean seconds a stage took in the p99 band.
+type StageShare struct {
+	Stage   string  `json:"stage"`
+	Seconds float64 `json:"seconds"`
+}
+
+// CostSummary is the money side of the measured runs, in cost units.
+type CostSummary struct {
+	CostStats
+	// PerSuccess is spent / completed runs.
+	PerSuccess float64 `json:"per_successful_run"`
+}
+
+// Recovery measures whether and when goodput came back after an outage:
+// the first 10 s window starting after the outage ended in which runs
+// completed at ≥ 90% of the rate they arrived. A metastable system never
+// gets there while the load lasts.
+type Recovery struct {
+	// OutageEnd is when the last outage ended.
+	OutageEnd float64 `json:"outage_end_s"`
+	// Recovered reports whether goodput came back; After is how long after
+	// OutageEnd the recovering window started (−1 if never).
+	Recovered bool    `json:"recovered"`
+	After     float64 `json:"after_s"`
+	// LateGoodput is completions / arrivals over the last quarter of the
+	// arrivals' span (1 for a healthy system at steady state).
+	LateGoodput float64 `json:"late_goodput"`
+}
+
+// recoveryWindow and recoveryShare define recovery.
+const (
+	recoveryWindow = 10 * time.Second
+	recoveryShare  = 0.9
+)
+
+func recovery(cfg *Config, s *Series) *Recovery {
+	var end time.Duration
+	for _, t := range cfg.Tools {
+		for _, o := range t.Outages {
+			end = max(end, o.End)
+		}
+	}
+	if end == 0 || len(s.Bins) == 0 {
+		return nil
+	}
+	rec := &Recovery{OutageEnd: end.Seconds(), After: -1}
+	last := -1
+	for i, b := range s.Bins {
+		if b.Arrivals > 0 {
+			last = i
+		}
+	}
+	k := max(1, int(recoveryWindow/s.Width))
+	for i := int(end / s.Width); i+k <= last+1; i++ {
+		var arr, done int64
+		for _, b := range s.Bins[i : i+k] {
+			arr += b.Arrivals
+			done += b.Completed
+		}
+		if arr > 0 && float64(done) >= recoveryShare*float64(arr) {
+			rec.Recovered = true
+			rec.After = max(0, (time.Duration(i)*s.Width - end).Seconds())
+			break
+		}
+	}
+	if last >= 0 {
+		from := last - (last+1)/4
+		var arr, done int64
+		for _, b := range s.Bins[from : last+1] {
+			arr += b.Arrivals
+			done += b.Completed
+		}
+		if arr > 0 {
+			rec.LateGoodput = float64(done) / float64(arr)
+		}
+	}
+	return rec
 }
 
 // Interval is a confidence interval [Lo, Hi].
@@ -183,6 +312,24 @@ func Summarize(cfg *Config, results []*Result, level float64) Summary {
 	}
 	s.Latency = percentiles(lat)
 	s.Wait = percentiles(wait)
+	s.Recovery = recovery(cfg, series)
+	s.summarizeResources(cfg, results, window)
+	tails := make([]Tail, len(results))
+	for i, r := range results {
+		tails[i] = r.Tail
+	}
+	tail := mergeTails(tails, lat, len(cfg.Steps)+2)
+	s.Tail = TailSummary{P99: tail.P99, N: tail.N}
+	for i, sec := range tail.Stages {
+		name := "queue"
+		switch {
+		case i == len(tail.Stages)-1:
+			name = "backoff"
+		case i > 0:
+			name = "step:" + cfg.Steps[i-1].Name
+		}
+		s.Tail.Stages = append(s.Tail.Stages, StageShare{Stage: name, Seconds: sec})
+	}
 	if s.Runs.Arrived > 0 {
 		s.SuccessRate = float64(s.Runs.Completed) / float64(s.Runs.Arrived)
 		s.Attempts.PerRun = float64(s.Attempts.Attempts) / float64(s.Runs.Arrived)
@@ -325,4 +472,86 @@ func Pool(results []*Result) (latency, wait *stats.Histogram) {
 		wait.Merge(r.Wait)
 	}
 	return latency, wait
+}
+
+// summarizeResources fills the workers and tools blocks, the cost block and
+// the bottleneck.
+func (s *Summary) summarizeResources(cfg *Config, results []*Result, window float64) {
+	s.Workers.Count = cfg.Workers
+	var util float64
+	for _, r := range results {
+		util += r.WorkerUtilisation * r.Window.Seconds()
+	}
+	if window > 0 {
+		s.Workers.Utilisation = util / window
+	}
+	best, bestLoad := "workers", s.Workers.Utilisation
+	var end float64
+	for _, r := range results {
+		end += r.End.Seconds()
+	}
+	metered := false
+	for i, t := range cfg.Tools {
+		ts := ToolSummary{Name: t.Name, Concurrency: t.Concurrency}
+		delay := stats.NewHistogram()
+		var busy float64
+		for _, r := range results {
+			st := r.Tools[i]
+			ts.Calls += st.Calls
+			ts.Served += st.Served
+			ts.CacheHits += st.CacheHits
+			ts.RateLimited += st.RateLimited
+			ts.QueueFull += st.QueueFull
+			ts.Dropped += st.Dropped
+			ts.BusySeconds += st.BusySeconds
+			ts.WastedSeconds += st.WastedSeconds
+			ts.ClientWaitSeconds += st.ClientWaitSeconds
+			busy += st.MeanBusy * r.End.Seconds()
+			if r.ToolDelay[i] != nil {
+				delay.Merge(r.ToolDelay[i])
+			}
+		}
+		if end > 0 {
+			ts.MeanBusy = busy / end
+			ts.Throughput = float64(ts.Served) / end
+		}
+		if t.Concurrency > 0 {
+			ts.Utilisation = ts.MeanBusy / float64(t.Concurrency)
+		}
+		if t.RateLimit != nil {
+			ts.RateLimit = t.RateLimit.Rate
+			if end > 0 {
+				ts.RateUtilisation = float64(ts.Calls) / end / t.RateLimit.Rate
+			}
+		}
+		ts.Load = math.Max(ts.Utilisation, ts.RateUtilisation)
+		if delay.Count() > 0 {
+			ts.QueueDelayP50 = delay.Quantile(0.5)
+			ts.QueueDelayP99 = delay.Quantile(0.99)
+		}
+		if ts.Load > bestLoad {
+			best, bestLoad = t.Name, ts.Load
+		}
+		if t.Cost != nil {
+			metered = true
+		}
+		s.Tools = append(s.Tools, ts)
+	}
+	if bestLoad >= 0.85 {
+		s.Bottleneck = best
+	}
+	if metered {
+		c := &CostSummary{}
+		for _, r := range results {
+			c.Spent += r.Cost.Spent
+			c.Unsettled += r.Cost.Unsettled
+			c.Wasted += r.Cost.Wasted
+			c.Refused += r.Cost.Refused
+			c.Overrun += r.Cost.Overrun
+		}
+		if s.Runs.Completed > 0 {
+			c.PerSuccess = c.Spent / float64(s.Runs.Completed)
+		}
+		s.Cost = c
+	}
 }

@@ -1,0 +1,397 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/backoff"
+	"github.com/budgetsim/budgetsim/model/latencylog"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/plan/recommend"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+func init() {
+	register(command{name: "recommend", synopsis: "simulate recommend (--latencies FILE | SCENARIO) [flags]   timeout (ceiling), min_lease (floor), attempts and deadline from observed or simulated latencies", run: (*env).recommend})
+}
+
+// recommendFlags are recommend's own flags.
+type recommendFlags struct {
+	latencies, column, unit string
+	percentile, floorPct    float64
+	success                 float64
+	attempts                int
+	base, cap               time.Duration
+	multiplier              float64
+	jitter, bound           string
+	errorRate, permanent    float64
+	deadline, reserve       time.Duration
+}
+
+func (f *recommendFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.latencies, "latencies", "", "read observed latencies from `FILE` (one per line, or CSV with a header; '# source:' and '# date:' lines label the output)")
+	fs.StringVar(&f.column, "column", "", "the CSV column to read (`NAME`; default the first)")
+	fs.StringVar(&f.unit, "unit", "", "unit of bare numbers: ns, us, ms, s, m or h (default: from the column name, else s)")
+	fs.Float64Var(&f.percentile, "percentile", recommend.DefaultPercentile, "the ceiling is this percentile of good calls; the AWS Builders' Library argues for the downstream p99.9 when a 0.1% false-timeout rate is acceptable")
+	fs.Float64Var(&f.floorPct, "floor-percentile", recommend.DefaultFloorPercentile, "the floor (min_lease) is this percentile: a lease below the p50 answers in time less than half the time")
+	fs.Float64Var(&f.success, "success", recommend.DefaultSuccess, "success target: the probability a call (a run, for a scenario) succeeds within its attempts")
+	fs.IntVar(&f.attempts, "attempts", 0, "the most attempts considered, first included (default: 3 for a latency file, the step's retry.attempts for a scenario)")
+	fs.DurationVar(&f.base, "backoff-base", 0, "backoff ceiling of the first retry (latency file; default 50ms)")
+	fs.DurationVar(&f.cap, "backoff-cap", 0, "backoff cap (latency file; default 5s)")
+	fs.Float64Var(&f.multiplier, "backoff-multiplier", 0, "backoff growth factor (latency file; default 2)")
+	fs.StringVar(&f.jitter, "jitter", "", "backoff jitter: none, full, equal, decorrelated or proportional (latency file; default full)")
+	fs.StringVar(&f.bound, "backoff-bound", "worst", "sleeps in the deadline: worst (the jitter's largest draw; for full jitter the caps, so every draw fits) or expected (the mean; full jitter: half the caps)")
+	fs.Float64Var(&f.errorRate, "error-rate", 0, "probability an attempt fails retryably besides timing out: 5xx, 429, hangs (latency file)")
+	fs.Float64Var(&f.permanent, "permanent-rate", 0, "probability an attempt fails for good: a non-retryable error (latency file)")
+	fs.DurationVar(&f.deadline, "deadline", 0, "also report how many attempts fit in this run deadline (default: the scenario's deadline)")
+	fs.DurationVar(&f.reserve, "reserve", 0, "time the deadline holds back at its end (default: the scenario's floor key; 0 for a file)")
+}
+
+func (e *env) recommend(args []string) error {
+	fs := newFlagSet("recommend", e.stderr, "recommend (--latencies FILE [--column NAME] [--unit ms] | SCENARIO) [flags]")
+	var sf scenarioFlags
+	sf.register(fs)
+	var rf recommendFlags
+	rf.register(fs)
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := sf.check(); err != nil {
+		return err
+	}
+	opt, err := rf.options(set)
+	if err != nil {
+		return err
+	}
+	if rf.latencies != "" {
+		if len(pos) > 0 {
+			return usagef("recommend takes --latencies FILE or a SCENARIO, not both (got %q)", pos[0])
+		}
+		for _, n := range []string{"set", "seed", "runs", "replications", "level", "parallel"} {
+			if set[n] {
+				return usagef("--%s applies to a scenario, not to --latencies", n)
+			}
+		}
+		return e.recommendLog(rf, opt, sf.format)
+	}
+	if len(pos) != 1 {
+		return usagef("recommend needs --latencies FILE or exactly one scenario (a path or one of: %s)", joinNames())
+	}
+	for _, n := range []string{"column", "unit"} {
+		if set[n] {
+			return usagef("--%s applies to --latencies, not to a scenario", n)
+		}
+	}
+	for _, n := range []string{"backoff-base", "backoff-cap", "backoff-multiplier", "jitter"} {
+		if set[n] {
+			return usagef("--%s applies to --latencies; for a scenario use --set retry.backoff.%s=… (or steps.NAME.backoff.…)", n, strings.TrimPrefix(n, "backoff-"))
+		}
+	}
+	for _, n := range []string{"error-rate", "permanent-rate"} {
+		if set[n] {
+			return usagef("--%s applies to --latencies; a scenario's error rates come from its tools (--set tools.NAME.errors.transient=…)", n)
+		}
+	}
+	return e.recommendScenario(pos[0], sf, opt)
+}
+
+// options converts the flags to recommend.Options; set holds the flags
+// given on the command line.
+func (f *recommendFlags) options(set map[string]bool) (recommend.Options, error) {
+	opt := recommend.Options{
+		Percentile:      f.percentile,
+		FloorPercentile: f.floorPct,
+		Success:         f.success,
+		AttemptLimit:    f.attempts,
+		ErrorRate:       f.errorRate,
+		PermanentRate:   f.permanent,
+		Deadline:        f.deadline,
+		Reserve:         f.reserve,
+	}
+	switch {
+	case !(f.percentile > 0 && f.percentile < 100):
+		return opt, usagef("--percentile: must be in (0, 100), got %v", f.percentile)
+	case !(f.floorPct > 0 && f.floorPct < f.percentile):
+		return opt, usagef("--floor-percentile: must be in (0, --percentile %v), got %v", f.percentile, f.floorPct)
+	case !(f.success > 0 && f.success < 1):
+		return opt, usagef("--success: must be in (0, 1), got %v", f.success)
+	case f.attempts < 0 || f.attempts > recommend.MaxAttemptLimit:
+		return opt, usagef("--attempts: must be in [1, %d], got %d", recommend.MaxAttemptLimit, f.attempts)
+	case set["attempts"] && f.attempts == 0:
+		return opt, usagef("--attempts: must be in [1, %d], got 0", recommend.MaxAttemptLimit)
+	case !(f.errorRate >= 0 && f.errorRate < 1):
+		return opt, usagef("--error-rate: must be in [0, 1), got %v", f.errorRate)
+	case !(f.permanent >= 0 && f.permanent < 1) || !(f.errorRate+f.permanent < 1):
+		return opt, usagef("--permanent-rate: must be in [0, 1 − --error-rate), got %v", f.permanent)
+	case f.deadline < 0:
+		return opt, usagef("--deadline: must be ≥ 0, got %v", f.deadline)
+	case f.reserve < 0:
+		return opt, usagef("--reserve: must be ≥ 0, got %v", f.reserve)
+	}
+	b, err := recommend.ParseBound(f.bound)
+	if err != nil {
+		return opt, usagef("--backoff-bound: must be worst or expected, got %q", f.bound)
+	}
+	opt.Bound = b
+	if set["backoff-base"] || set["backoff-cap"] || set["backoff-multiplier"] || set["jitter"] {
+		p := recommend.DefaultBackoff()
+		if set["backoff-base"] {
+			p.Base = f.base
+		}
+		if set["backoff-cap"] {
+			p.Cap = f.cap
+		}
+		if set["backoff-multiplier"] {
+			p.Multiplier = f.multiplier
+		}
+		if set["jitter"] {
+			j, err := backoff.ParseJitter(f.jitter)
+			if err != nil {
+				return opt, usagef("--jitter: must be none, full, equal, decorrelated or proportional, got %q", f.jitter)
+			}
+			p.Jitter = j
+		}
+		if err := p.Validate(); err != nil {
+			return opt, usagef("--backoff-%v", err)
+		}
+		opt.Backoff = p
+	}
+	return opt, nil
+}
+
+func (e *env) recommendLog(f recommendFlags, opt recommend.Options, format string) error {
+	lo := latencylog.Options{Column: f.column}
+	if f.unit != "" {
+		u, err := time.ParseDuration("1" + f.unit)
+		if err != nil || u <= 0 {
+			return usagef("--unit: must be ns, us, ms, s, m or h, got %q", f.unit)
+		}
+		lo.DefaultUnit = u
+	}
+	log, err := latencylog.ReadFile(f.latencies, lo)
+	if err != nil {
+		return err
+	}
+	r, err := recommend.FromLog(log, opt)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		return render.JSON(e.stdout, r)
+	}
+	title := "recommend · " + log.File
+	if r.Source != "" {
+		title += " · source " + r.Source
+	}
+	if r.Date != "" {
+		title += " · date " + r.Date
+	}
+	fmt.Fprintln(e.stdout, title)
+	fmt.Fprintf(e.stdout, "%d samples; percentiles: %s\n\n", r.Samples, r.Estimator)
+	if err := render.Table(e.stdout, []string{"setting", "value", "reasoning"}, recommendationRows(r, nil)); err != nil {
+		return err
+	}
+	writeNotes(e.stdout, r.Warnings)
+	return nil
+}
+
+func (e *env) recommendScenario(name string, sf scenarioFlags, opt recommend.Options) error {
+	sc, err := scenarios.Load(name, sf.allSets())
+	if err != nil {
+		return err
+	}
+	results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
+	plan, err := recommend.FromResults(sc.Config, results, opt)
+	if err != nil {
+		return err
+	}
+	if sf.format == "json" {
+		if err := render.JSON(e.stdout, plan); err != nil {
+			return err
+		}
+	} else if err := writePlan(e.stdout, sc, plan); err != nil {
+		return err
+	}
+	if e.interrupted.Load() {
+		return errInterrupted
+	}
+	return nil
+}
+
+func writePlan(w io.Writer, sc *scenarios.Scenario, p *recommend.Plan) error {
+	fmt.Fprintf(w, "recommend · %s (simulated: seed %d, %d replication(s))\n", sc.Config.Name, sc.Config.Seed, p.Replications)
+	fmt.Fprintf(w, "per-step latencies of answered attempts; timeouts other than hangs are censored; percentiles: %s\n", recommend.EstimatorHistogram)
+	for _, r := range p.Steps {
+		fmt.Fprintf(w, "\nstep %s (tool %s): %d calls, %d censored\n", r.Step, r.Tool, r.Samples, r.Censored)
+		if err := render.Table(w, []string{"setting", "value", "reasoning"}, recommendationRows(r, p)); err != nil {
+			return err
+		}
+		writeNotes(w, r.Warnings)
+	}
+	fmt.Fprintf(w, "\nrun (%d steps)\n", len(p.Steps))
+	var budgets []string
+	for _, r := range p.Steps {
+		budgets = append(budgets, fmt.Sprintf("%d × %s + %s", r.Attempts, render.Seconds(r.Ceiling.Seconds()), render.Seconds(r.Backoff.Seconds())))
+	}
+	var maxFloor time.Duration
+	for _, r := range p.Steps {
+		maxFloor = max(maxFloor, r.Floor)
+	}
+	deadlineWhy := strings.Join(budgets, " + ") + " (steps: attempts × ceiling + backoff) + " + render.Seconds(maxFloor.Seconds()) + " largest floor"
+	if p.Reserve > 0 {
+		deadlineWhy += " + " + render.Seconds(p.Reserve.Seconds()) + " reserve"
+	}
+	rows := [][]string{
+		{"success target", render.Percent(p.Success), fmt.Sprintf("each of %d steps gets %s^(1/%d) = %s", len(p.Steps), render.Percent(p.Success), len(p.Steps), pctFine(p.StepSuccess))},
+		{"predicted success", pctFine(p.PredictedSuccess), "the product of the steps' (independent attempts)"},
+		{"min_lease", render.Seconds(p.MinLease.Seconds()), "the smallest step floor: no step is refused a lease its own floor grants"},
+		{"deadline", render.Seconds(p.Deadline.Seconds()), deadlineWhy},
+	}
+	if p.GivenDeadline > 0 {
+		verdict := "fits"
+		if p.Deadline > p.GivenDeadline {
+			verdict = "too short for the recommended attempts"
+		}
+		rows = append(rows, []string{"given deadline", render.Seconds(p.GivenDeadline.Seconds()), verdict})
+	}
+	if err := render.Table(w, []string{"setting", "value", "reasoning"}, rows); err != nil {
+		return err
+	}
+	writeNotes(w, p.Warnings)
+	var sets []string
+	for _, s := range p.Sets() {
+		sets = append(sets, "--set "+s)
+	}
+	fmt.Fprintf(w, "\napply: simulate run %s %s\n", sc.File, strings.Join(sets, " "))
+	return nil
+}
+
+// recommendationRows is the table of one recommendation: setting, value and
+// the reasoning behind it, one line each. p is the plan a step belongs to,
+// nil for a latency file.
+func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]string {
+	sec := func(d time.Duration) string { return render.Seconds(d.Seconds()) }
+	n := r.Samples
+	answered := n - r.Censored
+	rank := func(q float64) string {
+		k := int64(math.Ceil(q*float64(n) - 1e-9))
+		k = max(k, 1)
+		s := fmt.Sprintf("rank ⌈%g·n⌉ = %d of %d", q, k, n)
+		switch {
+		case k > answered:
+			s += " (censored: a lower bound)"
+		case k == n:
+			s += " (the maximum: too few samples to resolve it)"
+		}
+		return s
+	}
+	rows := [][]string{
+		{"p50", render.Seconds(r.P50), rank(0.5)},
+		{"p90", render.Seconds(r.P90), rank(0.9)},
+		{"p99", render.Seconds(r.P99), rank(0.99)},
+		{"p99.9", render.Seconds(r.P999), rank(0.999)},
+	}
+	pc := trimPct(r.Percentile)
+	ceilWhy := fmt.Sprintf("ceiling = p%s = %s: %s of good calls would be cut off", pc, sec(r.Ceiling), render.Percent(r.CutOff))
+	if r.CeilingLowerBound {
+		ceilWhy = fmt.Sprintf("ceiling ≥ p%s ≥ %s: censored, %s of calls timed out; raise the timeout and measure again", pc, sec(r.Ceiling), render.Percent(r.CutOff))
+	}
+	if r.Percentile != 99.9 {
+		ceilWhy += fmt.Sprintf(" (AWS Builders' Library: for a 0.1%% false-timeout rate use the p99.9, %s)", render.Seconds(r.P999))
+	}
+	rows = append(rows,
+		[]string{"ceiling (timeout)", sec(r.Ceiling), ceilWhy},
+		[]string{"floor (min_lease)", sec(r.Floor), fmt.Sprintf("floor = p%s = %s: a lease below it answers in time less than %s%% of the time, so it is refused before dialing",
+			trimPct(r.FloorPercentile), sec(r.Floor), trimPct(r.FloorPercentile))},
+	)
+	qWhy := fmt.Sprintf("q = 1 − (1 − %s errors)(1 − %s cut off)", pctFine(r.ErrorRate+r.PermanentRate), render.Percent(r.CutOff))
+	if r.PermanentRate > 0 {
+		qWhy += fmt.Sprintf("; %s of attempts fail for good (not retried)", pctFine(r.PermanentRate))
+	}
+	rows = append(rows, []string{"attempt failure q", pctFine(r.AttemptFailure), qWhy})
+	target := pctFine(r.SuccessTarget)
+	if p != nil {
+		target += " (the step's share of the run target)"
+	}
+	formula := "1 − q^k"
+	if r.PermanentRate > 0 {
+		formula = "s(1 − r^k)/(1 − r)"
+	}
+	attWhy := fmt.Sprintf("smallest k ≤ %d with %s ≥ %s: %d attempt(s) give %s", r.AttemptLimit, formula, target, r.Attempts, pctFine(r.Success))
+	if !r.TargetMet {
+		attWhy = fmt.Sprintf("no k ≤ %d reaches %s: %d attempt(s) give %s", r.AttemptLimit, target, r.Attempts, pctFine(r.Success))
+	}
+	rows = append(rows, []string{"attempts", strconv.Itoa(r.Attempts), attWhy})
+	bound := "worst-case sleeps"
+	if r.Bound == recommend.Expected {
+		bound = "expected sleeps"
+	}
+	bp := r.BackoffPolicy
+	dlWhy := fmt.Sprintf("%d × %s + %s backoff (%s: %s jitter, base %s, ×%g, cap %s) + %s floor",
+		r.Attempts, sec(r.Ceiling), sec(r.Backoff), bound, bp.Jitter, sec(bp.Base), bp.Multiplier, sec(bp.Cap), sec(r.Floor))
+	if r.Reserve > 0 {
+		dlWhy += " + " + sec(r.Reserve) + " reserve"
+	}
+	name := "deadline"
+	if p != nil {
+		name = "deadline (step alone)"
+	}
+	rows = append(rows, []string{name, sec(r.Deadline), dlWhy})
+	if r.GivenDeadline > 0 {
+		var why string
+		switch {
+		case r.MaxAttempts == 0:
+			why = fmt.Sprintf("not even 1 attempt fits in %s: it needs %s", sec(r.GivenDeadline), sec(r.DeadlineFor(1)))
+		case p != nil:
+			why = fmt.Sprintf("the most that fit in %s with the other steps at their recommended attempts; success %s", sec(r.GivenDeadline), pctFine(r.SuccessInDeadline))
+		default:
+			why = fmt.Sprintf("%d × %s + %s backoff + %s floor = %s fits in %s; success %s", r.MaxAttempts, sec(r.Ceiling), sec(r.BackoffFor(r.MaxAttempts)), sec(r.Floor), sec(r.DeadlineFor(r.MaxAttempts)), sec(r.GivenDeadline), pctFine(r.SuccessInDeadline))
+		}
+		rows = append(rows, []string{"max attempts", strconv.Itoa(r.MaxAttempts), why})
+	}
+	if r.Fit != nil {
+		tail := "not heavier than the fit's beyond sampling error"
+		if r.TailHeavier {
+			tail = "HEAVIER than the fit's beyond sampling error: trust the empirical percentiles, not the fit"
+		}
+		rows = append(rows, []string{"fit", r.Fit.String(), fmt.Sprintf("best of 5 families by KS distance (D = %.3g); tail: empirical p%s / fitted = %.3g, %s",
+			r.Fit.KS, trimPct(100*r.TailP), r.TailRatio, tail)})
+	}
+	return rows
+}
+
+// pctFine formats a probability as a percentage with 4 significant digits
+// ("2.966%", "0.1%"), and near 100% with enough decimals to show 2
+// significant digits of the complement ("99.91%", "99.9970%" not "100%").
+func pctFine(x float64) string {
+	switch {
+	case x == 0 || x == 1:
+		return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
+	case x > 0.99 && x < 1:
+		decimals := int(math.Ceil(-math.Log10(100*(1-x)))) + 1
+		return strconv.FormatFloat(100*x, 'f', decimals, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'g', 4, 64) + "%"
+}
+
+// trimPct formats a percentile without trailing zeros: 99, 99.9.
+func trimPct(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+func writeNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(w, "  note:", n)
+	}
+}

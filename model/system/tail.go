@@ -1,0 +1,131 @@
+package system
+
+import (
+	"math"
+	"time"
+
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// Tail explains where the slowest completed runs spent their time: the
+// mean seconds per stage (queue, each step, backoff sleeps) of the runs
+// whose completion time fell in the same 1%-wide band as the p99. Steps
+// include the attempts' time and client-side rate-limit waits.
+type Tail struct {
+	// P99 is the completion-time p99 the band is centred on; N the runs in
+	// the band.
+	P99 float64 `json:"p99_s"`
+	N   int64   `json:"n"`
+	// Stages are mean seconds: index 0 queue, 1..len(Steps) the steps, last
+	// backoff. Summaries label them.
+	Stages []float64 `json:"stages_s"`
+	table  *tailTable
+}
+
+// tailBandWidth is the relative width of a band: 1%.
+const tailBandWidth = 0.01
+
+// tailTable accumulates stage times of completed runs per completion-time
+// band. Bands are stored densely between lo and lo+len(n); the window grows
+// by doubling, so accounting allocates O(log range) times, never per run.
+type tailTable struct {
+	stages int
+	lo     int32
+	n      []int64
+	sums   []float64 // len(n)*stages
+}
+
+func (t *tailTable) init(stages int) { t.stages = stages }
+
+func bandOf(x float64) int32 {
+	if x <= 1e-12 {
+		x = 1e-12
+	}
+	return int32(math.Floor(math.Log(x) / math.Log1p(tailBandWidth)))
+}
+
+// slot returns the index of band k, growing the window to hold it.
+func (t *tailTable) slot(k int32) int {
+	if len(t.n) == 0 {
+		t.lo = k - 64
+		t.n = make([]int64, 128)
+		t.sums = make([]float64, 128*t.stages)
+	}
+	for k < t.lo || int(k-t.lo) >= len(t.n) {
+		size := len(t.n)
+		n := make([]int64, 2*size)
+		sums := make([]float64, 2*size*t.stages)
+		shift := 0
+		if k < t.lo {
+			shift = size
+		}
+		copy(n[shift:], t.n)
+		copy(sums[shift*t.stages:], t.sums)
+		t.n, t.sums = n, sums
+		t.lo -= int32(shift)
+	}
+	return int(k - t.lo)
+}
+
+func (t *tailTable) add(latency float64, stages []time.Duration) {
+	i := t.slot(bandOf(latency))
+	t.n[i]++
+	row := t.sums[i*t.stages : (i+1)*t.stages]
+	for j, d := range stages {
+		row[j] += d.Seconds()
+	}
+}
+
+func (t *tailTable) merge(o *tailTable) {
+	for i, n := range o.n {
+		if n == 0 {
+			continue
+		}
+		j := t.slot(o.lo + int32(i))
+		t.n[j] += n
+		for s := range t.stages {
+			t.sums[j*t.stages+s] += o.sums[i*o.stages+s]
+		}
+	}
+}
+
+func (t *tailTable) result(lat *stats.Histogram) Tail {
+	out := Tail{table: t}
+	out.finish(lat)
+	return out
+}
+
+// finish computes the p99 band's mean stage times.
+func (tl *Tail) finish(lat *stats.Histogram) {
+	t := tl.table
+	tl.Stages = make([]float64, t.stages)
+	tl.N, tl.P99 = 0, 0
+	if lat.Count() == 0 || len(t.n) == 0 {
+		return
+	}
+	tl.P99 = lat.Quantile(0.99)
+	k := bandOf(tl.P99)
+	if k < t.lo || int(k-t.lo) >= len(t.n) {
+		return
+	}
+	i := int(k - t.lo)
+	tl.N = t.n[i]
+	if tl.N == 0 {
+		return
+	}
+	for s := range t.stages {
+		tl.Stages[s] = t.sums[i*t.stages+s] / float64(tl.N)
+	}
+}
+
+// mergeTails pools replications' bands (in replication order) and
+// recomputes the p99 band against the pooled latency histogram.
+func mergeTails(tails []Tail, lat *stats.Histogram, stages int) Tail {
+	all := &tailTable{stages: stages}
+	for _, t := range tails {
+		if t.table != nil {
+			all.merge(t.table)
+		}
+	}
+	return all.result(lat)
+}

@@ -1,0 +1,196 @@
+package system_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/budgetsim/budgetsim/model/analytic"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+func summarize(t *testing.T, cfg *system.Config, reps int) system.Summary {
+	t.Helper()
+	return system.Summarize(cfg, system.Replicate(cfg, reps, 0, system.Options{}), 0.95)
+}
+
+// TestToolQueueIsErlangC: a tool with concurrency c behind unlimited
+// workers is an M/M/c queue; its queueing delay must match Erlang C
+// (Wq = C(c, a)/(cμ − λ)) within a 99.9% interval over replications.
+func TestToolQueueIsErlangC(t *testing.T) {
+	cfg := load(t, "mmc", "workers=100000", "tools.server.concurrency=10", "runs=100000", "warmup=5000")
+	res := system.Replicate(cfg, 10, 0, system.Options{})
+	xs := make([]float64, len(res))
+	for i, r := range res {
+		xs[i] = r.ToolDelay[0].Mean()
+	}
+	iv := stats.MeanCI(xs, 0.999)
+	want, err := analytic.MMc{Lambda: 9, Mu: 1, C: 10}.MeanWait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !iv.Contains(want) {
+		t.Fatalf("tool queueing delay %v, Erlang C mean wait %.5f outside it", iv, want)
+	}
+}
+
+// TestRateLimitedToolCapsThroughput: with search limited to 2 calls/s,
+// adding workers never raises throughput above 2 runs/s, and the summary
+// names search as the bottleneck; raising the limit is what helps.
+func TestRateLimitedToolCapsThroughput(t *testing.T) {
+	for _, w := range []string{"20", "40", "80"} {
+		s := summarize(t, load(t, "tool-bottleneck", "workers="+w, "runs=8000", "warmup=1000"), 1)
+		if s.Little.Throughput > 2.0*1.01 {
+			t.Errorf("workers=%s: throughput %.3f/s above the tool's 2 calls/s", w, s.Little.Throughput)
+		}
+		if s.Bottleneck != "search" {
+			t.Errorf("workers=%s: bottleneck %q, want search", w, s.Bottleneck)
+		}
+	}
+	s := summarize(t, load(t, "tool-bottleneck", "tools.search.rate_limit.rate=6/s", "runs=8000", "warmup=1000"), 1)
+	if s.SuccessRate < 0.99 || s.Little.Throughput < 4.8 {
+		t.Fatalf("rate 6/s: success %.3f, throughput %.2f/s; want ≥ 0.99 and ≈ 5/s", s.SuccessRate, s.Little.Throughput)
+	}
+	c := summarize(t, load(t, "tool-bottleneck", "tools.search.cache.hit_ratio=0.7", "runs=8000", "warmup=1000"), 1)
+	if c.SuccessRate < 0.99 || c.Tools[0].CacheHits == 0 {
+		t.Fatalf("cache 0.7: success %.3f, cache hits %d; a cache in front of the limit must relieve it", c.SuccessRate, c.Tools[0].CacheHits)
+	}
+}
+
+// TestServerRateLimitSends429: server enforcement answers over-limit calls
+// with 429 and a Retry-After of the time to the next token; the tool never
+// admits more than its rate.
+func TestServerRateLimitSends429(t *testing.T) {
+	s := summarize(t, load(t, "tool-bottleneck", "tools.search.rate_limit.enforce=server", "retry.attempts=4", "runs=4000", "warmup=500"), 1)
+	ts := s.Tools[0]
+	if ts.RateLimited == 0 || s.Attempts.RateLimited == 0 || s.Attempts.RetryAfterHonored == 0 {
+		t.Fatalf("429s sent %d, seen %d, Retry-After honoured %d: want all > 0", ts.RateLimited, s.Attempts.RateLimited, s.Attempts.RetryAfterHonored)
+	}
+	if ts.RateUtilisation > 1.01 {
+		t.Fatalf("the tool admitted %.3f× its rate", ts.RateUtilisation)
+	}
+}
+
+// TestRetryStorm: naive retries and work that continues after timeouts
+// keep goodput collapsed after the outage; one attempt, or a deadline-aware
+// tool with a retry budget, recovers; and at a third of capacity (below
+// capacity/attempts) the naive system recovers by itself.
+func TestRetryStorm(t *testing.T) {
+	rec := func(sets ...string) *system.Recovery {
+		s := summarize(t, load(t, "retry-storm", sets...), 1)
+		if s.Recovery == nil {
+			t.Fatalf("%v: no recovery block", sets)
+		}
+		return s.Recovery
+	}
+	if r := rec(); r.Recovered || r.LateGoodput > 0.1 {
+		t.Errorf("naive: %+v, want collapsed until the end", r)
+	}
+	if r := rec("retry.attempts=1", "tools.backend.deadline_aware=true"); !r.Recovered || r.After > 5 {
+		t.Errorf("one attempt, deadline-aware: %+v, want recovered within 5 s", r)
+	}
+	if r := rec("retry.budget={kind: token_bucket}", "tools.backend.deadline_aware=true"); !r.Recovered || r.After > 5 {
+		t.Errorf("token-bucket budget, deadline-aware: %+v, want recovered within 5 s", r)
+	}
+	if r := rec("tools.backend.deadline_aware=true"); r.LateGoodput < 0.4 {
+		t.Errorf("deadline-aware alone: late goodput %.2f, want well above the naive 0", r.LateGoodput)
+	}
+	if r := rec("arrivals.rate=20/s"); !r.Recovered {
+		t.Errorf("20/s (below capacity/attempts ≈ 33/s): %+v, want recovered by itself", r)
+	}
+	if r := rec("arrivals.rate=40/s"); r.Recovered {
+		t.Errorf("40/s (above capacity/attempts): %+v, want metastable", r)
+	}
+}
+
+// TestRunBudgetReserveSettle: two metered steps reserve 70 each against a
+// run budget of 100 (the second seed's example); the first call's usage is
+// uniform on [10, 70], so the second reservation fits only when the first
+// spent ≤ 30: probability 1/3. The rest are refused locally.
+func TestRunBudgetReserveSettle(t *testing.T) {
+	cfg := load(t, "mmc", "runs=30000", "warmup=0", "workers=1000",
+		"cost={run_budget: 100}",
+		"tools.server.latency={dist: constant, value: 1ms}",
+		"tools.server.cost={reserve: 70, usage: {dist: uniform, min: 10, max: 70}, billed: request}",
+		"steps=[{name: a, tool: server}, {name: b, tool: server}]")
+	s := summarize(t, cfg, 1)
+	p := s.SuccessRate
+	n := float64(s.Runs.Arrived)
+	if se := math.Sqrt(p * (1 - p) / n); math.Abs(p-1.0/3) > 4.5*se {
+		t.Fatalf("success %.4f, want 1/3 ± %.4f (4.5 binomial SE)", p, 4.5*se)
+	}
+	if s.Runs.Refused+s.Runs.Completed != s.Runs.Arrived {
+		t.Fatalf("runs %+v: every run either fits or is refused", s.Runs)
+	}
+	if s.Cost == nil || s.Cost.Refused != s.Runs.Refused || s.Cost.Unsettled != 0 {
+		t.Fatalf("cost %+v: refused calls must equal refused runs and nothing stays unsettled", s.Cost)
+	}
+	// Mean spend per run: 40 for the first call, plus 40 for the runs
+	// that made a second one.
+	want := 40*n + 40*float64(s.Runs.Completed)
+	if math.Abs(s.Cost.Spent-want)/want > 0.02 {
+		t.Fatalf("spent %.0f, want ≈ %.0f", s.Cost.Spent, want)
+	}
+}
+
+// TestUnknownUsageStaysReserved: a metered call that times out has unknown
+// usage; it is held for reconciliation, never settled as zero, and a shared
+// scenario budget never overcommits.
+func TestUnknownUsageStaysReserved(t *testing.T) {
+	cfg := load(t, "mmc", "runs=5000", "warmup=0", "workers=1000",
+		"cost={scenario_budget: 10000}",
+		"tools.server.hang=0.2", "steps.serve.timeout=2s",
+		"tools.server.cost={reserve: 5, usage: {dist: constant, value: 3}}")
+	s := summarize(t, cfg, 1)
+	c := s.Cost
+	if c.Unsettled == 0 {
+		t.Fatal("timed-out metered calls left nothing unsettled")
+	}
+	if math.Mod(c.Unsettled, 5) != 0 {
+		t.Fatalf("unsettled %.2f: each timed-out call must hold its full reservation of 5", c.Unsettled)
+	}
+	if c.Spent+c.Unsettled > 10000 {
+		t.Fatalf("spent %.0f + unsettled %.0f exceed the scenario budget 10000", c.Spent, c.Unsettled)
+	}
+	if c.Refused == 0 {
+		t.Fatal("5000 runs × up to 5 units (about 3.4 units each) must exhaust a 10000 budget: some calls must be refused")
+	}
+}
+
+// TestFallbackNeedsCapability: a step whose primary always fails falls
+// back to a tool that declares the capability it requires; an incapable
+// fallback is never chosen.
+func TestFallbackNeedsCapability(t *testing.T) {
+	base := []string{"runs=2000", "warmup=0", "workers=100",
+		"tools.server.errors={permanent: 1}",
+		"tools.server.capabilities=[text, images]",
+		"tools.cheap={latency: {dist: constant, value: 10ms}, capabilities: [text]}",
+		"tools.vision={latency: {dist: constant, value: 20ms}, capabilities: [text, images]}",
+	}
+	s := summarize(t, load(t, "mmc", append(base, "steps.serve.requires=[images]", "steps.serve.fallback=[cheap, vision]")...), 1)
+	if s.SuccessRate != 1 || s.Attempts.Fallbacks != s.Runs.Arrived {
+		t.Fatalf("capable fallback: success %.3f, fallbacks %d of %d runs", s.SuccessRate, s.Attempts.Fallbacks, s.Runs.Arrived)
+	}
+	if s.Tools[1].Calls != 0 {
+		t.Fatalf("the text-only fallback was called %d times for an images step", s.Tools[1].Calls)
+	}
+	s = summarize(t, load(t, "mmc", append(base, "steps.serve.requires=[images]", "steps.serve.fallback=[cheap]")...), 1)
+	if s.SuccessRate != 0 || s.Attempts.Fallbacks != 0 {
+		t.Fatalf("incapable fallback: success %.3f, fallbacks %d; want 0 and 0", s.SuccessRate, s.Attempts.Fallbacks)
+	}
+}
+
+// TestTailBreakdown: the p99 run's stages add up to its completion time.
+func TestTailBreakdown(t *testing.T) {
+	s := summarize(t, load(t, "mmc", "runs=50000"), 2)
+	var sum float64
+	for _, st := range s.Tail.Stages {
+		sum += st.Seconds
+	}
+	if s.Tail.N == 0 || math.Abs(sum-s.Tail.P99)/s.Tail.P99 > 0.02 {
+		t.Fatalf("tail stages sum to %.3fs over %d runs, p99 %.3fs: want within the 1%% band", sum, s.Tail.N, s.Tail.P99)
+	}
+	if s.Tail.Stages[0].Stage != "queue" || s.Tail.Stages[1].Stage != "step:serve" {
+		t.Fatalf("stage names %+v", s.Tail.Stages)
+	}
+}

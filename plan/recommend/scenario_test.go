@@ -1,0 +1,121 @@
+package recommend
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// TestReplay measures testdata/two-step.yaml (no timeouts but fetch's 5 s
+// hang guard, no deadline), applies the recommended timeouts, attempts,
+// min_lease and deadline back with --set overrides, replays on a different
+// seed (fresh draws, not the measured ones) and checks the replayed success
+// rate against the target and against the predicted rate.
+func TestReplay(t *testing.T) {
+	const file = "testdata/two-step.yaml"
+	sc, err := scenarios.Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := system.Replicate(sc.Config, 1, 1, system.Options{})
+	plan, err := FromResults(sc.Config, results, Options{Success: 0.99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Steps) != 2 {
+		t.Fatalf("FromResults: %d steps, want 2", len(plan.Steps))
+	}
+	// Each step's p99 ceiling cuts off at most 1% of good calls (nearest
+	// rank), less only the calls sharing the ceiling's histogram bucket
+	// (width ≤ 1/128 of the value: about 5 of 20 000 calls near the p99,
+	// see TestHistogramCensored), so [0.009, 0.01]; and the fits recover
+	// the tools' lognormal families.
+	for _, r := range plan.Steps {
+		if r.CutOff > 0.01 || r.CutOff < 0.009 {
+			t.Errorf("steps.%s: CutOff = %v, want in [0.009, 0.01]", r.Step, r.CutOff)
+		}
+		if r.Fit == nil || r.Fit.Dist != "lognormal" {
+			t.Errorf("steps.%s: Fit = %v, want lognormal", r.Step, r.Fit)
+		}
+		// The step target is 0.99^(1/2) = 0.99499. search: q ≈ 1 −
+		// 0.98·0.99 = 0.030, fetch: q ≈ 1 − 0.94·0.99 = 0.069; one attempt
+		// is short of the target and two reach it (q² ≤ 0.005013 holds
+		// for q ≤ 0.0708, i.e. any cut-off ≤ 1.15%).
+		if !r.TargetMet || r.Attempts != 2 {
+			t.Errorf("steps.%s: Attempts, TargetMet = %d, %v, want 2, true", r.Step, r.Attempts, r.TargetMet)
+		}
+	}
+	// fetch's 5 s timeouts are all hangs (1% of dialed attempts): none is
+	// a slow call, so none is censored.
+	if f := plan.Steps[1]; f.Censored != 0 {
+		t.Errorf("steps.fetch: Censored = %d, want 0 (every timeout is a hang)", f.Censored)
+	}
+	if plan.PredictedSuccess < plan.Success {
+		t.Fatalf("PredictedSuccess = %v, want ≥ target %v", plan.PredictedSuccess, plan.Success)
+	}
+
+	sets := append(plan.Sets(), "seed=99")
+	replay, err := scenarios.Load(file, sets)
+	if err != nil {
+		t.Fatalf("scenarios.Load(%s, %q): %v", file, sets, err)
+	}
+	res := system.Replicate(replay.Config, 1, 1, system.Options{})[0]
+	n := float64(res.Runs.Arrived)
+	got := float64(res.Runs.Completed) / n
+	p := plan.PredictedSuccess
+	se := math.Sqrt(p * (1 - p) / n) // binomial standard error of a proportion
+	t.Logf("replay with %s: success %.5f over %.0f runs, predicted %.5f ± %.5f (1 SE), target %v",
+		strings.Join(plan.Sets(), " "), got, n, p, se, plan.Success)
+	// The target holds unless the replay is more than 3.29 SE below it
+	// (one-sided 99.95%): a failure means the plan misses the target.
+	if got < plan.Success-z3*se {
+		t.Errorf("replayed success = %v, want ≥ target %v (−3.29 SE = %v)", got, plan.Success, plan.Success-z3*se)
+	}
+	// And the independence model predicts it: within 3.29 SE. (The
+	// prediction's own error, from the measured cut-off's standard error
+	// sqrt(0.01·0.99/20000) = 0.0007, moves it by about 2q·0.0007 ≈ 1e-4,
+	// a fifth of an SE.)
+	if math.Abs(got-p) > z3*se {
+		t.Errorf("replayed success = %v, want predicted %v ± %v (3.29 SE)", got, p, z3*se)
+	}
+	// The worst-case deadline fits every attempt: nothing is cut short.
+	if res.Runs.DeadlineExceeded != 0 || res.Runs.Refused != 0 {
+		t.Errorf("replay: deadline exceeded %d, refused %d, want 0, 0 (the deadline covers k attempts at the ceiling plus the worst sleeps)", res.Runs.DeadlineExceeded, res.Runs.Refused)
+	}
+}
+
+// TestFromResultsErrors: bad scenario inputs name the field.
+func TestFromResultsErrors(t *testing.T) {
+	sc, err := scenarios.Load("testdata/two-step.yaml", []string{"runs=50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := system.Replicate(sc.Config, 1, 1, system.Options{})
+	if _, err := FromResults(sc.Config, results, Options{ErrorRate: 0.1}); err == nil || !strings.HasPrefix(err.Error(), "error rate: must be 0 for a scenario") {
+		t.Errorf("FromResults(ErrorRate 0.1) error = %v, want error rate: must be 0 for a scenario…", err)
+	}
+	if _, err := FromResults(sc.Config, nil, Options{}); err == nil {
+		t.Errorf("FromResults(no results) error = nil, want one")
+	}
+	if _, err := FromResults(sc.Config, results, Options{Percentile: 101}); err == nil || !strings.HasPrefix(err.Error(), "steps.search: percentile") {
+		t.Errorf("FromResults(percentile 101) error = %v, want steps.search: percentile…", err)
+	}
+}
+
+// TestUnsafeStep: a step that may not be retried gets an attempt limit of 1.
+func TestUnsafeStep(t *testing.T) {
+	sc, err := scenarios.Load("testdata/two-step.yaml", []string{"runs=2000", "steps.search.idempotent=false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := FromResults(sc.Config, system.Replicate(sc.Config, 1, 1, system.Options{}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := plan.Steps[0]; s.AttemptLimit != 1 || s.Attempts != 1 || s.TargetMet {
+		t.Errorf("unsafe search: AttemptLimit, Attempts, TargetMet = %d, %d, %v, want 1, 1, false", s.AttemptLimit, s.Attempts, s.TargetMet)
+	}
+}
