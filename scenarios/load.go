@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/budgetsim/budgetsim/model/arrival"
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
@@ -145,6 +147,15 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		cfg.Seed = uint64(d.integer(n, "seed", 0, math.MaxInt64))
 	}
 	runsNode, horizonNode := f.get("runs"), f.get("horizon")
+	// A --set of one of runs/horizon replaces the other from the file.
+	if runsNode != nil && horizonNode != nil {
+		switch {
+		case horizonNode.Line < 0 && runsNode.Line >= 0:
+			runsNode = nil
+		case runsNode.Line < 0 && horizonNode.Line >= 0:
+			horizonNode = nil
+		}
+	}
 	if runsNode != nil {
 		cfg.Runs = d.integer(runsNode, "runs", 1, MaxRuns)
 	}
@@ -247,22 +258,30 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 	}
 	process := "poisson"
 	if p := f.get("process"); p != nil {
-		process = d.oneOf(p, "arrivals.process", "poisson", "constant", "batch")
+		process = d.oneOf(p, "arrivals.process", "poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed")
 	}
+	rate := func(required bool) float64 {
+		r := f.get("rate")
+		if r == nil {
+			if required {
+				d.errorf(n, "arrivals.rate", "required for %s arrivals (e.g. rate: 9/s)", process)
+			}
+			return 0
+		}
+		v := d.rate(r, "arrivals.rate")
+		if v <= 0 && len(d.errs) == 0 {
+			d.errorf(r, "arrivals.rate", "must be > 0")
+		}
+		return v
+	}
+	var err error
 	switch process {
 	case "poisson", "constant":
 		a.Process = system.Poisson
 		if process == "constant" {
 			a.Process = system.Constant
 		}
-		if r := f.get("rate"); r != nil {
-			a.Rate = d.rate(r, "arrivals.rate")
-			if a.Rate <= 0 && len(d.errs) == 0 {
-				d.errorf(r, "arrivals.rate", "must be > 0")
-			}
-		} else {
-			d.errorf(n, "arrivals.rate", "required for %s arrivals (e.g. rate: 9/s)", process)
-		}
+		a.Rate = rate(true)
 	case "batch":
 		a.Process = system.Batch
 		if c := f.get("count"); c != nil {
@@ -270,6 +289,108 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 		} else {
 			d.errorf(n, "arrivals.count", "required for a batch: how many runs arrive at once")
 		}
+	case "schedule":
+		a.Process = system.Open
+		var pts []arrival.RatePoint
+		rs := f.get("rates")
+		if rs == nil {
+			d.errorf(n, "arrivals.rates", "required: a list of {at, rate}, e.g. [{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]")
+			break
+		}
+		for i, item := range d.sequence(rs, "arrivals.rates") {
+			p := fmt.Sprintf("arrivals.rates[%d]", i)
+			pf := d.mapping(item, p)
+			if pf == nil {
+				continue
+			}
+			var pt arrival.RatePoint
+			if v := pf.get("at"); v != nil {
+				pt.At = d.duration(v, p+".at", MaxDuration)
+			} else {
+				d.errorf(item, p+".at", "required")
+			}
+			if v := pf.get("rate"); v != nil {
+				pt.Rate = d.rate(v, p+".rate")
+			} else {
+				d.errorf(item, p+".rate", "required")
+			}
+			pf.finish()
+			pts = append(pts, pt)
+		}
+		var repeat time.Duration
+		if v := f.get("repeat"); v != nil {
+			repeat = d.duration(v, "arrivals.repeat", MaxDuration)
+		}
+		if len(d.errs) == 0 {
+			a.Source, err = arrival.Schedule(pts, repeat)
+			l.arrivalErr(err, rs, "arrivals.")
+		}
+	case "diurnal":
+		a.Process = system.Open
+		mean := rate(true)
+		amp := 0.5
+		if v := f.get("amplitude"); v != nil {
+			amp = d.number(v, "arrivals.amplitude", 0, 1)
+		}
+		period := 24 * time.Hour
+		if v := f.get("period"); v != nil {
+			period = d.duration(v, "arrivals.period", MaxDuration)
+		}
+		var peak time.Duration
+		hasPeak := false
+		if v := f.get("peak"); v != nil {
+			peak = d.duration(v, "arrivals.peak", MaxDuration)
+			hasPeak = true
+		}
+		if len(d.errs) == 0 && period > 0 {
+			// rate(t) = mean(1 + a·sin(2πt/period + φ)) peaks where the
+			// sine's argument is π/2.
+			phase := 0.0
+			if hasPeak {
+				phase = math.Pi/2 - 2*math.Pi*float64(peak)/float64(period)
+			}
+			a.Source, err = arrival.Diurnal(mean, amp, period, phase)
+			l.arrivalErr(err, n, "arrivals.")
+		}
+	case "trace":
+		a.Process = system.Open
+		v := f.get("file")
+		if v == nil {
+			d.errorf(n, "arrivals.file", "required: a file of arrival timestamps, one per line")
+			break
+		}
+		name := d.str(v, "arrivals.file")
+		if name == "" || l.fsys == nil {
+			break
+		}
+		file, ferr := l.fsys.Open(filepath.ToSlash(name))
+		if ferr != nil {
+			d.errorf(v, "arrivals.file", "cannot read %q: %v", name, unwrapPathError(ferr))
+			break
+		}
+		times, rerr := arrival.ReadTrace(file, name)
+		file.Close()
+		if rerr != nil {
+			d.errorf(v, "arrivals.file", "%v", rerr)
+			break
+		}
+		a.Source, err = arrival.Trace(times)
+		l.arrivalErr(err, v, "arrivals.file: ")
+	case "closed":
+		a.Process = system.Closed
+		if v := f.get("users"); v != nil {
+			a.Users = int(d.integer(v, "arrivals.users", 1, 10_000_000))
+		} else {
+			d.errorf(n, "arrivals.users", "required for a closed population: how many agents loop")
+		}
+		if v := f.get("think"); v != nil {
+			a.Think = l.dist(v, "arrivals.think", true)
+		} else {
+			d.errorf(n, "arrivals.think", "required: each agent's think time between runs (e.g. {dist: exponential, mean: 30s})")
+		}
+	}
+	if a.Source != nil {
+		a.Rate = a.Source.MeanRate()
 	}
 	f.finish()
 	return a
@@ -1035,4 +1156,17 @@ func hasAll(have, need []string) bool {
 		}
 	}
 	return true
+}
+
+// arrivalErr reports an arrival constructor's error at n.
+func (l *loader) arrivalErr(err error, n *yaml.Node, prefix string) {
+	if err == nil {
+		return
+	}
+	var pe *arrival.ParamError
+	if errors.As(err, &pe) {
+		l.d.errorf(n, "arrivals."+strings.Replace(pe.Param, "points", "rates", 1), "%s", pe.Msg)
+		return
+	}
+	l.d.errorf(n, strings.TrimSuffix(strings.TrimSuffix(prefix, ": "), "."), "%v", err)
 }

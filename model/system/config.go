@@ -3,6 +3,7 @@ package system
 import (
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/arrival"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/model/retry"
@@ -67,6 +68,11 @@ const (
 	Constant
 	// Batch arrivals: Count runs at instant 0 (a thundering herd).
 	Batch
+	// Open arrivals from an arrival.Process (schedule, diurnal, trace).
+	Open
+	// Closed population: Users agents, each starting a new run a Think time
+	// after its previous run ended.
+	Closed
 )
 
 // String returns the process's scenario name.
@@ -78,6 +84,10 @@ func (p Process) String() string {
 		return "constant"
 	case Batch:
 		return "batch"
+	case Open:
+		return "open"
+	case Closed:
+		return "closed"
 	}
 	return "unknown"
 }
@@ -85,10 +95,16 @@ func (p Process) String() string {
 // Arrivals describes when runs arrive.
 type Arrivals struct {
 	Process Process
-	// Rate is arrivals per second (Poisson, Constant).
+	// Rate is arrivals per second (Poisson, Constant; for Open, the
+	// process's long-run mean rate, used for utilisation estimates).
 	Rate float64
 	// Count is the size of a Batch.
 	Count int64
+	// Source generates the instants of Poisson, Constant and Open arrivals.
+	Source arrival.Process
+	// Users and Think define a Closed population.
+	Users int
+	Think dist.Dist
 }
 
 // Step is one element of a run's plan: a call to a tool, retried under a

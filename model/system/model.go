@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/arrival"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/deadline"
 	"github.com/budgetsim/budgetsim/model/ratelimit"
@@ -111,6 +112,7 @@ type Model struct {
 	s      *sim.Sim
 
 	arrivals *sim.Stream
+	src      arrival.Process
 	toolRng  []*sim.Stream
 	jitter   *sim.Stream
 	costRng  *sim.Stream
@@ -129,6 +131,7 @@ type Model struct {
 	busy     int
 	inSys    int
 	nArr     int64
+	pending  int64 // closed population: arrivals scheduled, not yet happened
 	nextAt   time.Duration
 
 	warm       bool
@@ -258,6 +261,18 @@ func New(cfg *Config, opt Options) *Model {
 		},
 	}
 	m.arrivals = sim.NewStream(seed, "arrivals")
+	if m.src = cfg.Arrivals.Source; m.src == nil {
+		var err error
+		switch cfg.Arrivals.Process {
+		case Poisson:
+			m.src, err = arrival.Poisson(cfg.Arrivals.Rate)
+		case Constant:
+			m.src, err = arrival.Constant(cfg.Arrivals.Rate)
+		}
+		if err != nil {
+			panic("system: invalid arrivals (the loader validates them): " + err.Error())
+		}
+	}
 	m.jitter = sim.NewStream(seed, "retry:jitter")
 	m.costRng = sim.NewStream(seed, "cost")
 	m.toolRng = make([]*sim.Stream, len(cfg.Tools))
@@ -310,11 +325,17 @@ func New(cfg *Config, opt Options) *Model {
 // or a guard stops it, and returns what was measured.
 func (m *Model) Run() *Result {
 	cfg := m.cfg
-	if cfg.Arrivals.Process == Batch {
+	switch cfg.Arrivals.Process {
+	case Batch:
 		for range cfg.Arrivals.Count {
 			m.s.At(0, evArrival, 0, 0)
 		}
-	} else {
+	case Closed:
+		// Every agent thinks once before its first run.
+		for u := range cfg.Arrivals.Users {
+			m.think(int64(-1 - u))
+		}
+	default:
 		m.scheduleArrival()
 	}
 	for i, t := range cfg.Tools {
@@ -411,23 +432,34 @@ func (m *Model) finish(stop string) *Result {
 	return r
 }
 
+// scheduleArrival schedules the next arrival of an open process.
 func (m *Model) scheduleArrival() {
 	cfg := m.cfg
 	if cfg.Runs > 0 && m.nArr >= cfg.Runs {
 		return
 	}
-	var gap time.Duration
-	switch cfg.Arrivals.Process {
-	case Poisson:
-		gap = seconds(m.arrivals.Rand().ExpFloat64() / cfg.Arrivals.Rate)
-	case Constant:
-		gap = seconds(1 / cfg.Arrivals.Rate)
-	}
-	at := m.nextAt + gap
-	if cfg.Horizon > 0 && at >= cfg.Horizon {
+	at, ok := m.src.Next(m.nArr, m.nextAt, m.arrivals.Rand())
+	if !ok || cfg.Horizon > 0 && at >= cfg.Horizon {
 		return
 	}
 	m.nextAt = at
+	m.s.At(at, evArrival, 0, 0)
+}
+
+// think schedules a closed-population agent's next run after a think time
+// drawn by key (the run that just ended, or -1-agent at the start). The
+// scheduled arrivals are counted so that Runs bounds the total.
+func (m *Model) think(key int64) {
+	cfg := m.cfg
+	if cfg.Runs > 0 && m.nArr+m.pending >= cfg.Runs {
+		return
+	}
+	m.arrivals.Key(uint64(key), 0x7417, 0)
+	at := m.s.Now() + seconds(cfg.Arrivals.Think.Sample(m.arrivals.Rand()))
+	if cfg.Horizon > 0 && at >= cfg.Horizon {
+		return
+	}
+	m.pending++
 	m.s.At(at, evArrival, 0, 0)
 }
 
@@ -436,7 +468,11 @@ func (m *Model) onArrival() {
 	cfg := m.cfg
 	id := m.nArr
 	m.nArr++
-	if cfg.Arrivals.Process != Batch {
+	switch cfg.Arrivals.Process {
+	case Batch:
+	case Closed:
+		m.pending--
+	default:
 		m.scheduleArrival()
 	}
 	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime
@@ -456,6 +492,9 @@ func (m *Model) onArrival() {
 		}
 		if m.traced(id) {
 			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(now)})
+		}
+		if cfg.Arrivals.Process == Closed {
+			m.think(id)
 		}
 		return
 	}
@@ -1124,6 +1163,9 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	if r.traced {
 		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.arrived)})
+	}
+	if m.cfg.Arrivals.Process == Closed {
+		m.think(r.id)
 	}
 	wasQueued := r.queued
 	r.id = -1

@@ -407,7 +407,7 @@ func warnings(cfg *Config, s *Summary) []string {
 	if n := s.Latency.N; n > 0 && n < 10000 {
 		w = append(w, fmt.Sprintf("only %d completed runs: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions", n))
 	}
-	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != Batch {
+	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != Batch && cfg.Arrivals.Process != Closed {
 		w = append(w, "no warm-up discarded: the first runs met an empty system, which biases waits low")
 	}
 	if s.Runs.InFlight > 0 {
@@ -423,7 +423,7 @@ func warnings(cfg *Config, s *Summary) []string {
 // scenario's own numbers, counting one attempt per step (retries only add to
 // it). ok is false when the arrival process has no rate.
 func OfferedUtilisation(cfg *Config) (rho float64, ok bool) {
-	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Rate <= 0 {
+	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
 		return 0, false
 	}
 	var service float64
