@@ -17,7 +17,7 @@ func init() {
 func (e *env) validate(args []string) error {
 	fs := newFlagSet("validate", e.stderr, "validate [flags]")
 	reps := fs.Int("replications", 10, "replications per model (≥ 2)")
-	level := fs.Float64("level", 0.99, "confidence level of the intervals")
+	level := fs.Float64("level", 0.99, "family-wise confidence level: each of the n checks uses 1 − (1 − level)/n (Bonferroni)")
 	parallel := fs.Int("parallel", 0, "goroutines (0: all cores)")
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("only", "", "comma-separated scenarios to validate (default: mm1,mmc,mmck,md1,mg1)")
@@ -65,7 +65,7 @@ func (e *env) validate(args []string) error {
 			}
 			rows = append(rows, []string{c.Model, c.Figure, render.Number(c.Analytic), render.Number(c.Simulated), ci, verdict, c.Formula})
 		}
-		fmt.Fprintf(e.stdout, "Simulated vs closed form: %d replications per model, %g%% Student-t intervals.\n", rep.Replications, 100*rep.Level)
+		fmt.Fprintf(e.stdout, "Simulated vs closed form: %d replications per model; Student-t intervals at %.4g%% each (Bonferroni for a family-wise %g%%).\n", rep.Replications, 100*rep.CheckLevel, 100*rep.Level)
 		if err := render.Table(e.stdout, []string{"model", "figure", "analytic", "simulated", "CI", "verdict", "formula"}, rows); err != nil {
 			return err
 		}
