@@ -55,4 +55,4 @@ func TestScheduleArrivals(t *testing.T) {
 type hourCounter map[int]int64
 
 func (h hourCounter) Attempt(*system.AttemptRecord) {}
-func (h hourCounter) Run(r system.RunRecord)       { h[int(r.Arrived.Hours())]++ }
+func (h hourCounter) Run(r system.RunRecord)        { h[int(r.Arrived.Hours())]++ }
