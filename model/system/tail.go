@@ -9,7 +9,7 @@ import (
 
 // Tail explains where the slowest completed runs spent their time: the
 // mean seconds per stage (queue, each step, backoff sleeps) of the runs
-// whose completion time fell in the same 1%-wide band as the p99. Steps
+// whose completion time fell in the same band as the p99 (at most 1.6% wide). Steps
 // include the attempts' time and client-side rate-limit waits.
 type Tail struct {
 	// P99 is the completion-time p99 the band is centred on; N the runs in
@@ -22,8 +22,6 @@ type Tail struct {
 	table  *tailTable
 }
 
-// tailBandWidth is the relative width of a band: 1%.
-const tailBandWidth = 0.01
 
 // tailTable accumulates stage times of completed runs per completion-time
 // band. Bands are stored densely between lo and lo+len(n); the window grows
@@ -37,11 +35,15 @@ type tailTable struct {
 
 func (t *tailTable) init(stages int) { t.stages = stages }
 
+// bandOf returns x's band: its binary exponent and top 6 mantissa bits, so
+// 64 linear bands per octave, each at most 1/64 ≈ 1.6% wide (relative),
+// computed from the float's bits without a logarithm. Bands are monotone in
+// x for x > 0.
 func bandOf(x float64) int32 {
 	if x <= 1e-12 {
 		x = 1e-12
 	}
-	return int32(math.Floor(math.Log(x) / math.Log1p(tailBandWidth)))
+	return int32(math.Float64bits(x) >> (52 - 6))
 }
 
 // slot returns the index of band k, growing the window to hold it.
