@@ -115,6 +115,9 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if err := resourcesTable(w, s); err != nil {
+		return err
+	}
 	if ci != nil {
 		fmt.Fprintf(w, "± is the half-width of a %g%% Student-t interval over %d replications.\n", 100*ci.Level, ci.Replications)
 	}
@@ -204,4 +207,71 @@ func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) 
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// resourcesTable writes capacity (workers and tools), the p99 run's tail
+// breakdown, cost and recovery.
+func resourcesTable(w io.Writer, s *system.Summary) error {
+	mark := func(name string) string {
+		if name == s.Bottleneck {
+			return name + " ← bottleneck"
+		}
+		return name
+	}
+	rows := [][]string{{mark("workers"), Number(float64(s.Workers.Count)), Percent(s.Workers.Utilisation), "–", "–", "–", "–", "–"}}
+	for _, t := range s.Tools {
+		capacity := "unlimited"
+		if t.Concurrency > 0 {
+			capacity = Number(float64(t.Concurrency))
+		}
+		if t.RateLimit > 0 {
+			capacity += fmt.Sprintf(", %s/s", Number(t.RateLimit))
+		}
+		delay := "–"
+		if t.Concurrency > 0 {
+			delay = Seconds(t.QueueDelayP50) + " / " + Seconds(t.QueueDelayP99)
+		}
+		rows = append(rows, []string{mark(t.Name), capacity, Percent(t.Load), Number(float64(t.Calls)) + " (" + Number(t.Throughput) + "/s)", delay,
+			fmt.Sprintf("%d / %d / %d", t.RateLimited, t.QueueFull, t.Dropped), Seconds(t.WastedSeconds), Number(float64(t.CacheHits))})
+	}
+	if err := Table(w, []string{"capacity", "size", "load", "calls (served/s)", "queue delay p50 / p99", "429 / 503 full / dropped", "wasted work", "cache hits"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if s.Tail.N > 0 {
+		var rows [][]string
+		for _, st := range s.Tail.Stages {
+			share := 0.0
+			if s.Tail.P99 > 0 {
+				share = st.Seconds / s.Tail.P99
+			}
+			rows = append(rows, []string{st.Stage, Seconds(st.Seconds), Percent(share)})
+		}
+		fmt.Fprintf(w, "Where the p99 run spent its time (p99 = %s, mean of the %d completed runs in its band):\n", Seconds(s.Tail.P99), s.Tail.N)
+		if err := Table(w, []string{"stage", "time", "share"}, rows); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if c := s.Cost; c != nil {
+		if err := Table(w, []string{"cost", "units"}, [][]string{
+			{"spent (settled)", Number(c.Spent)},
+			{"reserved, unsettled (timed out: usage unknown)", Number(c.Unsettled)},
+			{"wasted on failed attempts", Number(c.Wasted)},
+			{"per successful run", Number(c.PerSuccess)},
+			{"calls refused by the budget", Number(float64(c.Refused))},
+			{"usage above the declared maximum (clamped)", Number(float64(c.Overrun))},
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if r := s.Recovery; r != nil {
+		after := "never (metastable: goodput stayed below 90% of arrivals)"
+		if r.Recovered {
+			after = Seconds(r.After) + " after the outage"
+		}
+		fmt.Fprintf(w, "Recovery: the last outage ended at %s; goodput came back %s; late goodput %s of arrivals.\n\n", Seconds(r.OutageEnd), after, Percent(r.LateGoodput))
+	}
+	return nil
 }
