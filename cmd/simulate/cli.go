@@ -91,7 +91,13 @@ func run(stdout, stderr io.Writer, args []string) error {
 		<-ctx.Done()
 		interrupted.Store(true)
 	}()
-	e := &env{stdout: stdout, stderr: stderr, interrupted: &interrupted}
+	return runWith(stdout, stderr, args, &interrupted)
+}
+
+// runWith runs a command with the given interrupt flag (set by Ctrl-C in
+// run; tests set it directly).
+func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
+	e := &env{stdout: stdout, stderr: stderr, interrupted: interrupted}
 	name, rest := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		fmt.Fprint(stdout, usageText())

@@ -284,7 +284,7 @@ func DefaultGuards() Guards {
 	return Guards{
 		MaxEvents:   5_000_000_000,
 		MaxTime:     10 * 365 * 24 * time.Hour,
-		MaxInSystem: 1_000_000,
+		MaxInSystem: 100_000,
 		MaxWall:     10 * time.Minute,
 	}
 }
