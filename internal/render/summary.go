@@ -188,7 +188,7 @@ func CDFCSV(w io.Writer, variants []string, hists []*stats.Histogram) error {
 // SeriesCSVVariants writes several time series with a variant column.
 func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed"}); err != nil {
+	if err := cw.Write([]string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed", "ended"}); err != nil {
 		return err
 	}
 	for i, s := range series {
@@ -200,6 +200,7 @@ func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) 
 				strconv.FormatInt(b.Arrivals, 10),
 				strconv.FormatInt(b.Attempts, 10),
 				strconv.FormatInt(b.Completed, 10),
+				strconv.FormatInt(b.Ended, 10),
 			}); err != nil {
 				return err
 			}

@@ -30,6 +30,9 @@ func NewJSONL(w io.Writer) *JSONL { return &JSONL{w: w} }
 // Err returns the first write error.
 func (t *JSONL) Err() error { return t.err }
 
+// unlimited is the lease of a call with neither ceiling nor deadline.
+const unlimited = time.Duration(1) << 60
+
 func secs(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
@@ -48,7 +51,11 @@ func (t *JSONL) Attempt(r *system.AttemptRecord) {
 	b = append(b, `,"start_s":`...)
 	b = append(b, secs(r.Start)...)
 	b = append(b, `,"granted_s":`...)
-	b = append(b, secs(r.Granted)...)
+	if r.Granted >= unlimited {
+		b = append(b, "null"...) // no ceiling and no deadline
+	} else {
+		b = append(b, secs(r.Granted)...)
+	}
 	b = append(b, `,"remaining_s":`...)
 	if r.HasDeadline {
 		b = append(b, secs(r.Remaining)...)

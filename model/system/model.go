@@ -136,6 +136,7 @@ type Model struct {
 
 	warm       bool
 	warmStart  time.Duration
+	lastRunEnd time.Duration
 	res        *Result
 	inSystemTW stats.TimeWeighted
 	workersTW  stats.TimeWeighted
@@ -407,9 +408,18 @@ func (m *Model) finish(stop string) *Result {
 		}
 	}
 	if m.warm {
-		r.Window = end - m.warmStart
-		r.TimeAvgInSystem = m.inSystemTW.Mean(end)
-		r.WorkerUtilisation = m.workersTW.Mean(end) / float64(m.cfg.Workers)
+		// The measured window ends when the last measured run ended (the
+		// servers may keep working on abandoned requests after that), or
+		// now if runs are still in flight.
+		wend := max(m.lastRunEnd, m.warmStart)
+		if r.Runs.InFlight > 0 {
+			wend = end
+		}
+		r.Window = wend - m.warmStart
+		if r.Window > 0 {
+			r.TimeAvgInSystem = m.inSystemTW.Mean(wend)
+			r.WorkerUtilisation = m.workersTW.Mean(wend) / float64(m.cfg.Workers)
+		}
 	}
 	for i := range m.tools {
 		ts := &m.tools[i]
@@ -489,6 +499,8 @@ func (m *Model) onArrival() {
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
+			m.lastRunEnd = now
+			m.res.Series.add(now, binEnded, 1)
 		}
 		if m.traced(id) {
 			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(now)})
@@ -1152,7 +1164,9 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	r := &m.runs[ri]
 	now := m.s.Now()
 	if r.measured {
+		m.lastRunEnd = now
 		m.res.Runs.add(o)
+		m.res.Series.add(now, binEnded, 1)
 		soj := (now - r.arrived).Seconds()
 		m.sojournSum += soj
 		if o == Completed {

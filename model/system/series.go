@@ -19,6 +19,8 @@ type Bin struct {
 	Arrivals  int64 `json:"arrivals"`
 	Attempts  int64 `json:"attempts"`
 	Completed int64 `json:"completed"`
+	// Ended counts measured runs that left the system (any outcome).
+	Ended int64 `json:"ended"`
 }
 
 type binField int
@@ -27,6 +29,7 @@ const (
 	binArrival binField = iota
 	binAttempt
 	binCompleted
+	binEnded
 )
 
 const maxBins = 4096
@@ -52,6 +55,8 @@ func (s *Series) add(at time.Duration, f binField, n int64) {
 		b.Attempts += n
 	case binCompleted:
 		b.Completed += n
+	case binEnded:
+		b.Ended += n
 	}
 }
 
@@ -65,6 +70,7 @@ func (s *Series) halve() {
 			b.Arrivals += c.Arrivals
 			b.Attempts += c.Attempts
 			b.Completed += c.Completed
+			b.Ended += c.Ended
 		}
 		s.Bins[i] = b
 	}
@@ -100,5 +106,6 @@ func (s *Series) Merge(o *Series) {
 		s.Bins[i].Arrivals += b.Arrivals
 		s.Bins[i].Attempts += b.Attempts
 		s.Bins[i].Completed += b.Completed
+		s.Bins[i].Ended += b.Ended
 	}
 }
