@@ -1,0 +1,338 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/budgetsim/budgetsim/internal/charts"
+)
+
+// usageError is a command-line mistake: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitCode maps run's error to the process exit status and prints it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "plot:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(stderr, "run 'plot -h' for usage")
+		return 2
+	}
+	return 1
+}
+
+const synopsis = "plot DIR [--out OUTDIR] [--format png,svg] [--trace FILE [--run N]]"
+
+// options are the parsed command line.
+type options struct {
+	dir     string
+	out     string
+	formats []string
+	trace   string
+	run     int64 // -1: the slowest traced run
+}
+
+// parseArgs parses flags that may come before or after the directory.
+func parseArgs(stdout io.Writer, args []string) (*options, error) {
+	fset := flag.NewFlagSet("plot", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	o := &options{}
+	format := fset.String("format", "png,svg", "comma-separated output formats: png (150 DPI) and/or svg")
+	fset.StringVar(&o.out, "out", "", "write the charts to `OUTDIR` (default: DIR, or the trace's directory)")
+	fset.StringVar(&o.trace, "trace", "", "draw one run's timeline from the JSONL trace `FILE` (simulate run --trace)")
+	o.run = -1
+	runSet := false
+	fset.Func("run", "the traced run `N` to draw (default: the slowest run that did not complete, else the slowest)", func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("want a run id ≥ 0, got %q", v)
+		}
+		o.run, runSet = n, true
+		return nil
+	})
+	usage := func() {
+		fmt.Fprintf(stdout, "Usage: %s\n\nDraws every chart whose input exists in DIR (see 'go doc ./cmd/plot').\n\nFlags:\n", synopsis)
+		fset.SetOutput(stdout)
+		fset.PrintDefaults()
+		fset.SetOutput(io.Discard)
+	}
+	var pos []string
+	for {
+		if err := fset.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usage()
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fset.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	switch {
+	case len(pos) > 1:
+		return nil, usagef("want one results directory, got %d arguments: %s", len(pos), strings.Join(pos, " "))
+	case len(pos) == 0 && o.trace == "":
+		return nil, usagef("want a results directory (usage: %s)", synopsis)
+	case runSet && o.trace == "":
+		return nil, usagef("--run: needs --trace FILE")
+	}
+	if len(pos) == 1 {
+		o.dir = pos[0]
+	}
+	seen := map[string]bool{}
+	for _, f := range strings.Split(*format, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f != "png" && f != "svg" {
+			return nil, usagef("--format: want png and/or svg, comma-separated, got %q", *format)
+		}
+		if !seen[f] {
+			seen[f] = true
+			o.formats = append(o.formats, f)
+		}
+	}
+	if o.out == "" {
+		o.out = o.dir
+		if o.out == "" {
+			o.out = filepath.Dir(o.trace)
+		}
+	}
+	return o, nil
+}
+
+// run is the testable entry point: it never calls os.Exit.
+func run(stdout, stderr io.Writer, args []string) error {
+	o, err := parseArgs(stdout, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.dir != "" {
+		if st, err := os.Stat(o.dir); err != nil {
+			return err
+		} else if !st.IsDir() {
+			return fmt.Errorf("%s: not a directory", o.dir)
+		}
+	}
+	// Read and check every input before drawing anything, so that a
+	// malformed file writes no chart at all.
+	in, err := readInputs(o)
+	if err != nil {
+		return err
+	}
+	builds := in.charts()
+	if len(builds) == 0 {
+		return fmt.Errorf("%s: nothing to plot: no latency_cdf.csv, series.csv, sweep.csv, tail.csv or tools.csv (and no --trace)", o.dir)
+	}
+	var made []*charts.Chart
+	for _, b := range builds {
+		ch, err := b.build()
+		if errors.Is(err, charts.ErrNoData) {
+			fmt.Fprintf(stderr, "plot: skipping %s: %v\n", b.from, err)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.from, err)
+		}
+		if in.scenario != "" && !strings.HasPrefix(ch.Name, "timeline") {
+			ch.Title = in.scenario + " · " + ch.Title
+		}
+		made = append(made, ch)
+	}
+	if len(made) == 0 {
+		return errors.New("nothing to plot: every input was empty")
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	for _, ch := range made {
+		paths, err := ch.WriteFiles(o.out, o.formats)
+		for _, p := range paths {
+			fmt.Fprintln(stdout, p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inputs are the files found in DIR, parsed.
+type inputs struct {
+	scenario string
+	sums     []charts.Summary
+	cdfs     []charts.CDF
+	series   []charts.Series
+	sweep    []charts.SweepPoint
+	tail     []charts.TailStage
+	tailFrom string
+	tools    []charts.ToolSample
+	trace    *charts.Trace
+	o        *options
+	// has records which files exist (a file with only a header parses
+	// to nothing but still gets its chart attempted, and skipped).
+	has map[string]bool
+}
+
+// readFile opens dir/name and parses it; found is false when the file does
+// not exist.
+func readFile[T any](dir, name string, parse func(io.Reader, string) (T, error)) (v T, found bool, err error) {
+	if dir == "" {
+		return v, false, nil
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, err
+	}
+	defer f.Close()
+	v, err = parse(f, path)
+	return v, true, err
+}
+
+func readInputs(o *options) (*inputs, error) {
+	in := &inputs{o: o, has: map[string]bool{}}
+	var err error
+	var found bool
+	// compare.json describes several variants; a directory holding both
+	// is a compare run's, whose series.csv has one block per variant.
+	for _, name := range []string{"compare.json", "summary.json"} {
+		if in.sums, found, err = readFile(o.dir, name, charts.ReadSummaries); err != nil {
+			return nil, err
+		}
+		if found {
+			break
+		}
+	}
+	if len(in.sums) > 0 {
+		in.scenario = in.sums[0].Scenario
+	}
+	if in.cdfs, in.has["latency_cdf.csv"], err = readFile(o.dir, "latency_cdf.csv", charts.ReadCDF); err != nil {
+		return nil, err
+	}
+	if in.series, in.has["series.csv"], err = readFile(o.dir, "series.csv", charts.ReadSeries); err != nil {
+		return nil, err
+	}
+	if in.sweep, in.has["sweep.csv"], err = readFile(o.dir, "sweep.csv", charts.ReadSweep); err != nil {
+		return nil, err
+	}
+	if in.tail, in.has["tail.csv"], err = readFile(o.dir, "tail.csv", charts.ReadTail); err != nil {
+		return nil, err
+	}
+	in.tailFrom = filepath.Join(o.dir, "tail.csv")
+	if !in.has["tail.csv"] {
+		for _, s := range in.sums {
+			for _, st := range s.Tail.Stages {
+				if st.Seconds > 0 {
+					in.tail = charts.TailFromSummaries(in.sums)
+					in.tailFrom = "the summary's tail"
+					in.has["tail.csv"] = true
+				}
+			}
+		}
+	}
+	if in.tools, in.has["tools.csv"], err = readFile(o.dir, "tools.csv", charts.ReadTools); err != nil {
+		return nil, err
+	}
+	if o.trace != "" {
+		f, err := os.Open(o.trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if in.trace, err = charts.ReadTrace(f, o.trace); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// build is one chart to draw and the input it comes from.
+type build struct {
+	from  string
+	build func() (*charts.Chart, error)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// charts lists the charts the inputs support, in a fixed order.
+func (in *inputs) charts() []build {
+	var bs []build
+	at := func(name string) string { return filepath.Join(in.o.dir, name) }
+	if in.has["latency_cdf.csv"] {
+		bs = append(bs, build{at("latency_cdf.csv"), func() (*charts.Chart, error) { return charts.CDFChart(in.cdfs) }})
+	}
+	if in.has["series.csv"] {
+		bs = append(bs,
+			build{at("series.csv"), func() (*charts.Chart, error) { return charts.InSystemChart(in.series, in.sums) }},
+			build{at("series.csv"), func() (*charts.Chart, error) { return charts.AttemptRateChart(in.series) }})
+	}
+	if in.has["sweep.csv"] {
+		groups := charts.SplitSweep(in.sweep)
+		if len(groups) == 0 {
+			groups = [][]charts.SweepPoint{nil} // header only: skipped with ErrNoData
+		}
+		for _, g := range groups {
+			suffix := ""
+			if len(groups) > 1 && len(g) > 0 {
+				suffix = "_" + unsafeName.ReplaceAllString(g[0].Parameter, "_")
+			}
+			for _, f := range []func([]charts.SweepPoint) (*charts.Chart, error){charts.SweepLatencyChart, charts.SweepSuccessChart} {
+				bs = append(bs, build{at("sweep.csv"), func() (*charts.Chart, error) {
+					ch, err := f(g)
+					if err == nil {
+						ch.Name += suffix
+					}
+					return ch, err
+				}})
+			}
+		}
+	}
+	if in.has["tail.csv"] {
+		bs = append(bs, build{in.tailFrom, func() (*charts.Chart, error) { return charts.TailChart(in.tail) }})
+	}
+	if in.has["tools.csv"] {
+		bs = append(bs, build{at("tools.csv"), func() (*charts.Chart, error) { return charts.UtilisationChart(in.tools) }})
+	}
+	if in.trace != nil {
+		bs = append(bs, build{in.o.trace, func() (*charts.Chart, error) {
+			id := in.o.run
+			if id < 0 {
+				var ok bool
+				id, ok = in.trace.Slowest(func(r charts.TraceRun) bool { return r.Outcome != "completed" })
+				if !ok {
+					id, _ = in.trace.Slowest(nil)
+				}
+			}
+			r, as, err := in.trace.Run(id)
+			if err != nil {
+				return nil, err
+			}
+			return charts.TimelineChart(r, as)
+		}})
+	}
+	return bs
+}

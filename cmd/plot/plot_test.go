@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// runCLI runs plot with args and returns stdout, stderr and the exit
+// status main would use.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = exitCode(run(&out, &errb, args), &errb)
+	return out.String(), errb.String(), code
+}
+
+// copyResults copies testdata/results (written by `simulate compare
+// seed-plan --vary steps.fetch.timeout=100ms,300ms --out results`, plus
+// small sweep.csv, tail.csv, tools.csv and a seed-plan trace) into a
+// temporary directory and returns its path.
+func copyResults(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "results")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "results"))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update to accept):\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
+
+func TestRunAllCharts(t *testing.T) {
+	dir := copyResults(t)
+	out := filepath.Join(filepath.Dir(dir), "charts")
+	stdout, stderr, code := runCLI(t, dir, "--out", out, "--trace", filepath.Join(dir, "trace.jsonl"))
+	if code != 0 {
+		t.Fatalf("plot DIR --out OUT --trace: exit %d, stderr %s", code, stderr)
+	}
+	golden(t, "all_charts.txt", strings.ReplaceAll(stdout, out, "OUT"))
+	for _, p := range strings.Fields(stdout) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		switch filepath.Ext(p) {
+		case ".png":
+			if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
+				t.Errorf("%s: not a PNG: %v", p, err)
+			}
+		case ".svg":
+			if !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("</svg>")) {
+				t.Errorf("%s: not a complete SVG", p)
+			}
+		}
+	}
+	// Nothing but the charts: no temporary files left behind.
+	ents, _ := os.ReadDir(out)
+	if len(ents) != len(strings.Fields(stdout)) {
+		t.Errorf("%s holds %d files, want the %d printed", out, len(ents), len(strings.Fields(stdout)))
+	}
+}
+
+func TestRunDefaults(t *testing.T) {
+	dir := copyResults(t)
+	// --out defaults to DIR; flags may follow the directory.
+	stdout, stderr, code := runCLI(t, dir, "--format", "svg")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if want := filepath.Join(dir, "latency_cdf.svg"); !strings.HasPrefix(stdout, want+"\n") || strings.Contains(stdout, ".png") {
+		t.Errorf("plot DIR --format svg printed %q, want SVG files in DIR starting with %s", stdout, want)
+	}
+	// --trace alone: the timeline, next to the trace.
+	stdout, stderr, code = runCLI(t, "--trace", filepath.Join(dir, "trace.jsonl"), "--run", "0", "--format", "png")
+	if want := filepath.Join(dir, "timeline_run_0.png") + "\n"; code != 0 || stdout != want {
+		t.Errorf("plot --trace FILE --run 0: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+}
+
+func TestRunSkipsEmptyInput(t *testing.T) {
+	dir := copyResults(t)
+	if err := os.WriteFile(filepath.Join(dir, "latency_cdf.csv"), []byte("variant,value_s,fraction\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, dir, "--format", "svg")
+	if code != 0 || strings.Contains(stdout, "latency_cdf") || !strings.Contains(stderr, "plot: skipping "+filepath.Join(dir, "latency_cdf.csv")+": latency CDF: no data to draw") {
+		t.Errorf("header-only latency_cdf.csv: exit %d, stdout %q, stderr %q; want it skipped with a note", code, stdout, stderr)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := copyResults(t)
+	bad := filepath.Join(filepath.Dir(dir), "bad")
+	if err := os.CopyFS(bad, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "tools.csv"), []byte("variant,tool,t_s,width_s,utilisation\nv,db,0,1,0.5\nv,db,1,1,high\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no arguments", nil, 2, "plot: want a results directory"},
+		{"two directories", []string{dir, dir}, 2, "want one results directory, got 2 arguments"},
+		{"bad format", []string{dir, "--format", "gif"}, 2, `--format: want png and/or svg, comma-separated, got "gif"`},
+		{"run without trace", []string{dir, "--run", "1"}, 2, "--run: needs --trace FILE"},
+		{"negative run", []string{dir, "--trace", "t", "--run", "-1"}, 2, `want a run id ≥ 0, got "-1"`},
+		{"unknown flag", []string{dir, "--dpi", "300"}, 2, "flag provided but not defined: -dpi"},
+		{"missing directory", []string{filepath.Join(empty, "nope")}, 1, "no such file or directory"},
+		{"nothing to plot", []string{empty}, 1, "nothing to plot"},
+		{"malformed CSV", []string{bad}, 1, filepath.Join(bad, "tools.csv") + `:3: utilisation: want a finite number, got "high"`},
+		{"run not traced", []string{dir, "--trace", filepath.Join(dir, "trace.jsonl"), "--run", "5"}, 1, "run: 5 is not in the trace"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := runCLI(t, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("%s: plot %s: exit %d, stderr %q; want exit %d and %q", tt.name, strings.Join(tt.args, " "), code, stderr, tt.code, tt.stderr)
+		}
+	}
+	// A malformed input writes no chart at all.
+	if ents, _ := os.ReadDir(bad); len(ents) != 7 {
+		t.Errorf("after the malformed tools.csv, %s holds %d files, want the 7 inputs only", bad, len(ents))
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	stdout, _, code := runCLI(t, "-h")
+	if code != 0 || !strings.HasPrefix(stdout, "Usage: plot DIR") || !strings.Contains(stdout, "-trace FILE") {
+		t.Errorf("plot -h: exit %d, stdout %q; want the usage and exit 0", code, stdout)
+	}
+}

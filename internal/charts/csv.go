@@ -1,0 +1,161 @@
+package charts
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// table reads a CSV file with a header row, by column name, and makes
+// errors that name the file, the line and the column. Extra columns are
+// ignored, so a file that gains a column still reads.
+type table struct {
+	name string
+	r    *csv.Reader
+	cols map[string]int
+	rec  []string
+	line int
+}
+
+func newTable(r io.Reader, name string, required []string) (*table, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file, want a header row %s", name, strings.Join(required, ","))
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	t := &table{name: name, r: cr, cols: map[string]int{}}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := t.cols[h]; dup {
+			return nil, fmt.Errorf("%s:1: column %q appears twice", name, h)
+		}
+		t.cols[h] = i
+	}
+	for _, c := range required {
+		if _, ok := t.cols[c]; !ok {
+			return nil, fmt.Errorf("%s:1: missing column %q (header must name %s)", name, c, strings.Join(required, ","))
+		}
+	}
+	return t, nil
+}
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// next reads the next record; it returns false at the end of the file.
+func (t *table) next() (bool, error) {
+	rec, err := t.r.Read()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, csvError(t.name, err)
+	}
+	t.rec = rec
+	t.line, _ = t.r.FieldPos(0)
+	return true, nil
+}
+
+func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }
+
+func (t *table) errorf(col, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s: %s", t.name, t.line, col, fmt.Sprintf(format, args...))
+}
+
+func (t *table) str(col string) string { return strings.TrimSpace(t.rec[t.cols[col]]) }
+
+// num parses a finite number.
+func (t *table) num(col string) (float64, error) {
+	s := t.str(col)
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, t.errorf(col, "want a finite number, got %q", s)
+	}
+	return x, nil
+}
+
+// nonNeg parses a finite number ≥ 0.
+func (t *table) nonNeg(col string) (float64, error) {
+	x, err := t.num(col)
+	if err == nil && x < 0 {
+		err = t.errorf(col, "must be ≥ 0, got %v", x)
+	}
+	return x, err
+}
+
+// fraction parses a number in [0, 1].
+func (t *table) fraction(col string) (float64, error) {
+	x, err := t.num(col)
+	if err == nil && (x < 0 || x > 1) {
+		err = t.errorf(col, "must be in [0, 1], got %v", x)
+	}
+	return x, err
+}
+
+// count parses an integer ≥ 0.
+func (t *table) count(col string) (int64, error) {
+	s := t.str(col)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, t.errorf(col, "want an integer, got %q", s)
+	}
+	if n < 0 {
+		return 0, t.errorf(col, "must be ≥ 0, got %d", n)
+	}
+	return n, nil
+}
+
+// duration parses seconds ≥ 0 into an exact nanosecond count.
+func (t *table) duration(col string) (time.Duration, error) {
+	x, err := t.nonNeg(col)
+	if err != nil {
+		return 0, err
+	}
+	d, ok := secondsToDuration(x)
+	if !ok {
+		return 0, t.errorf(col, "%v s is out of range", x)
+	}
+	return d, nil
+}
+
+// secondsToDuration rounds seconds to the nearest nanosecond; ok is false
+// beyond time.Duration's range (about 292 years).
+func secondsToDuration(s float64) (time.Duration, bool) {
+	ns := math.Round(s * 1e9)
+	if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
+		return 0, false
+	}
+	return time.Duration(ns), true
+}
+
+// variantIndex keeps variants in order of first appearance.
+type variantIndex struct {
+	names []string
+	index map[string]int
+}
+
+func (v *variantIndex) of(name string) (i int, isNew bool) {
+	if v.index == nil {
+		v.index = map[string]int{}
+	}
+	if i, ok := v.index[name]; ok {
+		return i, false
+	}
+	v.index[name] = len(v.names)
+	v.names = append(v.names, name)
+	return len(v.names) - 1, true
+}

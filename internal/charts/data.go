@@ -1,0 +1,427 @@
+package charts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// CDFPoint is one point of an empirical CDF: a fraction Fraction of the
+// completed runs took at most Value seconds.
+type CDFPoint struct {
+	Value    float64 // seconds, ≥ 0
+	Fraction float64 // in (0, 1], non-decreasing along a CDF
+}
+
+// CDF is one variant's completion-time distribution, as `simulate --out`
+// writes it to latency_cdf.csv (one point per non-empty histogram bucket,
+// see render.CDFCSV and stats.Histogram.CDFPoints).
+type CDF struct {
+	Variant string
+	Points  []CDFPoint // in increasing order of Value
+}
+
+// Quantile returns the nearest-rank p-quantile: the Value of the first
+// point whose Fraction is at least p (with a 1e-12 allowance for rounding in
+// the file). That is the estimator stats.Histogram.Quantile uses, so it
+// reproduces the summary's percentiles from the same histogram. It returns
+// NaN for an empty CDF.
+func (d CDF) Quantile(p float64) float64 {
+	for _, pt := range d.Points {
+		if pt.Fraction >= p-1e-12 {
+			return pt.Value
+		}
+	}
+	if len(d.Points) == 0 {
+		return math.NaN()
+	}
+	return d.Points[len(d.Points)-1].Value
+}
+
+// The readers below return an empty result and no error for a file with
+// only a header (a scenario where no run completed writes one); the chart
+// functions then report ErrNoData.
+
+// ReadCDF reads latency_cdf.csv (columns variant, value_s, fraction) into
+// one CDF per variant, in order of first appearance. name labels errors
+// ("latency_cdf.csv:12: fraction: must be in [0, 1], got 1.5"). Within a
+// variant, values and fractions must not decrease.
+func ReadCDF(r io.Reader, name string) ([]CDF, error) {
+	t, err := newTable(r, name, []string{"variant", "value_s", "fraction"})
+	if err != nil {
+		return nil, err
+	}
+	var vi variantIndex
+	var out []CDF
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		v, err := t.nonNeg("value_s")
+		if err != nil {
+			return nil, err
+		}
+		f, err := t.fraction("fraction")
+		if err != nil {
+			return nil, err
+		}
+		i, isNew := vi.of(t.str("variant"))
+		if isNew {
+			out = append(out, CDF{Variant: t.str("variant")})
+		}
+		d := &out[i]
+		if n := len(d.Points); n > 0 {
+			last := d.Points[n-1]
+			if v < last.Value {
+				return nil, t.errorf("value_s", "values of variant %q must not decrease, got %v after %v", d.Variant, v, last.Value)
+			}
+			if f < last.Fraction {
+				return nil, t.errorf("fraction", "fractions of variant %q must not decrease, got %v after %v", d.Variant, f, last.Fraction)
+			}
+		}
+		d.Points = append(d.Points, CDFPoint{Value: v, Fraction: f})
+	}
+}
+
+// Bin is one interval [Start, Start+Width) of virtual time of series.csv:
+// the measured runs that arrived, the attempts dialed and the runs that
+// completed in it (model/system.Series).
+type Bin struct {
+	Start, Width                  time.Duration
+	Arrivals, Attempts, Completed int64
+	// Ended counts the measured runs that ended in the bin with any
+	// outcome; -1 when the file has no "ended" column.
+	Ended int64
+	// InSystem is the time-average number of runs in the system over the
+	// bin; NaN when the file has no "in_system" column.
+	InSystem float64
+}
+
+// Series is one variant's bins, in order of time.
+type Series struct {
+	Variant string
+	Bins    []Bin
+}
+
+// HasInSystem reports whether the bins carry a measured in_system column.
+func (s Series) HasInSystem() bool { return len(s.Bins) > 0 && !math.IsNaN(s.Bins[0].InSystem) }
+
+// HasEnded reports whether the bins carry an "ended" column.
+func (s Series) HasEnded() bool { return len(s.Bins) > 0 && s.Bins[0].Ended >= 0 }
+
+// ReadSeries reads series.csv (columns variant, t_s, width_s, arrivals,
+// attempts, completed, and optionally in_system and ended) into one Series
+// per variant. Bins of a variant must start in increasing order.
+func ReadSeries(r io.Reader, name string) ([]Series, error) {
+	t, err := newTable(r, name, []string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed"})
+	if err != nil {
+		return nil, err
+	}
+	var vi variantIndex
+	var out []Series
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		b := Bin{Ended: -1, InSystem: math.NaN()}
+		if b.Start, err = t.duration("t_s"); err != nil {
+			return nil, err
+		}
+		if b.Width, err = t.duration("width_s"); err != nil {
+			return nil, err
+		}
+		if b.Width <= 0 {
+			return nil, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
+		}
+		for _, c := range []struct {
+			col string
+			dst *int64
+		}{{"arrivals", &b.Arrivals}, {"attempts", &b.Attempts}, {"completed", &b.Completed}} {
+			if *c.dst, err = t.count(c.col); err != nil {
+				return nil, err
+			}
+		}
+		if t.has("ended") {
+			if b.Ended, err = t.count("ended"); err != nil {
+				return nil, err
+			}
+		}
+		if t.has("in_system") {
+			if b.InSystem, err = t.nonNeg("in_system"); err != nil {
+				return nil, err
+			}
+		}
+		i, isNew := vi.of(t.str("variant"))
+		if isNew {
+			out = append(out, Series{Variant: t.str("variant")})
+		}
+		s := &out[i]
+		if n := len(s.Bins); n > 0 && b.Start <= s.Bins[n-1].Start {
+			return nil, t.errorf("t_s", "bins of variant %q must be in increasing order of time, got %s after %s", s.Variant, t.str("t_s"), FormatSeconds(s.Bins[n-1].Start.Seconds()))
+		}
+		s.Bins = append(s.Bins, b)
+	}
+}
+
+// SweepPoint is one row of sweep.csv (from `simulate sweep` or `simulate
+// plan`): the figures measured at one value of the swept parameter, with
+// confidence intervals over replications. Times are seconds; rates are
+// fractions in [0, 1].
+type SweepPoint struct {
+	Parameter    string
+	Value        float64
+	Replications int64
+	// SuccessRate and its interval [SuccessLo, SuccessHi].
+	SuccessRate, SuccessLo, SuccessHi float64
+	// P50, P99 (interval [P99Lo, P99Hi]) and P999 completion times.
+	P50, P99, P99Lo, P99Hi, P999 float64
+	// Throughput is completions per second; TimeAvgInSystem and LambdaW
+	// are Little's L measured and predicted; AttemptsPerRun counts calls.
+	Throughput, TimeAvgInSystem, LambdaW, AttemptsPerRun float64
+}
+
+// ReadSweep reads sweep.csv (columns parameter, value, replications,
+// success_rate, success_lo, success_hi, latency_p50_s, latency_p99_s,
+// latency_p99_lo_s, latency_p99_hi_s, latency_p999_s, throughput,
+// time_avg_in_system, lambda_w, attempts_per_run), in file order. Interval
+// bounds may be empty (one replication: no interval); they then equal the
+// point estimate.
+func ReadSweep(r io.Reader, name string) ([]SweepPoint, error) {
+	t, err := newTable(r, name, []string{"parameter", "value", "replications", "success_rate", "success_lo", "success_hi",
+		"latency_p50_s", "latency_p99_s", "latency_p99_lo_s", "latency_p99_hi_s", "latency_p999_s",
+		"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run"})
+	if err != nil {
+		return nil, err
+	}
+	var out []SweepPoint
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		p := SweepPoint{Parameter: t.str("parameter")}
+		if p.Parameter == "" {
+			return nil, t.errorf("parameter", "must not be empty")
+		}
+		if p.Value, err = t.num("value"); err != nil {
+			return nil, err
+		}
+		if p.Replications, err = t.count("replications"); err != nil {
+			return nil, err
+		}
+		// optional reads an interval bound, defaulting to the estimate.
+		optional := func(col string, def float64, parse func(string) (float64, error)) (float64, error) {
+			if t.str(col) == "" {
+				return def, nil
+			}
+			return parse(col)
+		}
+		if p.SuccessRate, err = t.fraction("success_rate"); err != nil {
+			return nil, err
+		}
+		if p.SuccessLo, err = optional("success_lo", p.SuccessRate, t.num); err != nil {
+			return nil, err
+		}
+		if p.SuccessHi, err = optional("success_hi", p.SuccessRate, t.num); err != nil {
+			return nil, err
+		}
+		for _, c := range []struct {
+			col string
+			dst *float64
+		}{{"latency_p50_s", &p.P50}, {"latency_p99_s", &p.P99}, {"latency_p999_s", &p.P999},
+			{"throughput", &p.Throughput}, {"time_avg_in_system", &p.TimeAvgInSystem}, {"lambda_w", &p.LambdaW}, {"attempts_per_run", &p.AttemptsPerRun}} {
+			if *c.dst, err = t.nonNeg(c.col); err != nil {
+				return nil, err
+			}
+		}
+		if p.P99Lo, err = optional("latency_p99_lo_s", p.P99, t.num); err != nil {
+			return nil, err
+		}
+		if p.P99Hi, err = optional("latency_p99_hi_s", p.P99, t.num); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+}
+
+// TailStage is one row of tail.csv: Seconds of the p99 run's time in
+// system spent in Stage ("queue", "step:search", "backoff", …).
+type TailStage struct {
+	Variant string // "" when the file has no variant column
+	Stage   string
+	Seconds float64
+}
+
+// ReadTail reads tail.csv (columns stage, seconds, optionally variant
+// first), in file order.
+func ReadTail(r io.Reader, name string) ([]TailStage, error) {
+	t, err := newTable(r, name, []string{"stage", "seconds"})
+	if err != nil {
+		return nil, err
+	}
+	var out []TailStage
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		s := TailStage{Stage: t.str("stage")}
+		if t.has("variant") {
+			s.Variant = t.str("variant")
+		}
+		if s.Stage == "" {
+			return nil, t.errorf("stage", "must not be empty")
+		}
+		if s.Seconds, err = t.nonNeg("seconds"); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+}
+
+// ToolSample is one row of tools.csv: the utilisation of one tool over the
+// bin [Start, Start+Width) of one variant's run, as a fraction of its
+// capacity (busy time / (capacity × width); may exceed 1 only if the
+// writer counts queued calls).
+type ToolSample struct {
+	Variant, Tool string
+	Start, Width  time.Duration
+	Utilisation   float64
+}
+
+// ReadTools reads tools.csv (columns variant, tool, t_s, width_s,
+// utilisation), in file order.
+func ReadTools(r io.Reader, name string) ([]ToolSample, error) {
+	t, err := newTable(r, name, []string{"variant", "tool", "t_s", "width_s", "utilisation"})
+	if err != nil {
+		return nil, err
+	}
+	var out []ToolSample
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		s := ToolSample{Variant: t.str("variant"), Tool: t.str("tool")}
+		if s.Tool == "" {
+			return nil, t.errorf("tool", "must not be empty")
+		}
+		if s.Start, err = t.duration("t_s"); err != nil {
+			return nil, err
+		}
+		if s.Width, err = t.duration("width_s"); err != nil {
+			return nil, err
+		}
+		if s.Width <= 0 {
+			return nil, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
+		}
+		if s.Utilisation, err = t.nonNeg("utilisation"); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+}
+
+// Summary is one simulated variant's summary: summary.json of `simulate
+// run` (Label is the scenario name) or one element of compare.json of
+// `simulate compare` (Label joins the variant's key=value pairs with
+// spaces, keys sorted, since JSON objects do not keep the --vary order).
+type Summary struct {
+	Label   string
+	Variant map[string]string
+	system.Summary
+}
+
+// ReadSummaries reads summary.json (one object) or compare.json (an array
+// of objects, each with a "variant" object). Syntax errors name the line.
+func ReadSummaries(r io.Reader, name string) ([]Summary, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	type variantSummary struct {
+		Variant map[string]string `json:"variant"`
+		system.Summary
+	}
+	var vs []variantSummary
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return nil, fmt.Errorf("%s: empty file, want a JSON summary", name)
+	case trimmed[0] == '[':
+		err = json.Unmarshal(data, &vs)
+	default:
+		vs = make([]variantSummary, 1)
+		err = json.Unmarshal(data, &vs[0])
+	}
+	if err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	out := make([]Summary, len(vs))
+	for i, v := range vs {
+		out[i] = Summary{Label: v.Scenario, Variant: v.Variant, Summary: v.Summary}
+		if len(v.Variant) > 0 {
+			var parts []string
+			for _, k := range slices.Sorted(maps.Keys(v.Variant)) {
+				parts = append(parts, k+"="+v.Variant[k])
+			}
+			out[i].Label = strings.Join(parts, " ")
+		}
+	}
+	return out, nil
+}
+
+// jsonError turns a byte offset in a JSON error into a line number.
+func jsonError(name string, data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	return fmt.Errorf("%s:%d: %v", name, line, err)
+}
+
+// matchSummaries maps each variant label of a CSV file to its summary:
+// by equal labels first, else by position when the counts agree
+// (cmd/simulate writes compare.json and the CSV files from one slice, in
+// the same order, but labels the CSV rows in --vary order).
+func matchSummaries(variants []string, sums []Summary) map[string]*Summary {
+	m := map[string]*Summary{}
+	byLabel := map[string]*Summary{}
+	for i := range sums {
+		byLabel[sums[i].Label] = &sums[i]
+	}
+	all := true
+	for _, v := range variants {
+		if s, ok := byLabel[v]; ok {
+			m[v] = s
+		} else {
+			all = false
+		}
+	}
+	if !all && len(variants) == len(sums) {
+		for i, v := range variants {
+			m[v] = &sums[i]
+		}
+	}
+	return m
+}
