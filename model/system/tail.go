@@ -1,6 +1,10 @@
 package system
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
 	"math"
 	"time"
 
@@ -130,4 +134,81 @@ func mergeTails(tails []Tail, lat *stats.Histogram, stages int) Tail {
 		}
 	}
 	return all.result(lat)
+}
+
+// MarshalBinary encodes the tail's bands (for shard files), so merged
+// shards recompute the same p99 breakdown as a single run.
+func (tl Tail) MarshalBinary() ([]byte, error) {
+	t := tl.table
+	if t == nil {
+		t = &tailTable{}
+	}
+	b := binary.AppendUvarint(nil, uint64(t.stages))
+	b = binary.AppendVarint(b, int64(t.lo))
+	b = binary.AppendUvarint(b, uint64(len(t.n)))
+	for _, n := range t.n {
+		b = binary.AppendVarint(b, n)
+	}
+	for _, s := range t.sums {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s))
+	}
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(tl.P99))
+	b = binary.AppendVarint(b, tl.N)
+	for _, s := range tl.Stages {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s))
+	}
+	return b, nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary wrote.
+func (tl *Tail) UnmarshalBinary(b []byte) error {
+	bad := errors.New("system: malformed tail encoding")
+	r := bytes.NewReader(b)
+	stages, err := binary.ReadUvarint(r)
+	if err != nil || stages > 1<<20 {
+		return bad
+	}
+	lo, err := binary.ReadVarint(r)
+	if err != nil {
+		return bad
+	}
+	nb, err := binary.ReadUvarint(r)
+	if err != nil || nb > 1<<24 || nb*stages*8 > uint64(len(b)) {
+		return bad
+	}
+	t := &tailTable{stages: int(stages), lo: int32(lo), n: make([]int64, nb), sums: make([]float64, int(nb)*int(stages))}
+	for i := range t.n {
+		if t.n[i], err = binary.ReadVarint(r); err != nil {
+			return bad
+		}
+	}
+	f := func() (float64, error) {
+		var x [8]byte
+		if _, err := io.ReadFull(r, x[:]); err != nil {
+			return 0, bad
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(x[:])), nil
+	}
+	for i := range t.sums {
+		if t.sums[i], err = f(); err != nil {
+			return err
+		}
+	}
+	out := Tail{table: t, Stages: make([]float64, stages)}
+	if out.P99, err = f(); err != nil {
+		return err
+	}
+	if out.N, err = binary.ReadVarint(r); err != nil {
+		return bad
+	}
+	for i := range out.Stages {
+		if out.Stages[i], err = f(); err != nil {
+			return err
+		}
+	}
+	if len(t.n) == 0 {
+		t.n, t.sums = nil, nil
+	}
+	*tl = out
+	return nil
 }

@@ -1,6 +1,7 @@
 package system_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -192,5 +193,32 @@ func TestTailBreakdown(t *testing.T) {
 	}
 	if s.Tail.Stages[0].Stage != "queue" || s.Tail.Stages[1].Stage != "step:serve" {
 		t.Fatalf("stage names %+v", s.Tail.Stages)
+	}
+}
+
+// TestTailRoundTrip: a tail survives binary encoding (shard files) and
+// merges to the same breakdown.
+func TestTailRoundTrip(t *testing.T) {
+	cfg := load(t, "mmc", "runs=20000")
+	res := system.Replicate(cfg, 2, 1, system.Options{})
+	want := system.Summarize(cfg, res, 0.95).Tail
+	for _, r := range res {
+		b, err := r.Tail.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back system.Tail
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		r.Tail = back
+	}
+	got := system.Summarize(cfg, res, 0.95).Tail
+	if fmt.Sprint(got) != fmt.Sprint(want) || want.N == 0 {
+		t.Fatalf("after a round trip: %+v, want %+v", got, want)
+	}
+	var bad system.Tail
+	if err := bad.UnmarshalBinary([]byte{0xff, 0xff}); err == nil {
+		t.Fatal("garbage decoded without error")
 	}
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/budgetsim/budgetsim/plan/sweep"
+)
+
+func init() {
+	register(command{name: "merge", synopsis: "simulate merge DIR|FILE… --out DIR             combine 'sweep --shard' files into sweep.csv and sweep.json (identical to an unsharded sweep)", run: (*env).merge})
+}
+
+func (e *env) merge(args []string) error {
+	fs := newFlagSet("merge", e.stderr, "merge DIR|FILE… --out DIR [--scenario PATH] [--format table|json]")
+	outDir := fs.String("out", "", "write sweep.csv and sweep.json to `DIR` (required)")
+	scenario := fs.String("scenario", "", "load the scenario from `PATH` instead of the path the shards recorded (it must have the same text)")
+	format := fs.String("format", "table", "output: table or json")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if *format != "table" && *format != "json" {
+		return usagef("--format: must be table or json, got %q", *format)
+	}
+	if len(pos) == 0 {
+		return usagef("merge needs the shard files, or directories holding shard-i-of-n.json files")
+	}
+	if *outDir == "" {
+		return usagef("merge needs --out DIR for sweep.csv and sweep.json")
+	}
+	var files []string
+	for _, p := range pos {
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "shard-*-of-*.json"))
+		if len(found) == 0 {
+			return usagef("%s: no shard-i-of-n.json files in it", p)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	var recs []*sweep.Record
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		rec, err := sweep.ReadRecord(name, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if *scenario != "" {
+			rec.Spec.Scenario = *scenario
+		}
+		recs = append(recs, rec)
+	}
+	rec, err := sweep.Merge(recs)
+	if err != nil {
+		return err
+	}
+	return e.finishSweep(rec, *outDir, *format)
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/search"
+	"github.com/budgetsim/budgetsim/plan/sweep"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+func init() {
+	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation", run: (*env).plan})
+}
+
+func (e *env) plan(args []string) error {
+	fs := newFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|json] [--out DIR]")
+	var sf scenarioFlags
+	sf.register(fs)
+	var slos stringList
+	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
+	searchFlag := fs.String("search", "", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
+	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
+	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
+	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("plan needs exactly one scenario (a path or one of: %s)", joinNames())
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	repsSet := false
+	fs.Visit(func(f *flag.Flag) { repsSet = repsSet || f.Name == "replications" })
+	if !repsSet {
+		sf.replications = search.DefaultReplications
+	}
+	if sf.replications < 2 {
+		return usagef("--replications: plan needs at least 2 for confidence intervals, got %d", sf.replications)
+	}
+	if *maxReps == 0 {
+		*maxReps = search.DefaultMaxFactor * sf.replications
+	}
+	if *maxReps < sf.replications || *maxReps > 10000 {
+		return usagef("--max-replications: must be in [--replications (%d), 10000], got %d", sf.replications, *maxReps)
+	}
+	if len(slos) == 0 {
+		return usagef("plan needs at least one --slo (e.g. --slo 'p99<=2s' --slo 'success>=0.99')")
+	}
+	var objectives []search.SLO
+	for _, s := range slos {
+		o, err := search.ParseSLO(s)
+		if err != nil {
+			return usagef("--slo %v", err)
+		}
+		objectives = append(objectives, o)
+	}
+	if *searchFlag == "" {
+		return usagef("plan needs --search key=lo..hi (e.g. --search workers=1..200)")
+	}
+	rng, err := search.ParseRange(*searchFlag)
+	if err != nil {
+		return usagef("--search %v", err)
+	}
+	base, err := scenarios.Load(pos[0], sf.allSets())
+	if err != nil {
+		return err
+	}
+	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level}
+	var start *search.Analytic
+	if !*noAnalytic {
+		if a, ok := search.AnalyticStart(base.Config, rng.Key, objectives); ok && rng.Integer {
+			start = a
+			prob.Start, prob.HasStart = a.Value, true
+		}
+	}
+	simr := &search.Simulator{Scenario: pos[0], Sets: sf.allSets(), Range: rng, Level: sf.level, Parallel: sf.parallel, Interrupt: e.interrupted}
+	ans, err := search.Search(prob, simr.Probe)
+	if ans == nil {
+		return err
+	}
+	ans.Analytic = start
+	interrupted := errors.Is(err, search.ErrInterrupted)
+	if err != nil && !interrupted {
+		return err
+	}
+	if *outDir != "" {
+		if err := writePlanFiles(*outDir, ans); err != nil {
+			return err
+		}
+	}
+	if sf.format == "json" {
+		if err := render.JSON(e.stdout, ans); err != nil {
+			return err
+		}
+	} else if err := planTable(e.stdout, pos[0], &prob, ans); err != nil {
+		return err
+	}
+	switch {
+	case interrupted:
+		return errInterrupted
+	case !ans.Found:
+		fmt.Fprintf(e.stderr, "simulate: no value of %s in %s..%s meets every objective\n", rng.Key, rng.Format(rng.Lo), rng.Format(rng.Hi))
+		return errFailed
+	}
+	return nil
+}
+
+func writePlanFiles(dir string, ans *search.Answer) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	rows := make([]sweep.Row, len(ans.Probes))
+	for i, p := range ans.Probes {
+		rows[i] = sweep.Row{Parameter: ans.Parameter, Value: p.Value, Summary: p.Summary}
+	}
+	if err := writeCSV(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return sweep.WriteCSV(w, rows) }); err != nil {
+		return err
+	}
+	return writeCSV(filepath.Join(dir, "plan.json"), func(w io.Writer) error { return render.JSON(w, ans) })
+}
+
+func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answer) error {
+	var objs []string
+	for _, o := range p.SLOs {
+		objs = append(objs, o.String())
+	}
+	fmt.Fprintf(w, "%s: smallest %s in %s..%s with %s (%g%% confidence intervals, %d to %d replications per probe)\n",
+		scenario, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, p.Replications, p.MaxReplications)
+	if ans.Analytic != nil {
+		fmt.Fprintf(w, "start: %s=%s from %s\n", p.Range.Key, p.Range.Format(ans.Analytic.Value), ans.Analytic.Method)
+	}
+	var rows [][]string
+	for _, pr := range ans.Probes {
+		p99 := render.Seconds(float64(pr.P99))
+		if pr.Summary != nil && pr.Summary.Latency.N == 0 {
+			p99 = "n/a"
+		}
+		ci := render.Seconds(float64(pr.CI[0])) + " … " + render.Seconds(float64(pr.CI[1]))
+		d := pr.Deciding
+		deciding := fmt.Sprintf("%s: %s [%s, %s]", d.Name, figureText(d, float64(d.Mean)), figureText(d, float64(d.CI[0])), figureText(d, float64(d.CI[1])))
+		verdict := pr.Verdict.String()
+		if !pr.Resolved {
+			verdict += " (unresolved)"
+		}
+		rows = append(rows, []string{p.Range.Format(pr.Value), strconv.Itoa(pr.Order), strconv.Itoa(pr.Replications), p99, ci,
+			render.Percent(float64(pr.Success)), deciding, verdict})
+	}
+	if err := render.Table(w, []string{p.Range.Key, "probe", "replications", "p99", "p99 CI", "success", "deciding objective: mean [CI]", "verdict"}, rows); err != nil {
+		return err
+	}
+	if ans.Found {
+		fmt.Fprintf(w, "answer: %s=%s\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
+	} else {
+		fmt.Fprintf(w, "answer: none in %s\n", p.Range)
+	}
+	fmt.Fprintf(w, "confidence: %s\n", ans.Confidence.Note)
+	return nil
+}
+
+// figureText formats a checked figure: seconds for times, a percentage for
+// the success rate.
+func figureText(c search.Check, x float64) string {
+	if c.SLO.Figure.IsTime() {
+		return render.Seconds(x)
+	}
+	return render.Percent(x)
+}

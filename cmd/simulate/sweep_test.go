@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sweepScenario is a small M/M/c; it fixes no warm-up, so the sweep
+// chooses one per point.
+const sweepScenario = `name: sweep-mmc
+seed: 5
+runs: 800
+arrivals: {rate: 4/s}
+workers: 5
+steps:
+  - {name: serve, tool: server}
+tools:
+  server:
+    latency: {dist: exponential, mean: 1s}
+`
+
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("simulate %s: exit %d\n%s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestSweepShardsMergeByteIdentical: running the sweep in n = 1, 2, 3
+// shards and merging them writes sweep.csv and sweep.json byte-identical to
+// the unsharded run, which itself does not depend on --parallel.
+func TestSweepShardsMergeByteIdentical(t *testing.T) {
+	scen := writeTemp(t, "mmc.yaml", sweepScenario)
+	tmp := t.TempDir()
+	common := []string{scen, "--vary", "arrivals.rate=2/s..4/s:3", "--vary", "workers=5,6", "--replications", "3"}
+	whole := filepath.Join(tmp, "whole")
+	mustRun(t, append([]string{"sweep", "--parallel", "1", "--out", whole}, common...)...)
+	wantCSV, wantJSON := readFile(t, filepath.Join(whole, "sweep.csv")), readFile(t, filepath.Join(whole, "sweep.json"))
+
+	par := filepath.Join(tmp, "par")
+	mustRun(t, append([]string{"sweep", "--parallel", "2", "--out", par}, common...)...)
+	if !bytes.Equal(readFile(t, filepath.Join(par, "sweep.csv")), wantCSV) || !bytes.Equal(readFile(t, filepath.Join(par, "sweep.json")), wantJSON) {
+		t.Errorf("sweep --parallel 2 output differs from --parallel 1")
+	}
+	for _, n := range []int{1, 2, 3} {
+		shards := filepath.Join(tmp, fmt.Sprintf("shards-%d", n))
+		for i := range n {
+			mustRun(t, append([]string{"sweep", "--shard", fmt.Sprintf("%d/%d", i, n), "--out", shards}, common...)...)
+		}
+		merged := filepath.Join(tmp, fmt.Sprintf("merged-%d", n))
+		mustRun(t, "merge", shards, "--out", merged)
+		if got := readFile(t, filepath.Join(merged, "sweep.csv")); !bytes.Equal(got, wantCSV) {
+			t.Errorf("%d shards + merge: sweep.csv differs:\n%s\nwant\n%s", n, got, wantCSV)
+		}
+		if got := readFile(t, filepath.Join(merged, "sweep.json")); !bytes.Equal(got, wantJSON) {
+			t.Errorf("%d shards + merge: sweep.json differs", n)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(wantCSV)), "\n")
+	const header = "parameter,value,replications,success_rate,success_lo,success_hi,latency_p50_s,latency_p99_s,latency_p99_lo_s,latency_p99_hi_s,latency_p999_s,throughput,time_avg_in_system,lambda_w,attempts_per_run"
+	if lines[0] != header {
+		t.Errorf("sweep.csv header = %q, want %q", lines[0], header)
+	}
+	// Row-major grid, last --vary fastest; parameter names the other keys.
+	if len(lines) != 7 || !strings.HasPrefix(lines[1], "arrivals.rate=2/s;workers,5,3,") || !strings.HasPrefix(lines[6], "arrivals.rate=4/s;workers,6,3,") {
+		t.Errorf("sweep.csv rows:\n%s\nwant 6 rows from arrivals.rate=2/s;workers,5 to arrivals.rate=4/s;workers,6", strings.Join(lines[1:], "\n"))
+	}
+	var points []struct {
+		Point   map[string]string
+		Warmup  struct{ Source string }
+		Summary struct{ Replications int }
+	}
+	if err := json.Unmarshal(wantJSON, &points); err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 6 || points[5].Point["workers"] != "6" || points[5].Point["arrivals.rate"] != "4/s" || points[0].Warmup.Source != "mser5" || points[0].Summary.Replications != 3 {
+		t.Errorf("sweep.json = %+v, want 6 points with their keys, mser5 warm-ups and 3 replications", points)
+	}
+}
+
+func TestSweepAndMergeErrors(t *testing.T) {
+	scen := writeTemp(t, "mmc.yaml", sweepScenario)
+	dir := t.TempDir()
+	mustRun(t, "sweep", scen, "--set", "warmup=10", "--vary", "workers=5,6", "--shard", "0/2", "--out", dir)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sweep", scen}, 2, "--vary: at least one"},
+		{[]string{"sweep", scen, "--vary", "workers=1..5"}, 2, "needs a point count"},
+		{[]string{"sweep", scen, "--vary", "workers=1.5..5:3"}, 2, "workers takes integers"},
+		{[]string{"sweep", scen, "--vary", "workers=5,6", "--shard", "2/2", "--out", dir}, 2, "--shard \"2/2\": must be i/n with 0 ≤ i < n"},
+		{[]string{"sweep", scen, "--vary", "workers=5,6", "--shard", "0/2"}, 2, "--shard needs --out"},
+		{[]string{"sweep", scen, "--vary", "workers=5,6", "--rel-error", "1.5"}, 2, "--rel-error: must be in (0, 1)"},
+		{[]string{"sweep", scen, "--vary", "workers=5,6", "--rel-error", "0.1", "--max-replications", "2"}, 2, "--max-replications"},
+		{[]string{"sweep", scen, "--vary", "workers=0,1"}, 1, "workers"},
+		{[]string{"merge", dir, "--out", t.TempDir()}, 1, "missing shard(s) 1 of 2"},
+		{[]string{"merge", dir}, 2, "needs --out"},
+		{[]string{"merge", t.TempDir(), "--out", t.TempDir()}, 2, "no shard-i-of-n.json files"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := runCLI(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("simulate %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tt.args, " "), code, errOut, tt.code, tt.want)
+		}
+	}
+}
+
+// TestSweepStopRuleAndWarnings: --rel-error adds replications in batches
+// and the table says so; thin p99.9 estimates are warned about on stderr.
+func TestSweepStopRuleAndWarnings(t *testing.T) {
+	scen := writeTemp(t, "mmc.yaml", sweepScenario)
+	out, errOut, code := runCLI(t, "", "sweep", scen, "--set", "warmup=50", "--vary", "arrivals.rate=2/s,3/s", "--replications", "4", "--rel-error", "0.5", "--max-replications", "8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var points []struct {
+		Summary struct {
+			Replications int
+			Warnings     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &points); err != nil {
+		t.Fatalf("--format json output is not JSON: %v\n%s", err, out)
+	}
+	for i, p := range points {
+		if r := p.Summary.Replications; r != 4 && r != 8 {
+			t.Errorf("point %d: %d replications, want a whole batch of 4 (4 or 8)", i, r)
+		}
+	}
+	if !strings.Contains(errOut, "fewer than 10000 completed runs") {
+		t.Errorf("stderr %q lacks the p99.9 warning", errOut)
+	}
+}
+
+// TestPlanCLI: the JSON answer has the documented shape, --out writes the
+// knee as sweep.csv, and bad objectives are usage errors naming the flag.
+func TestPlanCLI(t *testing.T) {
+	scen := writeTemp(t, "mmc.yaml", strings.Replace(sweepScenario, "runs: 800", "runs: 3000\nwarmup: 300", 1))
+	dir := t.TempDir()
+	out := mustRun(t, "plan", scen, "--slo", "wait_p99<=1s", "--slo", "success>=0.99", "--search", "workers=1..30", "--replications", "4", "--format", "json", "--out", dir)
+	var ans struct {
+		Parameter  string
+		Value      *float64
+		Analytic   *struct{ Value float64 }
+		Confidence struct {
+			At       map[string]any
+			Resolved *bool
+		}
+		Probes []struct {
+			Value   *float64
+			P99     *float64 `json:"p99_s"`
+			Success *float64
+			CI      []float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &ans); err != nil {
+		t.Fatalf("plan --format json: %v\n%s", err, out)
+	}
+	if ans.Parameter != "workers" || ans.Value == nil || ans.Analytic == nil || ans.Confidence.At == nil || ans.Confidence.Resolved == nil || len(ans.Probes) < 2 {
+		t.Fatalf("plan JSON = %s, want parameter, value, analytic start, confidence and probes", out)
+	}
+	for _, p := range ans.Probes {
+		if p.Value == nil || p.P99 == nil || p.Success == nil || len(p.CI) != 2 {
+			t.Errorf("probe %+v lacks value, p99_s, success or ci", p)
+		}
+	}
+	csv := string(readFile(t, filepath.Join(dir, "sweep.csv")))
+	if !strings.HasPrefix(csv, "parameter,value,replications,") || strings.Count(csv, "\nworkers,") != len(ans.Probes) {
+		t.Errorf("plan --out sweep.csv = %q, want one workers row per probe", csv)
+	}
+	table := mustRun(t, "plan", scen, "--slo", "wait_p99<=1s", "--search", "workers=1..30", "--replications", "4")
+	if !strings.Contains(table, fmt.Sprintf("answer: workers=%g", *ans.Value)) || !strings.Contains(table, "confidence: ") {
+		t.Errorf("plan table lacks the answer workers=%g or the confidence:\n%s", *ans.Value, table)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", scen, "--slo", "p99<2s", "--search", "workers=1..30"}, `--slo "p99<2s"`},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..x"}, `--search "workers=1..x"`},
+		{[]string{"plan", scen, "--search", "workers=1..30"}, "at least one --slo"},
+		{[]string{"plan", scen, "--slo", "p99<=2s"}, "needs --search"},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--replications", "1"}, "at least 2"},
+	} {
+		_, errOut, code := runCLI(t, "", tt.args...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("simulate %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tt.args, " "), code, errOut, tt.want)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/sweep"
+)
+
+func init() {
+	register(command{name: "sweep", synopsis: "simulate sweep SCENARIO --vary key=a..b:n [--vary …] [--out DIR]   parameter sweep on common random numbers: sweep.csv, sweep.json; --shard i/n for a cluster", run: (*env).sweep})
+}
+
+func (e *env) sweep(args []string) error {
+	fs := newFlagSet("sweep", e.stderr, "sweep SCENARIO --vary key=a..b:n|v1,v2 [--vary …] [--out DIR] [--shard i/n] [--rel-error 0.05 --max-replications 200] [flags]")
+	var sf scenarioFlags
+	sf.register(fs)
+	var varies stringList
+	fs.Var(&varies, "vary", "a key and its values: `key=a..b:n` (n points from a to b: 1/s..10/s:10, 100ms..2s:5, 1..200:20) or key=v1,v2,…; two --vary form a grid")
+	outDir := fs.String("out", "", "write sweep.csv and sweep.json (or, with --shard, shard-i-of-n.json) to `DIR`, atomically")
+	shardFlag := fs.String("shard", "", "run slice `i/n` (0-based i) of the work and write DIR/shard-i-of-n.json; combine the n files with 'simulate merge'")
+	relErr := fs.Float64("rel-error", 0, "add batches of --replications replications to each point until the confidence half-width of its mean and p99 latency and success rate is below this `fraction` of the estimate (0: fixed replications)")
+	maxReps := fs.Int("max-replications", sweep.DefaultMaxReplications, "with --rel-error: at most this many replications per point")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("sweep needs exactly one scenario (a path or one of: %s)", joinNames())
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	axes, err := parseAxes(varies)
+	if err != nil {
+		return err
+	}
+	if *relErr < 0 || *relErr >= 1 {
+		return usagef("--rel-error: must be in (0, 1), or 0 for fixed replications; got %g", *relErr)
+	}
+	if *relErr > 0 && (*maxReps < max(sf.replications, 4) || *maxReps > 100000) {
+		return usagef("--max-replications: must be in [%d, 100000] (at least one batch of --replications, and 4), got %d", max(sf.replications, 4), *maxReps)
+	}
+	spec := sweep.Spec{Scenario: pos[0], Sets: sf.allSets(), Axes: axes, Replications: sf.replications, Level: sf.level, Shards: 1}
+	if *relErr > 0 {
+		spec.RelError, spec.MaxReplications = *relErr, *maxReps
+	}
+	if *shardFlag != "" {
+		if spec.Shard, spec.Shards, err = parseShard(*shardFlag); err != nil {
+			return err
+		}
+		if *outDir == "" {
+			return usagef("--shard needs --out DIR for the shard file")
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	prog := newProgress(e.stderr, "sweep")
+	rec, err := sweep.Run(spec, sweep.Options{Parallel: sf.parallel, Interrupt: e.interrupted, Progress: prog.update})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	if *shardFlag != "" {
+		if err := writeShard(*outDir, rec); err != nil {
+			return err
+		}
+		n := 0
+		for _, p := range rec.Points {
+			n += len(p.Results)
+		}
+		fmt.Fprintf(e.stdout, "shard %d of %d: %d replications of %d points written to %s\n", spec.Shard, spec.Shards, n, len(rec.Points), filepath.Join(*outDir, sweep.ShardFile(spec.Shard, spec.Shards)))
+		if rec.Partial {
+			return errInterrupted
+		}
+		return nil
+	}
+	return e.finishSweep(rec, *outDir, sf.format)
+}
+
+// finishSweep summarises a whole-sweep record, writes sweep.csv and
+// sweep.json into dir (if set) and prints the table or the JSON.
+func (e *env) finishSweep(rec *sweep.Record, dir, format string) error {
+	sums, err := sweep.Summarize(rec)
+	if err != nil {
+		return err
+	}
+	if dir != "" {
+		if err := writeSweep(dir, sums); err != nil {
+			return err
+		}
+	}
+	sweepWarnings(e.stderr, sums)
+	if format == "json" {
+		if err := render.JSON(e.stdout, sums); err != nil {
+			return err
+		}
+	} else if err := sweepTable(e.stdout, rec, sums); err != nil {
+		return err
+	}
+	if rec.Partial {
+		return errInterrupted
+	}
+	return nil
+}
+
+func parseAxes(varies []string) ([]sweep.Axis, error) {
+	if len(varies) == 0 {
+		return nil, usagef("--vary: at least one key=a..b:n or key=v1,v2,… is required")
+	}
+	var axes []sweep.Axis
+	points := 1
+	for _, v := range varies {
+		a, err := sweep.ParseAxis(v)
+		if err != nil {
+			return nil, usagef("--vary %v", err)
+		}
+		axes = append(axes, a)
+		points *= len(a.Values)
+		if points > sweep.MaxPoints {
+			return nil, usagef("--vary: the grid has more than %d points", sweep.MaxPoints)
+		}
+	}
+	return axes, nil
+}
+
+// parseShard parses "i/n" with 0 ≤ i < n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, usagef("--shard %q: must be i/n with 0 ≤ i < n (e.g. 0/4 … 3/4; a Kubernetes Indexed Job's JOB_COMPLETION_INDEX is 0-based)", s)
+	}
+	return i, n, nil
+}
+
+func writeShard(dir string, rec *sweep.Record) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeCSV(filepath.Join(dir, sweep.ShardFile(rec.Spec.Shard, rec.Spec.Shards)), func(w io.Writer) error {
+		_, err := rec.WriteTo(w)
+		return err
+	})
+}
+
+// writeSweep writes sweep.csv and sweep.json into dir, each atomically.
+func writeSweep(dir string, sums []sweep.PointSummary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeCSV(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }); err != nil {
+		return err
+	}
+	return writeCSV(filepath.Join(dir, "sweep.json"), func(w io.Writer) error { return render.JSON(w, sums) })
+}
+
+// sweepWarnings prints, on stderr, the caveats a reader of the table must
+// not miss: thin p99.9 estimates, warm-up and stop-rule notes.
+func sweepWarnings(w io.Writer, sums []sweep.PointSummary) {
+	// p99.9 needs 10 samples above it: n ≥ 10/(1−0.999) completions.
+	const need = 10000
+	var thin []string
+	for _, s := range sums {
+		if n := s.Summary.Latency.N; n > 0 && n < need {
+			thin = append(thin, s.Label)
+		}
+		if s.Warmup.Note != "" {
+			fmt.Fprintf(w, "simulate: warning: %s: %s\n", s.Label, s.Warmup.Note)
+		}
+	}
+	if len(thin) > 0 {
+		fmt.Fprintf(w, "simulate: warning: %d of %d points have fewer than %d completed runs, so their p99.9 rests on fewer than 10 samples (add --runs or --replications): %s\n",
+			len(thin), len(sums), need, strings.Join(thin, "; "))
+	}
+}
+
+func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error {
+	spec := rec.Spec
+	mode := fmt.Sprintf("%d replication(s) per point", spec.Replications)
+	if spec.RelError > 0 {
+		mode = fmt.Sprintf("replications until ±%g relative error (batches of %d, at most %d)", spec.RelError, max(spec.Replications, 4), spec.MaxReplications)
+	}
+	seed := uint64(0)
+	if len(sums) > 0 {
+		seed = sums[0].Summary.Seed
+	}
+	fmt.Fprintf(w, "%s: %d points on common random numbers (seed %d), %s\n", spec.Scenario, len(sums), seed, mode)
+	var rows [][]string
+	for _, p := range sums {
+		s := &p.Summary
+		success, p99 := render.Percent(s.SuccessRate), render.Seconds(s.Latency.P99)
+		if c := s.Confidence; c != nil {
+			success = render.PlusMinus(s.SuccessRate, c.SuccessRate.Lo, c.SuccessRate.Hi, render.Percent)
+			p99 = render.PlusMinus(s.Latency.P99, c.Latency.P99.Lo, c.Latency.P99.Hi, render.Seconds)
+		}
+		warm := p.Warmup.Source
+		switch p.Warmup.Source {
+		case sweep.WarmupMSER5, sweep.WarmupDefault:
+			warm = fmt.Sprintf("%d runs (%s)", p.Warmup.Runs, p.Warmup.Source)
+		}
+		rows = append(rows, []string{p.Label, strconv.Itoa(s.Replications), success,
+			render.Seconds(s.Latency.P50), p99, render.Seconds(s.Latency.P999),
+			render.Number(s.Little.Throughput) + "/s", render.Number(s.Little.TimeAvgInSystem), render.Number(s.Attempts.PerRun), warm})
+	}
+	return render.Table(w, []string{"point", "replications", "success", "p50", "p99", "p99.9", "throughput", "in system (L)", "attempts/run", "warm-up"}, rows)
+}
+
+// progress draws a one-line progress indicator on stderr when it is a
+// terminal and CI is unset; otherwise it does nothing.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	what  string
+	last  time.Time
+	drawn bool
+}
+
+func newProgress(w io.Writer, what string) *progress {
+	p := &progress{what: what}
+	if f, ok := w.(*os.File); ok && os.Getenv("CI") == "" {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.w = w
+		}
+	}
+	return p
+}
+
+// update redraws the line at most ten times a second.
+func (p *progress) update(done, scheduled int) {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond || done == scheduled {
+		p.last = now
+		fmt.Fprintf(p.w, "\r%s: %d/%d replications ", p.what, done, scheduled)
+		p.drawn = true
+	}
+}
+
+// done erases the line.
+func (p *progress) done() {
+	if p == nil || p.w == nil || !p.drawn {
+		return
+	}
+	fmt.Fprint(p.w, "\r\033[K")
+}

@@ -1,0 +1,477 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// Defaults of Problem.
+const (
+	// DefaultReplications is the first batch of replications per probe.
+	DefaultReplications = 8
+	// DefaultMaxFactor: MaxReplications defaults to 8 × Replications
+	// (three doublings).
+	DefaultMaxFactor = 8
+	// DefaultTolerance is the relative width at which a search over a
+	// continuous key stops.
+	DefaultTolerance = 0.01
+)
+
+// ErrInterrupted is returned (with the answer so far) when the prober
+// reports an interrupt.
+var ErrInterrupted = errors.New("search interrupted")
+
+// Problem is a capacity question: the smallest value of Range.Key in
+// [Range.Lo, Range.Hi] at which every objective holds, assuming the
+// objectives only get easier as the value grows.
+type Problem struct {
+	SLOs  []SLO
+	Range Range
+	// Replications is the first batch of replications of a probe (≥ 2;
+	// 0 means DefaultReplications). A probe whose interval straddles a
+	// threshold is re-run with twice as many, up to MaxReplications (0
+	// means DefaultMaxFactor × Replications).
+	Replications    int
+	MaxReplications int
+	// Level is the confidence level of the probers' intervals, reported
+	// in the answer.
+	Level float64
+	// Start, when HasStart, is a first guess (such as an Erlang C
+	// staffing level) for an integer search: Search probes it and its
+	// neighbour first and gallops away from it only if needed.
+	Start    float64
+	HasStart bool
+	// Tolerance is the relative width at which a non-integer search stops
+	// (0 means DefaultTolerance).
+	Tolerance float64
+}
+
+// Prober returns the summary of replications 0 … n−1 of the scenario with
+// the searched key set to v. Search calls it for one value with growing n
+// (each call may reuse the replications of the previous one) and does not
+// come back to a value it has left. A prober returns ErrInterrupted (or an
+// error wrapping it) when stopped.
+type Prober func(v float64, n int) (*system.Summary, error)
+
+// Number is a float64 that encodes NaN and infinities as JSON null.
+type Number float64
+
+// MarshalJSON writes the shortest exact decimal, or null.
+func (x Number) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+// Probe is one simulated value of the search.
+type Probe struct {
+	// Order is the probe's place in the search (1 = first).
+	Order        int     `json:"order"`
+	Value        float64 `json:"value"`
+	Replications int     `json:"replications"`
+	// P99 is the pooled completion-time p99 (seconds) and CI its
+	// Student-t interval over replications; Success the success rate.
+	P99     Number    `json:"p99_s"`
+	CI      [2]Number `json:"ci"`
+	Success Number    `json:"success"`
+	// Verdict is whether every objective held. Resolved is false when an
+	// interval still straddled its threshold at MaxReplications, so the
+	// verdict was taken from the interval's midpoint.
+	Verdict  Verdict `json:"verdict"`
+	Resolved bool    `json:"resolved"`
+	// Deciding is the objective that decided: the first that failed, the
+	// closest to its threshold when all passed, or the one that stayed
+	// unresolved.
+	Deciding Check   `json:"deciding"`
+	Checks   []Check `json:"slos"`
+	// Summary is the probe's full summary.
+	Summary *system.Summary `json:"-"`
+}
+
+// Evidence is the deciding objective at one value, for Confidence.
+type Evidence struct {
+	Value        float64 `json:"value"`
+	Verdict      Verdict `json:"verdict"`
+	Resolved     bool    `json:"resolved"`
+	Replications int     `json:"replications"`
+	Deciding     Check   `json:"deciding"`
+}
+
+// Confidence says how sure the answer is: the deciding objective's interval
+// at the answer (which must pass) and at the next smaller value probed
+// (value − 1 for counts, which must fail), and whether both intervals
+// cleared their thresholds.
+type Confidence struct {
+	Level float64   `json:"level"`
+	At    *Evidence `json:"at"`
+	Below *Evidence `json:"below,omitempty"`
+	// Resolved is true when neither interval straddled its threshold.
+	Resolved bool   `json:"resolved"`
+	Note     string `json:"note"`
+}
+
+// Analytic is a closed-form first guess.
+type Analytic struct {
+	Value  float64 `json:"value"`
+	Method string  `json:"method"`
+}
+
+// Answer is the outcome of Search.
+type Answer struct {
+	Parameter string   `json:"parameter"`
+	Value     Number   `json:"value"`
+	Found     bool     `json:"found"`
+	SLOs      []string `json:"slos"`
+	Range     string   `json:"range"`
+	// Analytic is set by the caller when a closed form gave the start.
+	Analytic   *Analytic  `json:"analytic,omitempty"`
+	Confidence Confidence `json:"confidence"`
+	// Probes are every simulated value, by increasing value: the knee of
+	// p99 against the parameter.
+	Probes []Probe `json:"probes"`
+}
+
+// searcher holds the state of one Search.
+type searcher struct {
+	p      Problem
+	probe  Prober
+	probes map[float64]*Probe
+	order  int
+}
+
+// Search finds the smallest value of p.Range at which every objective of p
+// holds, by simulation.
+//
+// Each probe runs p.Replications replications and checks every objective's
+// Student-t interval (over replications) against its threshold: wholly on
+// the good side passes, wholly on the bad side fails. An interval that
+// straddles a threshold is not decided by luck: the probe is re-run with
+// twice the replications until it clears or MaxReplications is reached;
+// only then is the verdict taken from the interval's midpoint and the
+// probe marked unresolved.
+//
+// Integer ranges: from p.Start (if given) Search probes Start and its
+// neighbour, galloping (steps 1, 2, 4, …) down while values pass or up
+// while they fail, then bisects between the largest failing and the
+// smallest passing value, so the answer always has a probed failing value
+// just below it (unless it is Range.Lo). Without a start it probes Hi, then
+// Lo, then bisects. Non-integer ranges bisect until the bracket is narrower
+// than Tolerance × its upper end. Values above Hi are never probed: if Hi
+// fails, Found is false.
+//
+// The search assumes monotonicity; a noisy non-monotone probe can only
+// shift the answer within the bracket it leaves, and its Resolved flag
+// shows it.
+func Search(p Problem, probe Prober) (*Answer, error) {
+	if len(p.SLOs) == 0 {
+		return nil, fmt.Errorf("slos: at least one objective is required")
+	}
+	if p.Replications == 0 {
+		p.Replications = DefaultReplications
+	}
+	if p.Replications < 2 {
+		return nil, fmt.Errorf("replications: need at least 2 for a confidence interval, got %d", p.Replications)
+	}
+	if p.MaxReplications == 0 {
+		p.MaxReplications = DefaultMaxFactor * p.Replications
+	}
+	if p.MaxReplications < p.Replications {
+		return nil, fmt.Errorf("max_replications: must be ≥ replications (%d), got %d", p.Replications, p.MaxReplications)
+	}
+	if p.Tolerance == 0 {
+		p.Tolerance = DefaultTolerance
+	}
+	if !(p.Tolerance > 0 && p.Tolerance < 1) {
+		return nil, fmt.Errorf("tolerance: must be in (0, 1), got %g", p.Tolerance)
+	}
+	r := p.Range
+	if !(r.Lo >= 0 && r.Lo < r.Hi) {
+		return nil, fmt.Errorf("range: need 0 ≤ lo < hi, got %g..%g", r.Lo, r.Hi)
+	}
+	s := &searcher{p: p, probe: probe, probes: map[float64]*Probe{}}
+	ans := &Answer{Parameter: r.Key, Value: Number(math.NaN()), Range: r.String()}
+	for _, o := range p.SLOs {
+		ans.SLOs = append(ans.SLOs, o.String())
+	}
+	_, passLo, err := s.bracket()
+	s.finish(ans, passLo)
+	return ans, err
+}
+
+// pass probes v and reports whether it passed.
+func (s *searcher) pass(v float64) (bool, error) {
+	if pr, ok := s.probes[v]; ok {
+		return pr.Verdict == Pass, nil
+	}
+	n := s.p.Replications
+	var pr *Probe
+	for {
+		sum, err := s.probe(v, n)
+		if err != nil {
+			return false, err
+		}
+		pr = s.judge(v, n, sum)
+		if pr.Verdict != Unresolved || n >= s.p.MaxReplications {
+			break
+		}
+		n = min(2*n, s.p.MaxReplications)
+	}
+	if pr.Verdict == Unresolved {
+		pr.Verdict = Pass
+		for _, c := range pr.Checks {
+			if c.Margin < 0 {
+				pr.Verdict = Fail
+			}
+		}
+	}
+	s.order++
+	pr.Order = s.order
+	s.probes[v] = pr
+	return pr.Verdict == Pass, nil
+}
+
+// judge checks every objective against sum.
+func (s *searcher) judge(v float64, n int, sum *system.Summary) *Probe {
+	pr := &Probe{Value: v, Replications: n, Summary: sum, P99: Number(sum.Latency.P99), Success: Number(sum.SuccessRate),
+		CI: [2]Number{Number(math.NaN()), Number(math.NaN())}, Resolved: true}
+	if c := sum.Confidence; c != nil && sum.Latency.N > 0 {
+		pr.CI = [2]Number{Number(c.Latency.P99.Lo), Number(c.Latency.P99.Hi)}
+	}
+	allPass := true
+	fail, open, closest := -1, -1, -1
+	for i, o := range s.p.SLOs {
+		c := o.Check(sum)
+		pr.Checks = append(pr.Checks, c)
+		switch c.Verdict {
+		case Fail:
+			allPass = false
+			if fail < 0 {
+				fail = i
+			}
+		case Unresolved:
+			allPass = false
+			if open < 0 {
+				open = i
+			}
+		case Pass:
+			if closest < 0 || closer(c, pr.Checks[closest]) {
+				closest = i
+			}
+		}
+	}
+	switch {
+	case fail >= 0:
+		pr.Verdict, pr.Deciding = Fail, pr.Checks[fail]
+	case allPass:
+		pr.Verdict, pr.Deciding = Pass, pr.Checks[closest]
+	default:
+		pr.Verdict, pr.Deciding, pr.Resolved = Unresolved, pr.Checks[open], false
+	}
+	return pr
+}
+
+// closer reports whether passing check a is nearer to failing than b: by
+// the distance to the threshold in interval half-widths (a zero-width
+// interval, such as a success rate of exactly 1 in every replication, is
+// infinitely far), then by relative margin.
+func closer(a, b Check) bool {
+	za, zb := sigmas(a), sigmas(b)
+	if za != zb {
+		return za < zb
+	}
+	return a.Margin < b.Margin
+}
+
+// sigmas is a check's distance from its threshold in half-widths.
+func sigmas(c Check) float64 {
+	half := float64(c.CI[1]-c.CI[0]) / 2
+	d := math.Abs(float64(c.Mean) - c.SLO.Threshold)
+	if half == 0 {
+		return math.Inf(1)
+	}
+	return d / half
+}
+
+// bracket runs the search and returns the largest failing value probed (or
+// Lo − step when none failed) and the smallest passing value (or +Inf when
+// none passed).
+func (s *searcher) bracket() (failHi, passLo float64, err error) {
+	r := s.p.Range
+	failHi, passLo = math.Inf(-1), math.Inf(1)
+	try := func(v float64) (bool, error) {
+		ok, err := s.pass(v)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			passLo = math.Min(passLo, v)
+		} else {
+			failHi = math.Max(failHi, v)
+		}
+		return ok, nil
+	}
+	if r.Integer && s.p.HasStart {
+		h := math.Min(math.Max(math.Round(s.p.Start), r.Lo), r.Hi)
+		ok, err := try(h)
+		if err != nil {
+			return failHi, passLo, err
+		}
+		if ok {
+			// Gallop down while values pass.
+			for step := 1.0; passLo > r.Lo; step *= 2 {
+				v := math.Max(passLo-step, r.Lo)
+				if ok, err := try(v); err != nil || !ok {
+					if err != nil {
+						return failHi, passLo, err
+					}
+					break
+				}
+			}
+		} else {
+			// Gallop up while values fail.
+			for step := 1.0; failHi < r.Hi; step *= 2 {
+				v := math.Min(failHi+step, r.Hi)
+				if ok, err := try(v); err != nil || ok {
+					if err != nil {
+						return failHi, passLo, err
+					}
+					break
+				}
+			}
+		}
+	} else {
+		ok, err := try(r.Hi)
+		if err != nil || !ok {
+			return failHi, passLo, err
+		}
+		if _, err := try(r.Lo); err != nil {
+			return failHi, passLo, err
+		}
+	}
+	if math.IsInf(passLo, 1) || passLo == r.Lo {
+		return failHi, passLo, nil
+	}
+	// Here a value failed: both ways above probe until one does, or
+	// until Lo passes.
+	lo := failHi
+	for {
+		if r.Integer {
+			if passLo-lo <= 1 {
+				break
+			}
+		} else if passLo-lo <= s.p.Tolerance*passLo {
+			break
+		}
+		m := lo + (passLo-lo)/2
+		if r.Integer {
+			m = math.Floor(m)
+		}
+		ok, err := try(m)
+		if err != nil {
+			return failHi, passLo, err
+		}
+		if !ok {
+			lo = m
+		}
+	}
+	return failHi, passLo, nil
+}
+
+// finish fills the answer from the probes: the value, the probes by
+// value, and the confidence statement.
+func (s *searcher) finish(ans *Answer, passLo float64) {
+	for _, pr := range s.probes {
+		ans.Probes = append(ans.Probes, *pr)
+	}
+	sort.Slice(ans.Probes, func(i, j int) bool { return ans.Probes[i].Value < ans.Probes[j].Value })
+	ans.Confidence.Level = s.p.Level
+	at, ok := s.probes[passLo]
+	if !ok {
+		ans.Confidence.Note = fmt.Sprintf("no value up to %s meets every objective", s.p.Range.Format(s.p.Range.Hi))
+		if pr, ok := s.probes[s.p.Range.Hi]; ok {
+			ans.Confidence.At = evidence(pr)
+			ans.Confidence.Resolved = pr.Resolved
+		}
+		return
+	}
+	ans.Found, ans.Value = true, Number(passLo)
+	ans.Confidence.At = evidence(at)
+	var below *Probe
+	for _, pr := range s.probes {
+		if pr.Value < passLo && pr.Verdict == Fail && (below == nil || pr.Value > below.Value) {
+			below = pr
+		}
+	}
+	ans.Confidence.Resolved = at.Resolved
+	atView := *at
+	if below != nil {
+		// The binding objective is the one that failed below: report it
+		// at the answer too.
+		for _, c := range at.Checks {
+			if c.SLO == below.Deciding.SLO {
+				atView.Deciding = c
+				ans.Confidence.At.Deciding = c
+			}
+		}
+	}
+	key := s.p.Range.Key
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s=%s meets every objective (%s)", key, s.p.Range.Format(passLo), describe(&atView))
+	if below != nil {
+		ans.Confidence.Below = evidence(below)
+		ans.Confidence.Resolved = at.Resolved && below.Resolved
+		fmt.Fprintf(&b, "; %s=%s fails (%s)", key, s.p.Range.Format(below.Value), describe(below))
+	} else if passLo == s.p.Range.Lo {
+		b.WriteString("; it is the lower end of the range")
+	}
+	if !ans.Confidence.Resolved {
+		fmt.Fprintf(&b, ". UNRESOLVED: an interval still straddled its threshold after %d replications (max-replications), so the boundary is within the noise: the answer may be off by one step", s.p.MaxReplications)
+	}
+	ans.Confidence.Note = b.String()
+}
+
+func evidence(pr *Probe) *Evidence {
+	return &Evidence{Value: pr.Value, Verdict: pr.Verdict, Resolved: pr.Resolved, Replications: pr.Replications, Deciding: pr.Deciding}
+}
+
+// describe says "p99 = 1.8s, 95% CI [1.7s, 1.9s] vs ≤ 2s, 8 replications".
+func describe(pr *Probe) string {
+	c := pr.Deciding
+	f := func(x float64) string {
+		if c.SLO.Figure.IsTime() {
+			return secondsText(x)
+		}
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	}
+	op := "≤"
+	if !c.SLO.Figure.IsTime() {
+		op = "≥"
+	}
+	return fmt.Sprintf("%s = %s, CI [%s, %s] vs %s %s, %d replications", c.SLO.Figure, f(float64(c.Mean)), f(float64(c.CI[0])), f(float64(c.CI[1])), op, f(c.SLO.Threshold), pr.Replications)
+}
+
+// secondsText formats seconds with four significant digits and a unit
+// ("426ms", "4.672s").
+func secondsText(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "n/a"
+	case math.IsInf(x, 0):
+		return "∞"
+	case x == 0:
+		return "0s"
+	case math.Abs(x) < 1e-3:
+		return strconv.FormatFloat(x*1e6, 'g', 4, 64) + "µs"
+	case math.Abs(x) < 1:
+		return strconv.FormatFloat(x*1e3, 'g', 4, 64) + "ms"
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64) + "s"
+}

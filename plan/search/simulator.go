@@ -1,0 +1,84 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/plan/sweep"
+	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim"
+)
+
+// Simulator probes a scenario by simulation; its Probe method is a Prober.
+// It keeps the replications of the value being probed, so that doubling
+// the replications only runs the new ones. It is not safe for concurrent
+// use (Search calls it from one goroutine; the replications inside run in
+// parallel).
+type Simulator struct {
+	// Scenario is a path or a bundled name; Sets are overrides applied to
+	// every probe before Range.Key=value.
+	Scenario string
+	Sets     []string
+	Range    Range
+	// Level is the confidence level of the summaries' intervals.
+	Level float64
+	// Parallel is the number of goroutines for replications (0:
+	// GOMAXPROCS); results do not depend on it.
+	Parallel int
+	// Interrupt stops the simulations when set and true.
+	Interrupt *atomic.Bool
+
+	has     bool
+	value   float64
+	cfg     *system.Config
+	warm    sweep.Warmup
+	results []*system.Result
+}
+
+// Probe returns the summary of replications 0 … n−1 at value v.
+// Replication i uses seed sim.ReplicationSeed(seed, i) at every value
+// (common random numbers). When the scenario fixes no warm-up, each value's
+// warm-up is chosen by sweep.DetectWarmup, and its note (if any) is added
+// to the summary's warnings.
+func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
+	if !s.has || v != s.value {
+		sets := append(slices.Clone(s.Sets), s.Range.Key+"="+s.Range.Format(v))
+		sc, err := scenarios.Load(s.Scenario, sets)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %w", s.Range.Key, s.Range.Format(v), err)
+		}
+		s.has, s.value, s.cfg, s.results = true, v, sc.Config, nil
+		s.warm = sweep.Warmup{Source: sweep.WarmupScenario}
+		if !sweep.FixesWarmup(sc.Source, sets) {
+			w, ok := sweep.DetectWarmup(s.cfg, s.Interrupt)
+			if !ok {
+				s.has = false
+				return nil, ErrInterrupted
+			}
+			s.warm = w
+			w.Apply(s.cfg)
+		}
+	}
+	have := len(s.results)
+	if n > have {
+		more := sim.Parallel(n-have, s.Parallel, func(k int) *system.Result {
+			return system.New(s.cfg, system.Options{Replication: have + k, Interrupt: s.Interrupt}).Run()
+		})
+		for _, r := range more {
+			if r.Stopped == "interrupted" {
+				return nil, ErrInterrupted
+			}
+		}
+		s.results = append(s.results, more...)
+	}
+	sum := system.Summarize(s.cfg, s.results[:n], s.Level)
+	if s.warm.Note != "" {
+		sum.Warnings = append(sum.Warnings, s.warm.Note)
+	}
+	return &sum, nil
+}
+
+// Warmup returns the warm-up of the value probed last.
+func (s *Simulator) Warmup() sweep.Warmup { return s.warm }

@@ -1,0 +1,33 @@
+// Package sweep runs a scenario over a grid of parameter values — the
+// machinery behind "simulate sweep" and "simulate merge" — on common random
+// numbers, in parallel, optionally split into shards that run on different
+// machines and are merged afterwards with byte-identical results.
+//
+// A sweep is a Spec: a scenario, the varied keys (Axis, parsed by ParseAxis
+// from "arrivals.rate=1/s..10/s:10" or "key=v1,v2"), and the replications
+// per point (fixed, or a relative-error stop rule). Run executes it, or one
+// deterministic slice of it (Spec.Shard of Spec.Shards), and returns a
+// Record: per point, the warm-up used and every replication's serialised
+// system.Result (EncodeResult; histograms in stats.Histogram's binary form).
+// Records of all shards combine with Merge; Summarize pools a whole-sweep
+// record into one system.Summary per point; WriteCSV writes sweep.csv.
+//
+// Determinism: replication i of every point uses seed
+// sim.ReplicationSeed(seed, i); results are assembled in replication order;
+// the stop rule is checked after whole batches; and the single-machine path
+// decodes the same serialised results a merge does. So sweep.csv and
+// sweep.json depend only on the Spec, never on GOMAXPROCS, Options.Parallel
+// or the number of shards.
+//
+// Warm-up: when a scenario fixes none, each point's warm-up is chosen by
+// MSER-5 on a pilot replication (DetectWarmup), since the transient grows
+// with the load.
+//
+// Files (written by cmd/simulate):
+//
+//   - sweep.csv: CSVHeader, one line per point.
+//   - sweep.json: a JSON array of PointSummary: {"point": {key: value, …},
+//     "warmup": {runs, source, note}, "summary": system.Summary}.
+//   - shard-i-of-n.json (ShardFile): a Record as one JSON document, format
+//     Format.
+package sweep

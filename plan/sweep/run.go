@@ -1,0 +1,401 @@
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim"
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// DefaultMaxReplications caps the replications of a point under the
+// relative-error stop rule when Spec.MaxReplications is 0.
+const DefaultMaxReplications = 200
+
+// minBatch is the smallest batch of replications the stop rule adds: with
+// fewer, Student's t quantile is so large (12.7 for 2 replications at 95%)
+// that the first checks are wasted.
+const minBatch = 4
+
+// Spec describes a sweep: a scenario, the axes to vary and how many
+// replications each point gets. It is stored in every shard file, so that
+// shards of different sweeps are never merged.
+type Spec struct {
+	// Scenario is a path or a bundled scenario name, as scenarios.Load
+	// takes it; Sets are overrides applied to every point (before the
+	// point's own).
+	Scenario string   `json:"scenario"`
+	Sets     []string `json:"sets"`
+	// Axes are the varied keys; several form a grid (see Grid).
+	Axes []Axis `json:"axes"`
+	// Replications is the number of replications per point. With RelError
+	// > 0 it is the batch size of the stop rule instead (at least 4).
+	Replications int `json:"replications"`
+	// RelError, when > 0, turns on the stop rule: a point gets batches of
+	// replications until the Student-t half-width of each of its mean
+	// latency, p99 latency and success rate (over replications, at Level)
+	// is below RelError × the estimate, or MaxReplications is reached (0
+	// means DefaultMaxReplications). The rule is the one JMT's simulator
+	// applies per measure (Bertoli, Casale, Serazzi, "JMT: performance
+	// engineering tools for system modeling", 2009), checked after whole
+	// batches so that the answer does not depend on scheduling.
+	RelError        float64 `json:"rel_error,omitempty"`
+	MaxReplications int     `json:"max_replications,omitempty"`
+	// Level is the confidence level of the intervals (e.g. 0.95).
+	Level float64 `json:"level"`
+	// Shard (0-based) and Shards select a deterministic slice of the work:
+	// see Run. Shards 0 or 1 means the whole sweep.
+	Shard  int `json:"shard"`
+	Shards int `json:"shards"`
+}
+
+// Validate checks the spec and fills defaults (Shards 0 → 1,
+// MaxReplications 0 → DefaultMaxReplications under the stop rule). Errors
+// name the field.
+func (s *Spec) Validate() error {
+	if s.Scenario == "" {
+		return fmt.Errorf("scenario: required")
+	}
+	if len(s.Axes) == 0 {
+		return fmt.Errorf("axes: at least one key to vary is required")
+	}
+	total := 1
+	for i, a := range s.Axes {
+		if a.Key == "" || len(a.Values) == 0 {
+			return fmt.Errorf("axes[%d]: needs a key and at least one value", i)
+		}
+		total *= len(a.Values)
+		if total > MaxPoints {
+			return fmt.Errorf("axes: the grid has more than %d points", MaxPoints)
+		}
+	}
+	if s.Replications < 1 || s.Replications > 10000 {
+		return fmt.Errorf("replications: must be in [1, 10000], got %d", s.Replications)
+	}
+	if s.RelError < 0 || s.RelError >= 1 || math.IsNaN(s.RelError) {
+		return fmt.Errorf("rel_error: must be in (0, 1), or 0 for a fixed number of replications; got %g", s.RelError)
+	}
+	if s.RelError > 0 {
+		if s.MaxReplications == 0 {
+			s.MaxReplications = DefaultMaxReplications
+		}
+		if s.MaxReplications < max(s.Replications, minBatch) || s.MaxReplications > 100000 {
+			return fmt.Errorf("max_replications: must be in [%d, 100000] (at least one batch), got %d", max(s.Replications, minBatch), s.MaxReplications)
+		}
+	}
+	if !(s.Level > 0 && s.Level < 1) {
+		return fmt.Errorf("level: must be in (0, 1), got %g", s.Level)
+	}
+	if s.Shards == 0 {
+		s.Shards = 1
+	}
+	if s.Shards < 1 || s.Shards > 100000 {
+		return fmt.Errorf("shards: must be in [1, 100000], got %d", s.Shards)
+	}
+	if s.Shard < 0 || s.Shard >= s.Shards {
+		return fmt.Errorf("shard: must be in [0, %d), got %d", s.Shards, s.Shard)
+	}
+	return nil
+}
+
+// Points returns the grid of the spec's axes.
+func (s *Spec) Points() []Point { return Grid(s.Axes) }
+
+// batch is the stop rule's batch size.
+func (s *Spec) batch() int { return max(s.Replications, minBatch) }
+
+// Options are the run-time settings of Run that do not change its result.
+type Options struct {
+	// Parallel is the number of goroutines (0: GOMAXPROCS). The result is
+	// byte-identical whatever it is.
+	Parallel int
+	// Interrupt, when set and true, stops the sweep: running replications
+	// stop at their next check and are dropped, queued ones are skipped,
+	// and the Record comes back Partial.
+	Interrupt *atomic.Bool
+	// Progress, when set, is called after each replication with the number
+	// done and the number scheduled so far (under the stop rule more may be
+	// scheduled later). Calls are serialised.
+	Progress func(done, scheduled int)
+}
+
+// unit is one replication of one point.
+type unit struct{ point, rep int }
+
+// figures are a replication's estimates the stop rule checks; they are
+// computed as system.Summarize computes its per-replication figures.
+type figures struct{ mean, p99, success float64 }
+
+func figuresOf(r *system.Result) figures {
+	var f figures
+	if r.Runs.Arrived > 0 {
+		f.success = float64(r.Runs.Completed) / float64(r.Runs.Arrived)
+	}
+	if r.Latency.Count() > 0 {
+		f.mean, f.p99 = r.Latency.Mean(), r.Latency.Quantile(0.99)
+	}
+	return f
+}
+
+// converged reports whether every figure's half-width is below relErr ×
+// its estimate, and describes the widest.
+func converged(fs []figures, level, relErr float64) (bool, string) {
+	xs := make([]float64, len(fs))
+	ok := true
+	var parts []string
+	for _, m := range []struct {
+		name string
+		get  func(f figures) float64
+	}{
+		{"mean latency", func(f figures) float64 { return f.mean }},
+		{"p99 latency", func(f figures) float64 { return f.p99 }},
+		{"success rate", func(f figures) float64 { return f.success }},
+	} {
+		for i, f := range fs {
+			xs[i] = m.get(f)
+		}
+		iv := stats.MeanCI(xs, level)
+		rel := iv.RelativeHalfWidth()
+		if iv.HalfWidth == 0 {
+			rel = 0
+		}
+		if !(rel < relErr) {
+			ok = false
+		}
+		parts = append(parts, fmt.Sprintf("%s ±%.3g%%", m.name, 100*rel))
+	}
+	return ok, strings.Join(parts, ", ")
+}
+
+// owner returns the shard that runs unit u under a fixed number of
+// replications: units are numbered point-major (point·R + replication) and
+// dealt round-robin, so every shard gets a similar mix of light and heavy
+// points.
+func (s *Spec) owner(u unit) int {
+	if s.RelError > 0 {
+		return u.point % s.Shards // the stop rule needs a point's replications together
+	}
+	return (u.point*s.Replications + u.rep) % s.Shards
+}
+
+// Run runs the spec's slice of the sweep (all of it when Shards is 1) and
+// returns its raw, mergeable record.
+//
+// Every point loads the scenario with Sets and then the point's overrides,
+// and uses the scenario's seed, so replication i of every point uses seed
+// sim.ReplicationSeed(seed, i): common random numbers across points. When
+// the scenario fixes no warm-up (FixesWarmup), each point's warm-up is
+// chosen by DetectWarmup. Replications of all points run on one pool of
+// Options.Parallel goroutines.
+//
+// Sharding: with a fixed number of replications the work units are
+// (point, replication) pairs numbered point-major and dealt round-robin
+// (unit u goes to shard u mod Shards); under the stop rule the units are
+// whole points (point p goes to shard p mod Shards), because whether a
+// point needs another batch depends on all its replications. Every shard
+// runs the warm-up pilot of each point it touches, so shards need nothing
+// from each other. Merge combines the records.
+func Run(spec Spec, opt Options) (*Record, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	base, err := scenarios.Load(spec.Scenario, spec.Sets)
+	if err != nil {
+		return nil, err
+	}
+	points := spec.Points()
+	rec := &Record{Format: Format, Spec: spec, ScenarioSHA256: sourceHash(base.Source)}
+	interrupted := func() bool { return opt.Interrupt != nil && opt.Interrupt.Load() }
+
+	// The points this shard touches.
+	var mine []int
+	for _, p := range points {
+		for r := range spec.Replications {
+			if spec.owner(unit{p.Index, r}) == spec.Shard {
+				mine = append(mine, p.Index)
+				break
+			}
+			if spec.RelError > 0 {
+				break
+			}
+		}
+	}
+	cfgs := make(map[int]*system.Config, len(mine))
+	fixed := make(map[int]bool, len(mine))
+	for _, pi := range mine {
+		sets := append(slices.Clone(spec.Sets), points[pi].Sets(spec.Axes)...)
+		sc, err := scenarios.Load(spec.Scenario, sets)
+		if err != nil {
+			return nil, fmt.Errorf("point %s: %w", points[pi].Label(spec.Axes), err)
+		}
+		cfgs[pi] = sc.Config
+		fixed[pi] = FixesWarmup(sc.Source, sets)
+	}
+
+	// Warm-up pilots, in parallel over points.
+	warm := sim.Parallel(len(mine), opt.Parallel, func(k int) *Warmup {
+		pi := mine[k]
+		if fixed[pi] {
+			return &Warmup{Source: WarmupScenario}
+		}
+		if interrupted() {
+			return nil
+		}
+		w, ok := DetectWarmup(cfgs[pi], opt.Interrupt)
+		if !ok {
+			return nil
+		}
+		return &w
+	})
+	rps := make(map[int]*RawPoint, len(mine))
+	for k, pi := range mine {
+		if warm[k] == nil {
+			rec.Partial = true
+			return rec, nil
+		}
+		c := *cfgs[pi]
+		warm[k].Apply(&c)
+		cfgs[pi] = &c
+		rp := &RawPoint{Index: pi, Warmup: *warm[k], Planned: spec.Replications, Results: []Replica{}}
+		rps[pi] = rp
+		rec.Points = append(rec.Points, rp)
+	}
+
+	var mu sync.Mutex
+	done, scheduled := 0, 0
+	runUnits := func(units []unit) ([]*Replica, []figures, error) {
+		mu.Lock()
+		scheduled += len(units)
+		mu.Unlock()
+		type out struct {
+			rep *Replica
+			fig figures
+			err error
+		}
+		outs := sim.Parallel(len(units), opt.Parallel, func(k int) out {
+			u := units[k]
+			if interrupted() {
+				return out{}
+			}
+			res := system.New(cfgs[u.point], system.Options{Replication: u.rep, Interrupt: opt.Interrupt}).Run()
+			if res.Stopped == "interrupted" {
+				return out{}
+			}
+			b, err := EncodeResult(res)
+			if err != nil {
+				return out{err: fmt.Errorf("point %s replication %d: %w", points[u.point].Label(spec.Axes), u.rep, err)}
+			}
+			if opt.Progress != nil {
+				mu.Lock()
+				done++
+				opt.Progress(done, scheduled)
+				mu.Unlock()
+			}
+			return out{rep: &Replica{Replication: u.rep, Result: b}, fig: figuresOf(res)}
+		})
+		reps := make([]*Replica, len(outs))
+		figs := make([]figures, len(outs))
+		for k, o := range outs {
+			if o.err != nil {
+				return nil, nil, o.err
+			}
+			reps[k], figs[k] = o.rep, o.fig
+		}
+		return reps, figs, nil
+	}
+
+	if spec.RelError == 0 {
+		var units []unit
+		for _, pi := range mine {
+			for r := range spec.Replications {
+				if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
+					units = append(units, u)
+				}
+			}
+		}
+		reps, _, err := runUnits(units)
+		if err != nil {
+			return nil, err
+		}
+		for k, rep := range reps {
+			if rep == nil {
+				rec.Partial = true
+				continue
+			}
+			rp := rps[units[k].point]
+			rp.Results = append(rp.Results, *rep)
+		}
+		return rec, nil
+	}
+
+	// The stop rule: whole batches for every point still open, then a
+	// check per point.
+	figs := make(map[int][]figures, len(mine))
+	open := slices.Clone(mine)
+	for len(open) > 0 {
+		var units []unit
+		for _, pi := range open {
+			n := len(rps[pi].Results)
+			for r := n; r < min(n+spec.batch(), spec.MaxReplications); r++ {
+				units = append(units, unit{pi, r})
+			}
+		}
+		reps, fs, err := runUnits(units)
+		if err != nil {
+			return nil, err
+		}
+		for k, rep := range reps {
+			if rep == nil {
+				rec.Partial = true
+				continue
+			}
+			pi := units[k].point
+			rps[pi].Results = append(rps[pi].Results, *rep)
+			figs[pi] = append(figs[pi], fs[k])
+		}
+		if rec.Partial {
+			for _, pi := range open {
+				rps[pi].Planned = len(rps[pi].Results)
+			}
+			return rec, nil
+		}
+		var still []int
+		for _, pi := range open {
+			rp := rps[pi]
+			n := len(rp.Results)
+			ok, desc := converged(figs[pi], spec.Level, spec.RelError)
+			switch {
+			case ok:
+				rp.Planned = n
+			case n >= spec.MaxReplications:
+				rp.Planned = n
+				rp.Note = fmt.Sprintf("rel-error %g not reached after %d replications (max-replications): %s", spec.RelError, n, desc)
+			default:
+				still = append(still, pi)
+			}
+		}
+		open = still
+	}
+	return rec, nil
+}
+
+// sourceHash identifies a scenario's text.
+func sourceHash(src []byte) string {
+	h := sha256.Sum256(src)
+	return hex.EncodeToString(h[:])
+}
+
+// Replica is one replication's serialised result (EncodeResult; base64 in
+// JSON).
+type Replica struct {
+	Replication int    `json:"replication"`
+	Result      []byte `json:"result"`
+}

@@ -1,0 +1,198 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// PointSummary is one point of a finished sweep: an element of sweep.json.
+type PointSummary struct {
+	// Point holds the varied keys and their values, in axis order.
+	Point Values `json:"point"`
+	// Warmup is the warm-up the point's replications used.
+	Warmup Warmup `json:"warmup"`
+	// Summary pools the point's replications (system.Summarize).
+	Summary system.Summary `json:"summary"`
+	// Parameter and Value are sweep.csv's first two columns (see
+	// Point.Parameter and Point.Value).
+	Parameter string  `json:"-"`
+	Value     float64 `json:"-"`
+	// Label is "key=value …" for tables.
+	Label string `json:"-"`
+}
+
+// Values are a point's key=value pairs in axis order; they encode as a JSON
+// object with the keys in that order.
+type Values []KeyValue
+
+// KeyValue is one varied key and its value, as given to --set.
+type KeyValue struct{ Key, Value string }
+
+// MarshalJSON writes {"key": "value", …} in order.
+func (v Values) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv.Key)
+		x, _ := json.Marshal(kv.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(x)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Summarize turns a whole-sweep record (from Run with one shard, or from
+// Merge) into one PointSummary per point, in grid order. Each point's
+// scenario is loaded again (Spec.Scenario with Spec.Sets and the point's
+// overrides, checked against ScenarioSHA256) and given the recorded
+// warm-up, and its replications are decoded in replication order and pooled
+// by system.Summarize at Spec.Level. The warm-up's and the stop rule's
+// notes are appended to the summary's warnings.
+//
+// A Partial record (interrupted) gives summaries for the points that have
+// at least one replication, each marked Partial with a warning saying how
+// many of its replications completed; any other incomplete record is an
+// error. Points are decoded one at a time, so memory holds one point's
+// results.
+func Summarize(rec *Record) ([]PointSummary, error) {
+	spec := rec.Spec
+	if !rec.Partial {
+		if err := rec.checkComplete(); err != nil {
+			return nil, err
+		}
+	}
+	base, err := scenarios.Load(spec.Scenario, spec.Sets)
+	if err != nil {
+		return nil, err
+	}
+	if h := sourceHash(base.Source); h != rec.ScenarioSHA256 {
+		return nil, fmt.Errorf("scenario %s has changed since the sweep ran (SHA-256 %s, recorded %s)", spec.Scenario, h[:12], rec.ScenarioSHA256[:min(12, len(rec.ScenarioSHA256))])
+	}
+	grid := spec.Points()
+	var out []PointSummary
+	for _, rp := range rec.Points {
+		if len(rp.Results) == 0 {
+			continue
+		}
+		if rp.Index < 0 || rp.Index >= len(grid) {
+			return nil, fmt.Errorf("point %d: outside the grid of %d points", rp.Index, len(grid))
+		}
+		p := grid[rp.Index]
+		sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
+		sc, err := scenarios.Load(spec.Scenario, sets)
+		if err != nil {
+			return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
+		}
+		cfg := sc.Config
+		rp.Warmup.Apply(cfg)
+		results := make([]*system.Result, len(rp.Results))
+		for i, rep := range rp.Results {
+			if results[i], err = DecodeResult(rep.Result); err != nil {
+				return nil, fmt.Errorf("point %s replication %d: %w", p.Label(spec.Axes), rep.Replication, err)
+			}
+		}
+		sum := system.Summarize(cfg, results, spec.Level)
+		if rp.Warmup.Note != "" {
+			sum.Warnings = append(sum.Warnings, rp.Warmup.Note)
+		}
+		if rp.Note != "" {
+			sum.Warnings = append(sum.Warnings, rp.Note)
+		}
+		if rec.Partial && len(rp.Results) < rp.Planned {
+			sum.Partial = true
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", len(rp.Results), rp.Planned))
+		}
+		ps := PointSummary{Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: p.Label(spec.Axes)}
+		for k, a := range spec.Axes {
+			ps.Point = append(ps.Point, KeyValue{a.Key, p.Values[k]})
+		}
+		out = append(out, ps)
+	}
+	return out, nil
+}
+
+// CSVHeader is the header of sweep.csv. The columns are, per point: the
+// parameter (Point.Parameter) and its numeric value (Point.Value; empty
+// when not numeric), the replications, the success rate and its confidence
+// interval, latency p50, p99 and its interval, p99.9 (seconds; empty when
+// no run completed), throughput (completions/s), the time-average number in
+// system, λW, and attempts per run. Interval columns are empty with one
+// replication. Numbers use the shortest form that parses back exactly.
+var CSVHeader = []string{"parameter", "value", "replications", "success_rate", "success_lo", "success_hi",
+	"latency_p50_s", "latency_p99_s", "latency_p99_lo_s", "latency_p99_hi_s", "latency_p999_s",
+	"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run"}
+
+// Row is one line of sweep.csv.
+type Row struct {
+	Parameter string
+	Value     float64
+	Summary   *system.Summary
+}
+
+// Row returns the point's sweep.csv line.
+func (p *PointSummary) Row() Row { return Row{p.Parameter, p.Value, &p.Summary} }
+
+// num formats x for the CSV: shortest exact form, empty for NaN and
+// infinities.
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// WriteCSV writes CSVHeader and one line per row.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		s := r.Summary
+		lat := func(x float64) string {
+			if s.Latency.N == 0 {
+				return ""
+			}
+			return num(x)
+		}
+		var slo, shi, plo, phi string
+		if c := s.Confidence; c != nil {
+			slo, shi = num(c.SuccessRate.Lo), num(c.SuccessRate.Hi)
+			if s.Latency.N > 0 {
+				plo, phi = num(c.Latency.P99.Lo), num(c.Latency.P99.Hi)
+			}
+		}
+		line := []string{r.Parameter, num(r.Value), strconv.Itoa(s.Replications),
+			num(s.SuccessRate), slo, shi,
+			lat(s.Latency.P50), lat(s.Latency.P99), plo, phi, lat(s.Latency.P999),
+			num(s.Little.Throughput), num(s.Little.TimeAvgInSystem), num(s.Little.LambdaW), num(s.Attempts.PerRun)}
+		if err := cw.Write(line); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Rows returns the sweep.csv lines of summaries.
+func Rows(sums []PointSummary) []Row {
+	rows := make([]Row, len(sums))
+	for i := range sums {
+		rows[i] = sums[i].Row()
+	}
+	return rows
+}
