@@ -26,7 +26,6 @@ type Tail struct {
 	table  *tailTable
 }
 
-
 // tailTable accumulates stage times of completed runs per completion-time
 // band. Bands are stored densely between lo and lo+len(n); the window grows
 // by doubling, so accounting allocates O(log range) times, never per run.
