@@ -123,7 +123,15 @@ func TestReadmeCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// Run in a scratch directory (commands write files), with the
+	// repository's data directories linked in for the paths they name.
 	dir := t.TempDir()
+	for _, d := range []string{"plan", "scenarios"} {
+		abs, _ := filepath.Abs(filepath.Join("..", "..", d))
+		if err := os.Symlink(abs, filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sc := bufio.NewScanner(f)
 	n := 0
 	for sc.Scan() {
@@ -135,7 +143,7 @@ func TestReadmeCommands(t *testing.T) {
 		if i := strings.Index(cmd, "#"); i >= 0 {
 			cmd = cmd[:i]
 		}
-		args := strings.Fields(cmd)
+		args := shellFields(cmd)
 		n++
 		out, errOut, code := runCLI(t, dir, args...)
 		if code != 0 {
@@ -179,4 +187,32 @@ func TestOutAndTraceFiles(t *testing.T) {
 			t.Errorf("chrome trace lacks %s", w)
 		}
 	}
+}
+
+// shellFields splits a README command line into arguments, honouring
+// single quotes as a shell does.
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote, have := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			inQuote = !inQuote
+			have = true
+		case (r == ' ' || r == '\t') && !inQuote:
+			if have {
+				out = append(out, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteRune(r)
+			have = true
+		}
+	}
+	if have {
+		out = append(out, cur.String())
+	}
+	return out
 }
