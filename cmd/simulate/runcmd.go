@@ -222,8 +222,14 @@ func init() {
 }
 
 func (e *env) list(args []string) error {
+	if len(args) == 1 && args[0] == "--names" {
+		for _, n := range scenarios.Names() {
+			fmt.Fprintln(e.stdout, n)
+		}
+		return nil
+	}
 	if len(args) > 0 {
-		return usagef("list takes no arguments")
+		return usagef("list takes no arguments but --names (one name per line, for scripts)")
 	}
 	var rows [][]string
 	for _, n := range scenarios.Names() {

@@ -130,7 +130,8 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 			a := TraceAttempt{Run: *e.Run, Step: e.Step, Tool: e.Tool, Attempt: e.Attempt, Outcome: e.Outcome,
 				ResendCount: e.ResendCount, Decision: e.Decision}
 			a.Start = need("start_s", e.StartS)
-			if e.GrantedS != nil && *e.GrantedS >= Unlimited.Seconds() {
+			if e.GrantedS == nil || *e.GrantedS >= Unlimited.Seconds() {
+				// null: neither a ceiling nor a deadline bounded the call.
 				a.Granted = Unlimited
 			} else {
 				a.Granted = need("granted_s", e.GrantedS)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regenerates results/: the outputs (summary JSON/CSV, CDF and time series,
+# traces and charts) of every bundled scenario, plus the comparisons and the
+# sweep the README discusses. Deterministic: same code, same bytes. CI runs it
+# and fails if anything under results/ changed.
+#
+#   bash results/regenerate.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/simulate" ./cmd/simulate
+go build -o "$bin/plot" ./cmd/plot
+sim="$bin/simulate"
+plot() { "$bin/plot" --format png "$@" >/dev/null; }
+
+rm -rf results/scenarios results/compare results/sweep
+mkdir -p results/scenarios results/compare results/sweep
+
+for s in $("$sim" list --names); do
+	out="results/scenarios/$s"
+	mkdir -p "$out"
+	"$sim" run "$s" --out "$out" --trace "$out/trace.jsonl" --trace-runs 200 --format json >/dev/null
+	plot "$out"
+	plot --trace "$out/trace.jsonl" --out "$out"
+	echo "results: $s"
+done
+
+compare() {
+	name=$1; shift
+	"$sim" compare "$@" --out "results/compare/$name" >"results/compare/$name.txt"
+	plot "results/compare/$name"
+	echo "results: compare $name"
+}
+mkdir -p results/compare
+compare aws-jitter aws-jitter --vary retry.backoff.jitter=none,full,equal,decorrelated --replications 20
+compare tool-bottleneck-workers tool-bottleneck --vary workers=20,40,80
+compare tool-bottleneck-fixes tool-bottleneck --vary tools.search.rate_limit.rate=2/s,4/s,6/s
+compare retry-storm retry-storm --vary tools.backend.deadline_aware=false,true --vary retry.attempts=1,3
+compare retry-storm-load retry-storm --vary arrivals.rate=20/s,30/s,40/s,60/s,90/s
+
+"$sim" sweep mmc --vary workers=10..16:7 --replications 8 --runs 100000 --out results/sweep/mmc-workers >results/sweep/mmc-workers.txt 2>/dev/null
+plot results/sweep/mmc-workers
+echo "results: sweep mmc-workers"
