@@ -26,7 +26,7 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
 	e := &Error{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
 		if n.Line < 0 && -n.Line-1 < len(d.sets) {
-			e.Set = d.sets[-n.Line-1]
+			e.Set, e.set = d.sets[-n.Line-1], -n.Line
 		} else {
 			e.Line = n.Line
 		}
@@ -63,6 +63,12 @@ func (d *decoder) mapping(n *yaml.Node, path string) *fields {
 		return nil
 	}
 	n = resolve(n)
+	if path == "" && n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		// A document with nothing in it ("---" alone): its null has no
+		// line of its own worth naming.
+		d.errs = append(d.errs, &Error{File: d.file, Msg: emptyScenario})
+		return nil
+	}
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, path, "must be a mapping (key: value lines), got %s", describe(n))
 		return nil
@@ -229,16 +235,29 @@ func (d *decoder) integer(n *yaml.Node, path string, lo, hi int64) int64 {
 			return 0
 		case math.Abs(f) > 9e18:
 			// Out of int64's range, so out of [lo, hi] too.
-			d.errorf(n, path, "must be in [%d, %d], got %s", lo, hi, s)
+			d.rangeError(n, path, lo, hi, s, f < 0)
 			return 0
 		}
 		v = int64(f)
 	}
 	if v < lo || v > hi {
-		d.errorf(n, path, "must be in [%d, %d], got %s", lo, hi, s)
+		d.rangeError(n, path, lo, hi, s, v < lo)
 		return 0
 	}
 	return v
+}
+
+// rangeError reports an integer outside [lo, hi]; an int64 limit is no
+// real limit, and is left out of the message unless it was crossed.
+func (d *decoder) rangeError(n *yaml.Node, path string, lo, hi int64, s string, below bool) {
+	switch {
+	case hi == math.MaxInt64 && below:
+		d.errorf(n, path, "must be ≥ %d, got %s", lo, s)
+	case lo == math.MinInt64 && !below:
+		d.errorf(n, path, "must be ≤ %d, got %s", hi, s)
+	default:
+		d.errorf(n, path, "must be in [%d, %d], got %s", lo, hi, s)
+	}
 }
 
 // number parses a finite float in [lo, hi].
@@ -252,11 +271,17 @@ func (d *decoder) number(n *yaml.Node, path string, lo, hi float64) float64 {
 		d.errorf(n, path, "must be a number, got %q", s)
 		return 0
 	}
-	if v < lo || v > hi {
+	switch {
+	case v >= lo && v <= hi:
+		return v
+	case hi == math.MaxFloat64: // no upper limit
+		d.errorf(n, path, "must be ≥ %g, got %s", lo, s)
+	case lo == -math.MaxFloat64: // no lower limit
+		d.errorf(n, path, "must be ≤ %g, got %s", hi, s)
+	default:
 		d.errorf(n, path, "must be in [%g, %g], got %s", lo, hi, s)
-		return 0
 	}
-	return v
+	return 0
 }
 
 // duration parses a duration with a unit, at most max.

@@ -20,6 +20,7 @@ type Error struct {
 	Field string
 	Msg   string
 	Set   string
+	set   int // 1 + the index of Set among the --set flags; 0 if unknown
 }
 
 // Error formats as "file:line: field: message".
@@ -53,13 +54,17 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// sorted orders es by line, file errors before --set errors, and drops
+// sorted orders es by line, file errors before --set errors (in the
+// flags' order), and drops
 // exact repeats (the same mistake reached twice through an alias or a
 // merge).
 func (es Errors) sorted() Errors {
 	sort.SliceStable(es, func(i, j int) bool {
 		if (es[i].Set == "") != (es[j].Set == "") {
 			return es[i].Set == ""
+		}
+		if es[i].set != es[j].set {
+			return es[i].set < es[j].set
 		}
 		return es[i].Line < es[j].Line
 	})
@@ -75,7 +80,8 @@ func (es Errors) sorted() Errors {
 }
 
 // suggest returns " (did you mean "x"?)" when one of the candidates is
-// within a small edit distance of got.
+// within a small edit distance of got: 2 edits, 1 for words of up to 3
+// letters, and fewer edits than got has letters.
 func suggest(got string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
@@ -87,7 +93,9 @@ func suggest(got string, candidates []string) string {
 	if len(got) <= 3 {
 		limit = 1
 	}
-	if bestD <= limit {
+	// A suggestion must keep part of what was typed: "x" is not a typo
+	// of "a".
+	if bestD <= limit && bestD < len(got) {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""
@@ -142,6 +150,9 @@ var yamlUnlocated = []string{
 	"cannot decode node",
 }
 
+// emptyScenario is the message for a file without a scenario in it.
+const emptyScenario = "empty scenario: it needs at least name, arrivals, workers, steps and tools"
+
 // yamlSyntaxError turns an error of the YAML decoder into an Error at
 // file:line, with the 1-based line of the problem: it undoes go-yaml's
 // 0-based numbering of parser errors, puts a message without a line on line
@@ -150,7 +161,7 @@ var yamlUnlocated = []string{
 // document, only comments or nothing) is reported as an empty scenario.
 func yamlSyntaxError(file string, src []byte, err error) *Error {
 	if errors.Is(err, io.EOF) {
-		return &Error{File: file, Msg: "empty scenario: it needs at least name, arrivals, workers, steps and tools"}
+		return &Error{File: file, Msg: emptyScenario}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	e := &Error{File: file}

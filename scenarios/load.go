@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -66,9 +68,17 @@ func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
 		if st.Size() > maxFileSize {
 			return nil, "", nil, fmt.Errorf("%s: file is %d bytes, larger than the %d-byte limit for a scenario", nameOrPath, st.Size(), maxFileSize)
 		}
-		src, err = os.ReadFile(nameOrPath)
+		f, err := os.Open(nameOrPath)
 		if err != nil {
 			return nil, "", nil, err
+		}
+		defer f.Close()
+		src, err = io.ReadAll(io.LimitReader(f, maxFileSize+1))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if len(src) > maxFileSize {
+			return nil, "", nil, fmt.Errorf("%s: more than the %d-byte limit for a scenario", nameOrPath, maxFileSize)
 		}
 		return src, nameOrPath, os.DirFS(filepath.Dir(nameOrPath)), nil
 	}
@@ -89,10 +99,14 @@ func Parse(file string, src []byte, sets []string, fsys fs.FS) (*Scenario, error
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, Errors{{File: file, Msg: yamlError(err)}}
+		return nil, Errors{yamlSyntaxError(file, src, err)}
 	}
-	if len(doc.Content) == 0 {
-		return nil, Errors{{File: file, Msg: "empty scenario: it needs at least name, arrivals, workers, steps and tools"}}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return nil, Errors{{File: file, Line: extra.Line, Msg: `a scenario is one YAML document: remove this "---" and what follows, or merge it into the first`}}
+	case !errors.Is(err, io.EOF):
+		return nil, Errors{yamlSyntaxError(file, src, err)}
 	}
 	root := doc.Content[0]
 	for i, s := range sets {
@@ -108,16 +122,11 @@ func Parse(file string, src []byte, sets []string, fsys fs.FS) (*Scenario, error
 	return &Scenario{Config: cfg, File: file, Source: src, Description: desc}, nil
 }
 
-// yamlError makes the YAML library's syntax errors read like ours.
-func yamlError(err error) string {
-	s := err.Error()
-	s = strings.TrimPrefix(s, "yaml: ")
-	return "invalid YAML: " + s
-}
-
 type loader struct {
 	d    *decoder
 	fsys fs.FS
+	// stepNodes are the steps' YAML nodes, for crossCheck's lines.
+	stepNodes []*yaml.Node
 }
 
 // retryFields are the retry keys allowed at the top level (under retry:)
@@ -135,7 +144,12 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	}
 	cfg := &system.Config{Seed: 1, QueueCapacity: system.Unbounded}
 	if n := f.get("name"); n != nil {
-		cfg.Name = d.str(n, "name")
+		if s, ok := d.scalar(n, "name"); ok {
+			cfg.Name = s
+			if s == "" {
+				d.errorf(n, "name", "must not be empty")
+			}
+		}
 	} else {
 		d.errorf(root, "name", "required")
 	}
@@ -160,8 +174,9 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		cfg.Runs = d.integer(runsNode, "runs", 1, MaxRuns)
 	}
 	if horizonNode != nil {
+		before := len(d.errs)
 		cfg.Horizon = d.duration(horizonNode, "horizon", MaxDuration)
-		if cfg.Horizon == 0 {
+		if cfg.Horizon == 0 && len(d.errs) == before {
 			d.errorf(horizonNode, "horizon", "must be > 0")
 		}
 	}
@@ -172,14 +187,19 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	}
 	switch {
 	case cfg.Arrivals.Process == system.Batch:
-		if runsNode != nil || horizonNode != nil {
-			d.errorf(root, "runs", "a batch sets the number of runs itself (arrivals.count); remove runs/horizon")
+		if at := cmp.Or(runsNode, horizonNode); at != nil {
+			d.errorf(at, "runs", "a batch sets the number of runs itself (arrivals.count); remove runs/horizon")
 		}
 		cfg.Runs = cfg.Arrivals.Count
 	case runsNode != nil && horizonNode != nil:
 		d.errorf(horizonNode, "horizon", "give runs or horizon, not both")
 	case runsNode == nil && horizonNode == nil:
 		cfg.Runs = 100_000
+	}
+	if horizonNode != nil && cfg.Horizon > 0 {
+		if n := cfg.Arrivals.Rate * cfg.Horizon.Seconds(); n > MaxRuns {
+			d.errorf(horizonNode, "horizon", "%s at %s would make about %.3g runs, more than %d: shorten the horizon", shortDuration(cfg.Horizon), FormatRate(cfg.Arrivals.Rate), n, int64(MaxRuns))
+		}
 	}
 	if n := f.get("warmup"); n != nil {
 		l.warmup(n, cfg)
@@ -259,6 +279,10 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 	process := "poisson"
 	if p := f.get("process"); p != nil {
 		process = d.oneOf(p, "arrivals.process", "poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed")
+		if process == "" {
+			// Already reported: do not report the process's keys as unknown.
+			f.known = append(f.known, "rate", "count", "rates", "repeat", "amplitude", "period", "peak", "file", "users", "think")
+		}
 	}
 	rate := func(required bool) float64 {
 		r := f.get("rate")
@@ -268,8 +292,9 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 			}
 			return 0
 		}
+		before := len(d.errs)
 		v := d.rate(r, "arrivals.rate")
-		if v <= 0 && len(d.errs) == 0 {
+		if v <= 0 && len(d.errs) == before {
 			d.errorf(r, "arrivals.rate", "must be > 0")
 		}
 		return v
@@ -334,7 +359,11 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 		}
 		period := 24 * time.Hour
 		if v := f.get("period"); v != nil {
+			before := len(d.errs)
 			period = d.duration(v, "arrivals.period", MaxDuration)
+			if period == 0 && len(d.errs) == before {
+				d.errorf(v, "arrivals.period", "must be > 0")
+			}
 		}
 		var peak time.Duration
 		hasPeak := false
@@ -359,8 +388,15 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 			d.errorf(n, "arrivals.file", "required: a file of arrival timestamps, one per line")
 			break
 		}
-		name := d.str(v, "arrivals.file")
-		if name == "" || l.fsys == nil {
+		name, ok := d.scalar(v, "arrivals.file")
+		switch {
+		case !ok:
+		case name == "":
+			d.errorf(v, "arrivals.file", "must not be empty")
+		case l.fsys == nil:
+			d.errorf(v, "arrivals.file", "cannot read %q: no directory to resolve it in", name)
+		}
+		if !ok || name == "" || l.fsys == nil {
 			break
 		}
 		file, ferr := l.fsys.Open(filepath.ToSlash(name))
@@ -479,6 +515,10 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 	} else {
 		d.errorf(n, f.field("kind"), "required: token_bucket (AWS SDK standard mode), throttle (gRPC) or ratio (Finagle/Envoy)")
 	}
+	if kind == "" {
+		// Already reported: do not report the kinds' keys as unknown.
+		f.known = append(f.known, "capacity", "retry_cost", "timeout_cost", "success_increment", "max_tokens", "token_ratio", "ratio", "min_per_second", "ttl")
+	}
 	num := func(key string, def, lo, hi float64) float64 {
 		if v := f.get(key); v != nil {
 			return d.number(v, f.field(key), lo, hi)
@@ -511,8 +551,9 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 		b.MinPerSecond = num("min_per_second", 10, 0, 1e9)
 		b.TTL = 10 * time.Second
 		if v := f.get("ttl"); v != nil {
+			before := len(d.errs)
 			b.TTL = d.duration(v, f.field("ttl"), MaxDuration)
-			if b.TTL <= 0 {
+			if b.TTL <= 0 && len(d.errs) == before {
 				d.errorf(v, f.field("ttl"), "must be > 0")
 			}
 		}
@@ -542,9 +583,14 @@ func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFie
 		if f == nil {
 			continue
 		}
+		l.stepNodes = append(l.stepNodes, item)
 		st := system.Step{}
 		if v := f.get("name"); v != nil {
-			st.Name = d.str(v, path+".name")
+			s, ok := d.scalar(v, path+".name")
+			st.Name = s
+			if ok && s == "" {
+				d.errorf(v, path+".name", "must not be empty")
+			}
 			if line, dup := seen[st.Name]; dup {
 				d.errorf(v, path+".name", "duplicate step name %q (first at line %d)", st.Name, line)
 			}
@@ -555,9 +601,9 @@ func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFie
 			d.errorf(item, path+".name", "required")
 		}
 		if v := f.get("tool"); v != nil {
-			name := d.str(v, f.field("tool"))
+			name, isScalar := d.scalar(v, f.field("tool"))
 			idx, ok := toolIndex[name]
-			if !ok && name != "" {
+			if !ok && isScalar && len(toolIndex) > 0 {
 				names := sortedKeys(toolIndex)
 				d.errorf(v, f.field("tool"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
 			}
@@ -872,6 +918,7 @@ func (l *loader) dist(n *yaml.Node, path string, timeValued bool) dist.Dist {
 	case "empirical":
 		return l.empirical(f)
 	}
+	before := len(d.errs)
 	allowed, _ := dist.Params(fam)
 	params := map[string]float64{}
 	lines := map[string]*yaml.Node{}
@@ -888,7 +935,7 @@ func (l *loader) dist(n *yaml.Node, path string, timeValued bool) dist.Dist {
 		}
 	}
 	f.finish()
-	if len(d.errs) > 0 {
+	if len(d.errs) > before {
 		return nil
 	}
 	ds, err := dist.Build(fam, params)
@@ -915,6 +962,7 @@ func (l *loader) mixture(f *fields, timeValued bool) dist.Dist {
 		d.errorf(f.node, f.field("of"), "required: a list of {weight, dist, …}")
 		return nil
 	}
+	before := len(d.errs)
 	var weights []float64
 	var comps []dist.Dist
 	for i, item := range d.sequence(of, f.field("of")) {
@@ -926,25 +974,27 @@ func (l *loader) mixture(f *fields, timeValued bool) dist.Dist {
 		}
 		// Split off the weight and decode the rest as a distribution.
 		rest := &yaml.Node{Kind: yaml.MappingNode, Line: m.Line, Column: m.Column}
-		w := -1.0
+		w, hasWeight := 0.0, false
 		for j := 0; j+1 < len(m.Content); j += 2 {
 			if m.Content[j].Value == "weight" {
-				w = d.number(m.Content[j+1], p+".weight", 0, math.MaxFloat64)
-				if w == 0 {
-					d.errorf(m.Content[j+1], p+".weight", "must be > 0")
+				hasWeight = true
+				before := len(d.errs)
+				w = d.number(m.Content[j+1], p+".weight", -math.MaxFloat64, math.MaxFloat64)
+				if w <= 0 && len(d.errs) == before {
+					d.errorf(m.Content[j+1], p+".weight", "must be > 0, got %s", m.Content[j+1].Value)
 				}
 				continue
 			}
 			rest.Content = append(rest.Content, m.Content[j], m.Content[j+1])
 		}
-		if w < 0 {
+		if !hasWeight {
 			d.errorf(item, p+".weight", "required")
 		}
 		weights = append(weights, w)
 		comps = append(comps, l.dist(rest, p, timeValued))
 	}
-	if len(d.errs) > 0 || len(comps) == 0 {
-		if len(comps) == 0 {
+	if len(d.errs) > before || len(comps) == 0 {
+		if len(comps) == 0 && len(d.errs) == before {
 			d.errorf(of, f.field("of"), "needs at least one component")
 		}
 		return nil
@@ -971,6 +1021,10 @@ func (l *loader) empirical(f *fields) dist.Dist {
 	}
 	if l.fsys == nil {
 		d.errorf(v, f.field("file"), "cannot read %q: no directory to resolve it in", name)
+		return nil
+	}
+	if !fs.ValidPath(filepath.ToSlash(name)) {
+		d.errorf(v, f.field("file"), "%q is outside the scenario's directory: give a path relative to it, without \"..\"", name)
 		return nil
 	}
 	file, err := l.fsys.Open(filepath.ToSlash(name))
@@ -1004,6 +1058,7 @@ func unwrapPathError(err error) error {
 func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 	d := l.d
 	for i, st := range cfg.Steps {
+		root := l.stepNodes[i]
 		t := cfg.Tools[st.Tool]
 		canHang := t.Errors.Hang > 0
 		for _, o := range t.Outages {
@@ -1072,8 +1127,9 @@ func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
 	}
 	rl := &system.RateLimit{Burst: 1}
 	if v := f.get("rate"); v != nil {
+		before := len(d.errs)
 		rl.Rate = d.rate(v, f.field("rate"))
-		if rl.Rate <= 0 {
+		if rl.Rate <= 0 && len(d.errs) == before {
 			d.errorf(v, f.field("rate"), "must be > 0")
 		}
 	} else {

@@ -45,7 +45,7 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // durationSyntax matches what time.ParseDuration accepts; a match that
 // time.ParseDuration rejects overflowed int64 nanoseconds.
-var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // isDecimal reports whether s is a plain decimal number: an optional sign,
 // digits and at most one point, no exponent.
