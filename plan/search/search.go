@@ -134,6 +134,10 @@ type Answer struct {
 	// Analytic is set by the caller when a closed form gave the start.
 	Analytic   *Analytic  `json:"analytic,omitempty"`
 	Confidence Confidence `json:"confidence"`
+	// Bottleneck is the most loaded resource at the answer (or, when no
+	// value meets the objectives, at the top of the range): the binding
+	// constraint. Empty when no resource is loaded above 85%.
+	Bottleneck string `json:"bottleneck"`
 	// Probes are every simulated value, by increasing value: the knee of
 	// p99 against the parameter.
 	Probes []Probe `json:"probes"`
@@ -399,8 +403,16 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 		if pr, ok := s.probes[s.p.Range.Hi]; ok {
 			ans.Confidence.At = evidence(pr)
 			ans.Confidence.Resolved = pr.Resolved
+			if pr.Summary != nil && pr.Summary.Bottleneck != "" {
+				ans.Bottleneck = pr.Summary.Bottleneck
+				ans.Confidence.Note += fmt.Sprintf("; at %s=%s the binding constraint is %s: size that instead",
+					s.p.Range.Key, s.p.Range.Format(s.p.Range.Hi), pr.Summary.Bottleneck)
+			}
 		}
 		return
+	}
+	if at.Summary != nil {
+		ans.Bottleneck = at.Summary.Bottleneck
 	}
 	ans.Found, ans.Value = true, Number(passLo)
 	ans.Confidence.At = evidence(at)
