@@ -11,45 +11,20 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
-// vary is one --vary flag: a key and the values it takes.
-type vary struct {
-	key    string
-	values []string
-}
-
-// parseVary parses "key=v1,v2,…"; commas inside {…} or […] do not split.
-func parseVary(s string) (vary, error) {
-	key, list, ok := strings.Cut(s, "=")
-	key = strings.TrimSpace(key)
-	if !ok || key == "" || strings.TrimSpace(list) == "" {
-		return vary{}, usagef("--vary %q: must be key=v1,v2,… (e.g. retry.backoff.jitter=none,full)", s)
+// parseVary parses one --vary flag with the sweep's grammar: a list
+// "key=v1,v2,…" (commas inside {…} or […] do not split) or a range
+// "key=a..b:n".
+func parseVary(s string) (sweep.Axis, error) {
+	ax, err := sweep.ParseAxis(s)
+	if err != nil {
+		return sweep.Axis{}, usagef("--vary %v", err)
 	}
-	var vals []string
-	depth, start := 0, 0
-	for i, c := range list {
-		switch c {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				vals = append(vals, strings.TrimSpace(list[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	vals = append(vals, strings.TrimSpace(list[start:]))
-	for _, v := range vals {
-		if v == "" {
-			return vary{}, usagef("--vary %q: empty value in the list", s)
-		}
-	}
-	return vary{key: key, values: vals}, nil
+	return ax, nil
 }
 
 // Variant is one point of a comparison: the overrides that define it.
@@ -68,7 +43,7 @@ func (e *env) compare(args []string) error {
 	sf.register(fs)
 	var varies stringList
 	outDir := fs.String("out", "", "also write compare.json, summary.csv, latency_cdf.csv and series.csv (one row group per variant) to `DIR`")
-	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…`; two --vary flags form a grid")
+	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…` or key=a..b:n; two --vary flags form a grid")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -85,7 +60,7 @@ func (e *env) compare(args []string) error {
 	if len(varies) == 0 {
 		return usagef("compare needs at least one --vary key=v1,v2,…")
 	}
-	var vs []vary
+	var vs []sweep.Axis
 	points := 1
 	for _, s := range varies {
 		v, err := parseVary(s)
@@ -93,7 +68,7 @@ func (e *env) compare(args []string) error {
 			return err
 		}
 		vs = append(vs, v)
-		points *= len(v.values)
+		points *= len(v.Values)
 	}
 	if points > 10000 {
 		return usagef("--vary: %d variants is too many (at most 10000)", points)
@@ -111,11 +86,11 @@ func (e *env) compare(args []string) error {
 		k := i
 		for j := len(vs) - 1; j >= 0; j-- {
 			v := vs[j]
-			val := v.values[k%len(v.values)]
-			k /= len(v.values)
-			variant[v.key] = val
-			sets = append([]string{v.key + "=" + val}, sets...)
-			label = append([]string{v.key + "=" + val}, label...)
+			val := v.Values[k%len(v.Values)]
+			k /= len(v.Values)
+			variant[v.Key] = val
+			sets = append([]string{v.Key + "=" + val}, sets...)
+			label = append([]string{v.Key + "=" + val}, label...)
 		}
 		sc, err := scenarios.Load(pos[0], append(sf.allSets(), sets...))
 		if err != nil {
