@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
+	"github.com/budgetsim/budgetsim/internal/report"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+func init() {
+	register(command{name: "report", synopsis: "simulate report SCENARIO [--out report.html]   one self-contained HTML page for a design review: tables, charts, recommendations", run: (*env).report})
+}
+
+func (e *env) report(args []string) error {
+	fs := newFlagSet("report", e.stderr, "report SCENARIO [flags]")
+	var sf scenarioFlags
+	// The shared scenario flags but --format: a report is HTML.
+	all := flag.NewFlagSet("", flag.ContinueOnError)
+	sf.register(all)
+	all.VisitAll(func(f *flag.Flag) {
+		if f.Name != "format" {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	out := fs.String("out", "report.html", "write the report to `FILE` (atomically)")
+	date := fs.String("date", "", "show `DATE` in the report's header (none by default, so that the same scenario and seed give the same bytes)")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("report needs exactly one scenario (a path or one of: %s)", joinNames())
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("--out: must name a file, got \"\"")
+	}
+	sc, err := scenarios.Load(pos[0], sf.allSets())
+	if err != nil {
+		return err
+	}
+	in, err := report.Simulate(sc, report.Options{Replications: sf.replications, Parallel: sf.parallel, Level: sf.level, Interrupt: e.interrupted})
+	if err != nil {
+		return err
+	}
+	in.Version, in.Date = report.BuildVersion(), *date
+	r, err := report.New(in)
+	if err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := r.WriteHTML(f); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, *out)
+	if e.interrupted.Load() {
+		return errInterrupted
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/plan/recommend"
+)
+
+// The tables hold what render.SummaryTable prints, as data, with the
+// confidence intervals as [lo, hi] under their estimates instead of ±.
+
+func cells(texts ...string) []Cell {
+	out := make([]Cell, len(texts))
+	for i, t := range texts {
+		out[i] = Cell{Text: t}
+	}
+	return out
+}
+
+func row(texts ...string) Row { return Row{Cells: cells(texts...)} }
+
+// interval formats [lo, hi] with f, or "" without an interval.
+func interval(iv *system.Interval, f func(float64) string) string {
+	if iv == nil {
+		return ""
+	}
+	return "[" + f(iv.Lo) + ", " + f(iv.Hi) + "]"
+}
+
+func withCI(v float64, iv *system.Interval, f func(float64) string) Cell {
+	return Cell{Text: f(v), Sub: interval(iv, f)}
+}
+
+// plural formats n and noun, adding an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func perSecond(x float64) string { return render.Number(x) + "/s" }
+
+func dur(d time.Duration) string { return render.Seconds(d.Seconds()) }
+
+// fine formats a probability as a percentage with 4 significant digits,
+// and near 100 % with enough decimals to show 2 significant digits of the
+// complement ("99.91%", not "100%"), as simulate recommend does.
+func fine(x float64) string {
+	switch {
+	case x == 0 || x == 1:
+		return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
+	case x > 0.99 && x < 1:
+		decimals := int(math.Ceil(-math.Log10(100*(1-x)))) + 1
+		return strconv.FormatFloat(100*x, 'f', decimals, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'g', 4, 64) + "%"
+}
+
+// ciNote says what the intervals are, or nothing for one replication.
+func ciNote(s *system.Summary) []string {
+	if s.Confidence == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("[lo, hi] is a %g%% Student-t confidence interval over the %d replications' estimates.",
+		100*s.Confidence.Level, s.Confidence.Replications)}
+}
+
+// outcomeSection is the runs by outcome and the completion and wait times.
+func outcomeSection(s *system.Summary) Section {
+	ci := s.Confidence
+	r := s.Runs
+	share := func(n int64) string {
+		if r.Arrived == 0 {
+			return "n/a"
+		}
+		return render.Percent(float64(n) / float64(r.Arrived))
+	}
+	count := func(name string, n int64) Row { return row(name, render.Number(float64(n)), share(n)) }
+	completed := count("completed", r.Completed)
+	if ci != nil {
+		completed.Cells[2].Sub = interval(&ci.SuccessRate, render.Percent)
+	}
+	runs := Table{
+		Caption: "Runs by outcome",
+		Header:  []string{"runs", "count", "share of arrived"},
+		Rows: []Row{
+			row("arrived", render.Number(float64(r.Arrived)), ""),
+			completed,
+			count("rejected (queue full)", r.Rejected),
+			count("expired (deadline passed in queue)", r.Expired),
+			count("refused (below floor before a call)", r.Refused),
+			count("deadline exceeded", r.DeadlineExceeded),
+			count("failed", r.Failed),
+			count("in flight at end", r.InFlight),
+		},
+	}
+
+	pct := func(name string, p system.Percentiles, iv *system.PercentileIntervals) Row {
+		if p.N == 0 {
+			return row(name, "0", "–", "–", "–", "–", "–", "–")
+		}
+		var ivs [5]*system.Interval
+		if iv != nil {
+			ivs = [5]*system.Interval{&iv.Mean, &iv.P50, &iv.P90, &iv.P99, &iv.P999}
+		}
+		cs := []Cell{{Text: name}, {Text: render.Number(float64(p.N))}}
+		for i, v := range []float64{p.Mean, p.P50, p.P90, p.P99, p.P999} {
+			cs = append(cs, withCI(v, ivs[i], render.Seconds))
+		}
+		return Row{Cells: append(cs, Cell{Text: render.Seconds(p.Max)})}
+	}
+	var latCI, waitCI *system.PercentileIntervals
+	if ci != nil {
+		latCI, waitCI = &ci.Latency, &ci.Wait
+	}
+	times := Table{
+		Caption: "Completion and wait time",
+		Header:  []string{"time", "n", "mean", "p50", "p90", "p99", "p99.9", "max"},
+		Rows: []Row{
+			pct("completion (arrival → done)", s.Latency, latCI),
+			pct("wait (arrival → worker)", s.Wait, waitCI),
+		},
+		Notes: append([]string{"Percentiles: " + s.Estimator + "; completion time counts completed runs only."}, ciNote(s)...),
+	}
+	intro := fmt.Sprintf("%s of %s arrived runs completed.", render.Percent(s.SuccessRate), render.Number(float64(r.Arrived)))
+	if ci != nil {
+		intro = fmt.Sprintf("%s of %s arrived runs completed (%g%% confidence interval %s to %s).", render.Percent(s.SuccessRate), render.Number(float64(r.Arrived)),
+			100*ci.Level, render.Percent(ci.SuccessRate.Lo), render.Percent(ci.SuccessRate.Hi))
+	}
+	return Section{ID: "outcomes", Title: "Outcomes and completion time", Intro: intro, Tables: []Table{runs, times}}
+}
+
+// littleSection is Little's law and the attempts.
+func littleSection(s *system.Summary) Section {
+	ci := s.Confidence
+	var tavgCI, lwCI, thruCI, perRunCI *system.Interval
+	if ci != nil {
+		tavgCI, lwCI, thruCI, perRunCI = &ci.TimeAvgInSystem, &ci.LambdaW, &ci.Throughput, &ci.AttemptsPerRun
+	}
+	l := s.Little
+	little := Table{
+		Caption: "Little's law, L = λW",
+		Header:  []string{"quantity", "value"},
+		Rows: []Row{
+			row("arrival rate λ", perSecond(l.ArrivalRate)),
+			{Cells: []Cell{{Text: "throughput"}, withCI(l.Throughput, thruCI, perSecond)}},
+			row("mean time in system W", render.Seconds(l.MeanInSystem)),
+			{Cells: []Cell{{Text: "λW (in flight, from Little)"}, withCI(l.LambdaW, lwCI, render.Number)}},
+			{Cells: []Cell{{Text: "time-average in system (integrated)"}, withCI(l.TimeAvgInSystem, tavgCI, render.Number)}},
+			row("peak in system", render.Number(float64(l.PeakInSystem))),
+		},
+		Notes: []string{"λW and the integrated time-average agree when every measured run has ended; a gap means runs were still in the system at the end."},
+	}
+	sec := Section{ID: "little", Title: "Little's law and attempts", Tables: []Table{little}}
+	a := s.Attempts
+	if a.Attempts > 0 || a.Refused > 0 {
+		sec.Tables = append(sec.Tables, Table{
+			Caption: "Attempts",
+			Header:  []string{"attempts", "value"},
+			Rows: []Row{
+				row("attempts dialed", render.Number(float64(a.Attempts))),
+				{Cells: []Cell{{Text: "per run"}, withCI(a.PerRun, perRunCI, render.Number)}},
+				row("retries", render.Number(float64(a.Retries))),
+				row("ok / timeout / transient / 429 / permanent", fmt.Sprintf("%d / %d / %d / %d / %d", a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent)),
+				row("refused locally (never dialed)", render.Number(float64(a.Refused))),
+				row("wasted attempt time", render.Seconds(a.WastedSeconds)),
+				row("backoff sleep time", render.Seconds(a.BackoffSeconds)),
+				row("Retry-After honoured", render.Number(float64(a.RetryAfterHonored))),
+				row("retries denied by budget", render.Number(float64(a.BudgetDenied))),
+				row("possible duplicate executions", render.Number(float64(a.Duplicates))),
+				row(fmt.Sprintf("peak attempt rate (per %s)", render.Seconds(a.PeakWindow)), perSecond(a.PeakRate)),
+			},
+		})
+	}
+	return sec
+}
+
+// capacitySection is the workers and tools with the bottleneck, the p99
+// run's tail breakdown, cost and recovery.
+func capacitySection(s *system.Summary) Section {
+	mark := func(name string) Row {
+		if name == s.Bottleneck {
+			return Row{Cells: []Cell{{Text: name, Sub: "bottleneck"}}, Highlight: true}
+		}
+		return Row{Cells: []Cell{{Text: name}}}
+	}
+	w := mark("workers")
+	w.Cells = append(w.Cells, cells(render.Number(float64(s.Workers.Count)), render.Percent(s.Workers.Utilisation), "–", "–", "–", "–", "–")...)
+	rows := []Row{w}
+	for _, t := range s.Tools {
+		capacity := "unlimited"
+		if t.Concurrency > 0 {
+			capacity = render.Number(float64(t.Concurrency))
+		}
+		if t.RateLimit > 0 {
+			capacity += ", " + perSecond(t.RateLimit)
+		}
+		delay := "–"
+		if t.Concurrency > 0 {
+			delay = render.Seconds(t.QueueDelayP50) + " / " + render.Seconds(t.QueueDelayP99)
+		}
+		r := mark(t.Name)
+		r.Cells = append(r.Cells, cells(capacity, render.Percent(t.Load),
+			render.Number(float64(t.Calls))+" ("+perSecond(t.Throughput)+")", delay,
+			fmt.Sprintf("%d / %d / %d", t.RateLimited, t.QueueFull, t.Dropped),
+			render.Seconds(t.WastedSeconds), render.Number(float64(t.CacheHits)))...)
+		rows = append(rows, r)
+	}
+	intro := "No resource is loaded to 85% or more: no bottleneck."
+	if s.Bottleneck != "" {
+		intro = "Bottleneck: " + s.Bottleneck + " (the most loaded resource, at 85% or more of its capacity)."
+	}
+	sec := Section{ID: "capacity", Title: "Capacity, tail, cost and recovery", Intro: intro, Tables: []Table{{
+		Caption: "Capacity",
+		Header:  []string{"resource", "size", "load", "calls (served/s)", "queue delay p50 / p99", "429 / 503 full / dropped", "wasted work", "cache hits"},
+		Rows:    rows,
+		Notes:   []string{"Load is the larger of busy servers / concurrency and admitted calls / rate limit; tool figures cover the whole simulation, warm-up included."},
+	}}}
+	if s.Tail.N > 0 {
+		var rows []Row
+		for _, st := range s.Tail.Stages {
+			share := 0.0
+			if s.Tail.P99 > 0 {
+				share = st.Seconds / s.Tail.P99
+			}
+			rows = append(rows, row(st.Stage, render.Seconds(st.Seconds), render.Percent(share)))
+		}
+		sec.Tables = append(sec.Tables, Table{
+			Caption: fmt.Sprintf("Where the p99 run spent its time (p99 = %s)", render.Seconds(s.Tail.P99)),
+			Header:  []string{"stage", "time", "share of p99"},
+			Rows:    rows,
+			Notes:   []string{fmt.Sprintf("Mean of the %d completed runs in the 1%% band around the p99; shares may sum past 100%% by the histogram's resolution.", s.Tail.N)},
+		})
+	}
+	if c := s.Cost; c != nil {
+		sec.Tables = append(sec.Tables, Table{
+			Caption: "Cost",
+			Header:  []string{"cost", "units"},
+			Rows: []Row{
+				row("spent (settled)", render.Number(c.Spent)),
+				row("reserved, unsettled (timed out: usage unknown)", render.Number(c.Unsettled)),
+				row("wasted on failed attempts", render.Number(c.Wasted)),
+				row("per successful run", render.Number(c.PerSuccess)),
+				row("calls refused by the budget", render.Number(float64(c.Refused))),
+				row("usage above the declared maximum (clamped)", render.Number(float64(c.Overrun))),
+			},
+		})
+	}
+	if rc := s.Recovery; rc != nil {
+		after := Row{Cells: []Cell{{Text: "goodput came back"}, {Text: "never", Sub: "metastable: goodput stayed below 90% of arrivals"}}, Highlight: true}
+		if rc.Recovered {
+			after = row("goodput came back", render.Seconds(rc.After)+" after the outage")
+		}
+		sec.Tables = append(sec.Tables, Table{
+			Caption: "Recovery after the last outage",
+			Header:  []string{"recovery", "value"},
+			Rows: []Row{
+				row("last outage ended at", render.Seconds(rc.OutageEnd)),
+				after,
+				row("late goodput (completions / arrivals, last quarter)", render.Percent(rc.LateGoodput)),
+			},
+			Notes: []string{"Goodput is back at the first 10 s window after the outage in which runs complete at ≥ 90% of the rate they arrive."},
+		})
+	}
+	return sec
+}
+
+// recommendSection is the plan of recommend.FromResults, or its error;
+// it also returns the warnings that belong in the report's footnotes.
+func recommendSection(in *Input) (Section, []string) {
+	sec := Section{ID: "recommendations", Title: "Recommendations"}
+	if in.PlanErr != nil || in.Plan == nil {
+		err := in.PlanErr
+		if err == nil {
+			err = fmt.Errorf("no plan given")
+		}
+		sec.Intro = "No recommendation: " + err.Error() + "."
+		return sec, []string{"recommendations: " + err.Error()}
+	}
+	p, cfg := in.Plan, in.Scenario.Config
+	sec.Intro = fmt.Sprintf("From the latencies of every step's answered attempts over %d replication(s) (recommend.FromResults, default options: ceiling = p%s of good calls, floor = p%s, run success target %s). Timeouts other than hangs are censored: a ceiling marked ≥ is a lower bound.",
+		p.Replications, strconv.FormatFloat(recommend.DefaultPercentile, 'f', -1, 64), strconv.FormatFloat(recommend.DefaultFloorPercentile, 'f', -1, 64), render.Percent(p.Success))
+	steps := Table{
+		Caption: "Per step: timeout (ceiling), floor and attempts",
+		Header:  []string{"step", "calls", "p50 / p99", "timeout", "floor", "attempts", "success", "deadline (step alone)", "max attempts in deadline"},
+	}
+	for i, r := range p.Steps {
+		now := func(s string) string { return "now " + s }
+		timeout, attempts := "none", "?"
+		if i < len(cfg.Steps) && cfg.Steps[i].Name == r.Step {
+			if t := cfg.Steps[i].Timeout; t > 0 {
+				timeout = dur(t)
+			}
+			attempts = strconv.Itoa(cfg.Steps[i].Retry.Attempts)
+		}
+		ceiling := dur(r.Ceiling)
+		if r.CeilingLowerBound {
+			ceiling = "≥ " + ceiling
+		}
+		success := Cell{Text: fine(r.Success), Sub: "target " + fine(r.SuccessTarget)}
+		if !r.TargetMet {
+			success.Sub = "below target " + fine(r.SuccessTarget)
+		}
+		maxAtt := Cell{Text: "–", Sub: "no deadline"}
+		if r.GivenDeadline > 0 {
+			maxAtt = Cell{Text: strconv.Itoa(r.MaxAttempts), Sub: "success " + fine(r.SuccessInDeadline)}
+		}
+		steps.Rows = append(steps.Rows, Row{Cells: []Cell{
+			{Text: r.Step, Sub: "tool " + r.Tool},
+			{Text: render.Number(float64(r.Samples)), Sub: render.Number(float64(r.Censored)) + " censored"},
+			{Text: render.Seconds(r.P50) + " / " + render.Seconds(r.P99)},
+			{Text: ceiling, Sub: now(timeout)},
+			{Text: dur(r.Floor)},
+			{Text: strconv.Itoa(r.Attempts), Sub: now(attempts)},
+			success,
+			{Text: dur(r.Deadline)},
+			maxAtt,
+		}, Highlight: !r.TargetMet})
+		for _, w := range r.Warnings {
+			steps.Notes = append(steps.Notes, r.Step+": "+w)
+		}
+	}
+	var budgets []string
+	var maxFloor time.Duration
+	for _, r := range p.Steps {
+		budgets = append(budgets, fmt.Sprintf("%d × %s + %s", r.Attempts, dur(r.Ceiling), dur(r.Backoff)))
+		maxFloor = max(maxFloor, r.Floor)
+	}
+	deadlineWhy := strings.Join(budgets, " + ") + " (attempts × ceiling + backoff per step) + " + dur(maxFloor) + " largest floor"
+	if p.Reserve > 0 {
+		deadlineWhy += " + " + dur(p.Reserve) + " reserve"
+	}
+	nowOr := func(d time.Duration) string {
+		if d <= 0 {
+			return "none"
+		}
+		return dur(d)
+	}
+	targetWhy := "one step: it gets the whole target"
+	if len(p.Steps) > 1 {
+		targetWhy = fmt.Sprintf("each of the %d steps gets %s^(1/%d) = %s", len(p.Steps), render.Percent(p.Success), len(p.Steps), fine(p.StepSuccess))
+	}
+	run := Table{
+		Caption: "Run (" + plural(len(p.Steps), "step") + ")",
+		Header:  []string{"setting", "recommended", "now", "why"},
+		Rows: []Row{
+			row("success target", render.Percent(p.Success), "", targetWhy),
+			row("predicted success", fine(p.PredictedSuccess), render.Percent(in.Summary.SuccessRate)+" simulated", "the product of the steps' (independent attempts)"),
+			row("min_lease", dur(p.MinLease), nowOr(cfg.MinLease), "the smallest step floor: no step is refused a lease its own floor grants"),
+			{Cells: cells("deadline", dur(p.Deadline), nowOr(cfg.Deadline), deadlineWhy), Highlight: p.GivenDeadline > 0 && p.Deadline > p.GivenDeadline},
+		},
+	}
+	sets := p.Sets()
+	for i, s := range sets {
+		sets[i] = "--set " + s
+	}
+	file := in.Scenario.File
+	if file == "" {
+		file = cfg.Name
+	}
+	sec.Tables = []Table{steps, run}
+	sec.Code = "simulate run " + file + " " + strings.Join(sets, " ")
+	var warnings []string
+	for _, w := range p.Warnings {
+		warnings = append(warnings, "recommendations: "+w)
+	}
+	return sec, warnings
+}
