@@ -30,10 +30,10 @@ func ExamplePoisson() {
 	_, err = arrival.Poisson(-1)
 	fmt.Println(err)
 	// Output:
-	// 225.683822ms
-	// 349.435124ms
-	// 491.51308ms
-	// 603.864155ms
+	// 118.626343ms
+	// 132.227035ms
+	// 139.526428ms
+	// 631.59352ms
 	// poisson(rate=5/s) mean rate 5
 	// rate: must be > 0, got -1
 }

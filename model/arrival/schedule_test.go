@@ -133,21 +133,20 @@ func TestScheduleEndOfTime(t *testing.T) {
 	}
 }
 
-// TestScheduleOnePointIsPoisson: a constant-rate schedule and Poisson
-// turn the same uniforms into the same instants (one uniform per arrival,
-// same inverse transform).
-func TestScheduleOnePointIsPoisson(t *testing.T) {
+// TestScheduleOnePointIsInverseTransform: a constant-rate schedule turns
+// each uniform u into a gap of exactly −ln(1 − u)/rate (one uniform per
+// arrival, inverse transform), rounded to the nanosecond once per arrival.
+func TestScheduleOnePointIsInverseTransform(t *testing.T) {
 	s, _ := Schedule([]RatePoint{{0, 7}}, 0)
-	p, _ := Poisson(7)
-	rs, rp := newRand(), newRand()
-	var ps, pp time.Duration
+	rs, ru := newRand(), newRand()
+	var prev time.Duration
 	for n := range int64(1000) {
-		as, _ := s.Next(n, ps, rs)
-		ap, _ := p.Next(n, pp, rp)
-		if as != ap {
-			t.Fatalf("arrival %d: Schedule({0: 7}) = %v, Poisson(7) = %v; want equal", n, as, ap)
+		got, _ := s.Next(n, prev, rs)
+		want, _ := after(prev, -math.Log(1-ru.Float64())/7)
+		if d := got - want; d < -1 || d > 1 {
+			t.Fatalf("arrival %d: Schedule({0: 7}) = %v, inverse transform = %v", n, got, want)
 		}
-		ps, pp = as, ap
+		prev = got
 	}
 }
 

@@ -77,7 +77,7 @@ func (t *tailTable) add(latency float64, stages []time.Duration) {
 	t.n[i]++
 	row := t.sums[i*t.stages : (i+1)*t.stages]
 	for j, d := range stages {
-		row[j] += d.Seconds()
+		row[j] += secs(d)
 	}
 }
 
