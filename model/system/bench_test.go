@@ -31,8 +31,11 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 func BenchmarkMMc(b *testing.B) { benchScenario(b, "mmc", "runs=1000000", "warmup=10000") }
 
 // BenchmarkSeedPlanLoad is the seed's three-step plan with deadlines,
-// retries and a hanging fetch, under a steady Poisson load.
+// retries, a hanging fetch and a search tool rate-limited below the
+// arrival rate (server-enforced: 429 + Retry-After), under a steady Poisson
+// load.
 func BenchmarkSeedPlanLoad(b *testing.B) {
 	benchScenario(b, "seed-plan", "arrivals={rate: 50/s}", "runs=200000", "workers=100",
-		"tools.fetch.script=[]", "tools.fetch.hang=0.05", "tools.fetch.errors={transient: 0.1}")
+		"tools.fetch.script=[]", "tools.fetch.hang=0.05", "tools.fetch.errors={transient: 0.1}",
+		"tools.search.rate_limit={rate: 45/s, burst: 10, enforce: server}")
 }

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# bench/run.sh: budgetsim's performance comparison (see bench/README.md).
+#
+# Measures, on this machine, in one script run:
+#   1. `simulate run mmc` (M/M/c, λ = 9/s, μ = 1/s, c = 10, N customers, no
+#      warm-up) against the same system in SimPy 3 (and Ciw when importable):
+#      wall time of whole processes, start-up and output included;
+#   2. the Go benchmarks (engine, system model, seed plan under load);
+#   3. the seed plan with retries, deadlines and a 429-answering tool, one
+#      core, whole process;
+#   4. peak RSS of 1 M and 10 M runs (memory must not grow with runs);
+#   5. replications on GOMAXPROCS=1 vs 2: wall-time ratio and byte-identical
+#      JSON (cmp).
+# and prints a Markdown table to paste into the README.
+#
+# Environment knobs (defaults reproduce the README's table, ~1 minute):
+#   BENCH_CUSTOMERS  customers in the M/M/c comparison (1000000)
+#   BENCH_REPEAT     repetitions of each budgetsim process; the median wall
+#                    time is reported (5)
+#   BENCH_SIMPY_REPEAT  the same for SimPy (3; about 8 s each)
+#   BENCH_OUT        directory for raw outputs (a fresh mktemp -d)
+#   BENCH_NO_APT=1   never call apt-get (skip what is missing instead)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# CPU seconds spent by everything on the machine (user, nice, system, irq,
+# softirq), to tell at the end how much of it was not ours (contention).
+cpu_busy() { awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat; }
+busy0=$(cpu_busy) t_start=$(date +%s%N)
+N=${BENCH_CUSTOMERS:-1000000}
+REPEAT=${BENCH_REPEAT:-5}
+SIMPY_REPEAT=${BENCH_SIMPY_REPEAT:-3}
+OUT=${BENCH_OUT:-$(mktemp -d /tmp/budgetsim-bench.XXXXXX)}
+mkdir -p "$OUT"
+PY=/usr/bin/python3 # Debian's interpreter: python3-simpy3 installs for it, not for pyenv's
+SIM="$OUT/simulate"
+
+say() { printf '==> %s\n' "$*" >&2; }
+
+# --- prerequisites -----------------------------------------------------------
+
+apt_updated=0
+apt_install() { # apt_install PKG: best effort, returns non-zero when impossible
+	[[ ${BENCH_NO_APT:-0} == 1 ]] && return 1
+	command -v apt-get >/dev/null 2>&1 || return 1
+	local sudo=()
+	if [[ $(id -u) != 0 ]]; then
+		command -v sudo >/dev/null 2>&1 || return 1
+		sudo=(sudo -n)
+	fi
+	if [[ $apt_updated == 0 ]]; then
+		say "apt-get update"
+		"${sudo[@]}" apt-get update -qq >"$OUT/apt.log" 2>&1 || return 1
+		apt_updated=1
+	fi
+	say "apt-get install $1"
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$1" >>"$OUT/apt.log" 2>&1
+}
+
+if [[ ! -x /usr/bin/time ]]; then
+	apt_install time || say "GNU time unavailable: peak RSS will read n/a"
+fi
+have_simpy=0
+if [[ -x $PY ]]; then
+	if "$PY" -c 'import simpy' 2>/dev/null || { apt_install python3-simpy3 && "$PY" -c 'import simpy' 2>/dev/null; }; then
+		have_simpy=1
+	else
+		say "SimPy unavailable (apt-get install python3-simpy3 failed or apt missing): skipping SimPy"
+	fi
+else
+	say "$PY not found: skipping SimPy and Ciw"
+fi
+
+say "go build -o $SIM ./cmd/simulate"
+go build -o "$SIM" ./cmd/simulate
+
+# --- helpers -------------------------------------------------------------------
+
+# timed OUTFILE CMD...: run CMD with stdout to OUTFILE (stderr to OUTFILE.err);
+# sets WALL (seconds, whole process, from outside) and RSS (peak KiB or n/a).
+timed() {
+	local out=$1 t0 t1
+	shift
+	if [[ -x /usr/bin/time ]]; then
+		t0=$(date +%s%N)
+		/usr/bin/time -f '%M' -o "$out.rss" "$@" >"$out" 2>"$out.err"
+		t1=$(date +%s%N)
+		RSS=$(tail -n 1 "$out.rss")
+	else
+		t0=$(date +%s%N)
+		"$@" >"$out" 2>"$out.err"
+		t1=$(date +%s%N)
+		RSS=n/a
+	fi
+	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+}
+
+# median X...: the median (the lower middle one of an even count).
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# median_timed NAME COUNT CMD...: COUNT runs of CMD; sets WALL to the median
+# wall time, WALLS to all of them, RSS to the largest peak RSS, and leaves the
+# last stdout in $OUT/NAME.
+median_timed() {
+	local name=$1 count=$2 i walls=() rss=0
+	shift 2
+	for ((i = 0; i < count; i++)); do
+		timed "$OUT/$name" "$@"
+		walls+=("$WALL")
+		[[ $RSS != n/a && $RSS -gt $rss ]] && rss=$RSS
+	done
+	WALL=$(median "${walls[@]}")
+	WALLS="${walls[*]}"
+	RSS=$rss
+	[[ -x /usr/bin/time ]] || RSS=n/a
+}
+
+# json FILE EXPR: a value from a budgetsim JSON summary (EXPR indexes the
+# decoded object d, e.g. 'd["latency_s"]["mean"]').
+json() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# kv FILE KEY: the value of a "key value" line printed by simpy_mmc.py/ciw_mmc.py.
+kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+# bench_metric FILE BENCH UNIT: the value before UNIT on BENCH's result line.
+bench_metric() {
+	awk -v b="$2" -v u="$3" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 2; i <= NF; i++) if ($i == u) v = $(i - 1) } END { print (v == "" ? "n/a" : v) }' "$1"
+}
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (a == "" || b == "" || a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf f, a / b }'; }
+mega() { awk -v x="$1" 'BEGIN { if (x == "" || x == "n/a") print "n/a"; else printf "%.2f M", x / 1e6 }'; }
+mib() { awk -v k="$1" 'BEGIN { if (k == "n/a" || k == "") print "n/a"; else printf "%.1f MiB", k / 1024 }'; }
+verdict() { # verdict OK?: "met" or "**not met**"
+	if [[ $1 == 1 ]]; then echo met; else echo '**not met**'; fi
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a + 0 >= b + 0) }' && echo 1 || echo 0; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a + 0 <= b + 0) }' && echo 1 || echo 0; }
+
+# --- 1. M/M/c: budgetsim vs SimPy (and Ciw) ----------------------------------------
+
+say "simulate run mmc --runs $N --set warmup=0 --format json (median of $REPEAT)"
+median_timed mmc "$REPEAT" "$SIM" run mmc --runs "$N" --set warmup=0 --format json
+bs_wall=$WALL bs_walls=$WALLS bs_rss=$RSS
+bs_events=$(json "$OUT/mmc" 'd["events"]')
+bs_sojourn=$(json "$OUT/mmc" '"%.4f" % d["latency_s"]["mean"]')
+bs_eps=$(div "$bs_events" "$bs_wall" %.0f)
+
+sp_wall=n/a sp_walls=n/a sp_eps=n/a sp_inner_eps=n/a sp_sojourn=n/a sp_rss=n/a erlang=n/a sp_version=n/a
+if [[ $have_simpy == 1 ]]; then
+	say "SimPy: $PY bench/simpy_mmc.py --customers $N (median of $SIMPY_REPEAT)"
+	median_timed simpy "$SIMPY_REPEAT" "$PY" bench/simpy_mmc.py --customers "$N"
+	sp_wall=$WALL sp_walls=$WALLS sp_rss=$RSS
+	sp_events=$(kv "$OUT/simpy" events)
+	sp_eps=$(div "$sp_events" "$sp_wall" %.0f)
+	sp_inner_eps=$(kv "$OUT/simpy" events_per_s)
+	sp_sojourn=$(kv "$OUT/simpy" mean_sojourn_s)
+	erlang=$(kv "$OUT/simpy" erlang_c_sojourn_s)
+	sp_version=$(kv "$OUT/simpy" simpy_version)
+fi
+ratio=$(div "$sp_wall" "$bs_wall" %.1f)
+
+ciw_row="| Ciw, same system | — | skipped: \`python3 -c 'import ciw'\` fails (Ciw is not packaged by Debian; \`pip install ciw\` to include it) | — |"
+ciw_py=""
+for p in python3 "$PY"; do
+	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import ciw' 2>/dev/null; then
+		ciw_py=$p
+		break
+	fi
+done
+if [[ -n $ciw_py ]]; then
+	say "Ciw: $ciw_py bench/ciw_mmc.py --customers $N"
+	timed "$OUT/ciw" "$ciw_py" bench/ciw_mmc.py --customers "$N"
+	ciw_eps=$(div "$(kv "$OUT/ciw" events)" "$WALL" %.0f)
+	ciw_row="| Ciw $(kv "$OUT/ciw" ciw_version), same system, whole process | — | ${WALL} s, $(mega "$ciw_eps") events/s, mean sojourn $(kv "$OUT/ciw" mean_sojourn_s) s; budgetsim $(div "$WALL" "$bs_wall" %.1f)× faster | — |"
+else
+	say "Ciw not importable (python3 -c 'import ciw' fails): skipping Ciw"
+fi
+
+# --- 2. Go benchmarks -------------------------------------------------------------
+
+say "go test -run XXX -bench 'BenchmarkEngineMMc|BenchmarkMMc|BenchmarkSeedPlanLoad' -benchmem ./sim/ ./model/system/"
+go test -run XXX -bench 'BenchmarkEngineMMc|BenchmarkMMc|BenchmarkSeedPlanLoad' -benchmem ./sim/ ./model/system/ >"$OUT/gobench.txt" 2>&1 ||
+	{ cat "$OUT/gobench.txt" >&2; say "go test failed: its rows read n/a"; }
+say "go test -run XXX -bench BenchmarkSeedPlanLoad -benchmem -cpu 1 ./model/system/"
+go test -run XXX -bench BenchmarkSeedPlanLoad -benchmem -cpu 1 ./model/system/ >"$OUT/gobench-cpu1.txt" 2>&1 ||
+	{ cat "$OUT/gobench-cpu1.txt" >&2; say "go test -cpu 1 failed: its row reads n/a"; }
+eng_eps=$(bench_metric "$OUT/gobench.txt" BenchmarkEngineMMc events/s)
+eng_allocs=$(bench_metric "$OUT/gobench.txt" BenchmarkEngineMMc allocs/op)
+sys_eps=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc events/s)
+sys_nsev=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc ns/event)
+sys_allocs=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc allocs/op)
+sp2_aps=$(bench_metric "$OUT/gobench.txt" BenchmarkSeedPlanLoad attempts/s)
+sp1_aps=$(bench_metric "$OUT/gobench-cpu1.txt" BenchmarkSeedPlanLoad attempts/s)
+sp1_allocs=$(bench_metric "$OUT/gobench-cpu1.txt" BenchmarkSeedPlanLoad allocs/op)
+
+# --- 3. seed plan with retries, deadlines and a 429-answering tool, one core ----------
+
+# BenchmarkSeedPlanLoad's load, plus a search tool that answers 429 to 10 %
+# of attempts with a 20 ms Retry-After (honoured, and checked against the
+# deadline), on GOMAXPROCS=1, whole process.
+seed_sets=(--set 'arrivals={rate: 50/s}' --set runs=1000000 --set workers=100
+	--set 'tools.fetch.script=[]' --set tools.fetch.hang=0.05 --set 'tools.fetch.errors={transient: 0.1}'
+	--set 'tools.search.rate_limit={rate: 45/s, burst: 10, enforce: server}')
+say "GOMAXPROCS=1 simulate run seed-plan ${seed_sets[*]} --format json (median of $REPEAT)"
+median_timed seedplan "$REPEAT" env GOMAXPROCS=1 "$SIM" run seed-plan "${seed_sets[@]}" --format json
+seed_wall=$WALL
+seed_attempts=$(json "$OUT/seedplan" 'd["attempts"]["attempts"]')
+seed_429=$(json "$OUT/seedplan" 'd["attempts"]["rate_limited"]')
+seed_retries=$(json "$OUT/seedplan" 'd["attempts"]["retries"]')
+seed_aps=$(div "$seed_attempts" "$seed_wall" %.0f)
+
+# --- 4. memory flat in the number of runs -----------------------------------------
+
+say "simulate run mmc --runs 10000000 --set warmup=0 --format json"
+timed "$OUT/mmc10m" "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
+m10_wall=$WALL m10_rss=$RSS
+m10_eps=$(div "$(json "$OUT/mmc10m" 'd["events"]')" "$m10_wall" %.0f)
+
+# --- 5. replications across cores -------------------------------------------------
+
+# GOMAXPROCS=1 and 2 alternate, so that a drift in the machine's speed
+# (other tenants, frequency) hits both sides alike; medians of each.
+say "simulate run mmc --replications 8 --format json, GOMAXPROCS=1 and 2 alternating ($REPEAT pairs)"
+r1_list=() r2_list=() identical=yes
+for ((i = 0; i < REPEAT; i++)); do
+	timed "$OUT/reps1" env GOMAXPROCS=1 "$SIM" run mmc --replications 8 --format json
+	r1_list+=("$WALL")
+	timed "$OUT/reps2" env GOMAXPROCS=2 "$SIM" run mmc --replications 8 --format json
+	r2_list+=("$WALL")
+	cmp -s "$OUT/reps1" "$OUT/reps2" || identical=no
+done
+r1_wall=$(median "${r1_list[@]}") r2_wall=$(median "${r2_list[@]}")
+r1_walls=${r1_list[*]} r2_walls=${r2_list[*]}
+speedup=$(div "$r1_wall" "$r2_wall")
+
+# --- table ------------------------------------------------------------------------
+
+# Contention: CPU time used by other processes while this script ran, as a
+# share of the machine's capacity over the same wall time.
+times >"$OUT/times" # in this shell (a subshell would report its own, empty, children): self, then children
+ours=$(awk 'NR <= 2 { for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } } END { printf "%.2f", s }' "$OUT/times")
+others=$(awk -v b0="$busy0" -v b1="$(cpu_busy)" -v o="$ours" -v t0="$t_start" -v t1="$(date +%s%N)" -v n="$(nproc)" \
+	'BEGIN { x = (b1 - b0 - o) / ((t1 - t0) / 1e9 * n) * 100; if (x < 0) x = 0; printf "%.0f", x }')
+contention="Other processes used ${others} % of the machine's CPU while it ran."
+if ((others >= 10)); then
+	contention="$contention **The figures are contended: rerun on an idle machine before quoting them.**"
+fi
+
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+gocpu=$(awk -F': ' '/^cpu:/ { sub(/[ \t]+$/, "", $2); print $2; exit }' "$OUT/gobench.txt")
+[[ -n $gocpu && $gocpu != "$cpu" ]] && cpu="$cpu ($gocpu)"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+cat <<EOF
+
+### Performance ($(date -u +%Y-%m-%d), $(nproc) cores, ${cpu}, $(go version | awk '{ print $3 }'))
+
+M/M/c, λ = 9/s, μ = 1/s, c = 10, $N customers, no warm-up. Wall times are whole
+processes (start-up and output included), measured from outside: medians of
+$REPEAT runs for budgetsim, $SIMPY_REPEAT for SimPy. Events are counted as 2 per customer (arrival +
+departure) for every simulator. Load average (1, 5, 15 min) at the start: $load0; at the end: $load.
+$contention
+
+| What | Target | Measured | |
+| --- | --- | --- | --- |
+| \`simulate run mmc --runs $N --set warmup=0 --format json\` | — | ${bs_wall} s, $(mega "$bs_eps") events/s, peak RSS $(mib "$bs_rss"), mean sojourn ${bs_sojourn} s | |
+| SimPy ${sp_version} (Debian python3-simpy3, /usr/bin/python3), same system | — | ${sp_wall} s, $(mega "$sp_eps") events/s ($(mega "$sp_inner_eps") inside env.run()), peak RSS $(mib "$sp_rss"), mean sojourn ${sp_sojourn} s | |
+| budgetsim vs SimPy, whole process | ≥ 50× | ${ratio}× | $(verdict "$(ge "$ratio" 50)") |
+${ciw_row}
+| Mean sojourn, Erlang C closed form | — | ${erlang} s | |
+| Engine alone, \`BenchmarkEngineMMc\` | ≥ 10 M events/s | $(mega "$eng_eps") events/s, ${eng_allocs} allocs per 200 k events | $(verdict "$(ge "$eng_eps" 10000000)") |
+| System model, \`BenchmarkMMc\` (1 M runs per op) | — | $(mega "$sys_eps") events/s (${sys_nsev} ns/event), ${sys_allocs} allocs per simulation | |
+| Seed plan under load, \`BenchmarkSeedPlanLoad\`, \`-cpu 1\` | ≥ 1 M attempts/s | $(mega "$sp1_aps") attempts/s ($(mega "$sp2_aps") with GOMAXPROCS=2), ${sp1_allocs} allocs per simulation | $(verdict "$(ge "$sp1_aps" 1000000)") |
+| Seed plan, search rate-limited to 45/s (server: 429 + Retry-After), GOMAXPROCS=1, whole process, 1 M runs | ≥ 1 M attempts/s | ${seed_wall} s for ${seed_attempts} attempts (${seed_retries} retries, ${seed_429} answered 429): $(mega "$seed_aps") attempts/s | $(verdict "$(ge "$seed_aps" 1000000)") |
+| Peak RSS, 10 M runs of M/M/c | ≤ 64 MiB | $(mib "$m10_rss") (1 M runs: $(mib "$bs_rss")); ${m10_wall} s, $(mega "$m10_eps") events/s | $(verdict "$(le "$m10_rss" 65536)") |
+| \`--replications 8\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${r1_wall} s → ${r2_wall} s: ${speedup}× | $(verdict "$(ge "$speedup" 1.8)") |
+| Same, JSON output byte-identical (cmp) | identical | ${identical} | $(verdict "$([[ $identical == yes ]] && echo 1 || echo 0)") |
+
+EOF
+
+say "raw outputs in $OUT (budgetsim walls: $bs_walls; SimPy: $sp_walls; replications GOMAXPROCS=1: $r1_walls; =2: $r2_walls)"
