@@ -79,6 +79,7 @@ func (e *env) compare(args []string) error {
 	var labels []string
 	var lats []*stats.Histogram
 	var series []*system.Series
+	var cfgs []*system.Config
 	for i := range points {
 		variant := map[string]string{}
 		var sets []string
@@ -102,12 +103,13 @@ func (e *env) compare(args []string) error {
 		lat, _ := system.Pool(results)
 		lats = append(lats, lat)
 		series = append(series, results[0].Series)
+		cfgs = append(cfgs, sc.Config)
 		if e.interrupted.Load() {
 			break
 		}
 	}
 	if *outDir != "" {
-		if err := writeCompare(*outDir, out, labels, lats, series); err != nil {
+		if err := writeCompare(*outDir, cfgs, out, labels, lats, series); err != nil {
 			return err
 		}
 	}
@@ -150,7 +152,7 @@ func (e *env) compare(args []string) error {
 }
 
 // writeCompare writes a comparison's files into dir, each atomically.
-func writeCompare(dir string, out []variantSummary, labels []string, lats []*stats.Histogram, series []*system.Series) error {
+func writeCompare(dir string, cfgs []*system.Config, out []variantSummary, labels []string, lats []*stats.Histogram, series []*system.Series) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -166,6 +168,16 @@ func writeCompare(dir string, out []variantSummary, labels []string, lats []*sta
 		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, sums, labels) }},
 		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, labels, lats) }},
 		{"series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, labels, series) }},
+	}
+	capacity := false
+	for _, c := range cfgs {
+		capacity = capacity || render.HasCapacityTools(c)
+	}
+	if capacity {
+		files = append(files, struct {
+			name  string
+			write func(w io.Writer) error
+		}{"tools.csv", func(w io.Writer) error { return render.ToolsCSV(w, cfgs, labels, series) }})
 	}
 	for _, f := range files {
 		if err := writeCSV(filepath.Join(dir, f.name), f.write); err != nil {

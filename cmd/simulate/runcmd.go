@@ -197,12 +197,20 @@ func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, result
 	}); err != nil {
 		return err
 	}
-	if len(results) > 0 {
-		return writeCSV(filepath.Join(dir, "series.csv"), func(w io.Writer) error {
-			return render.SeriesCSVVariants(w, name, []*system.Series{results[0].Series})
-		})
+	if len(results) == 0 {
+		return nil
 	}
-	return nil
+	series := []*system.Series{results[0].Series}
+	if render.HasCapacityTools(sc.Config) {
+		if err := writeCSV(filepath.Join(dir, "tools.csv"), func(w io.Writer) error {
+			return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series)
+		}); err != nil {
+			return err
+		}
+	}
+	return writeCSV(filepath.Join(dir, "series.csv"), func(w io.Writer) error {
+		return render.SeriesCSVVariants(w, name, series)
+	})
 }
 
 func writeCSV(path string, write func(w io.Writer) error) error {

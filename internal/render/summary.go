@@ -276,3 +276,47 @@ func resourcesTable(w io.Writer, s *system.Summary) error {
 	}
 	return nil
 }
+
+// ToolsCSV writes per-tool utilisation over time for the tools with a
+// capacity (concurrency): variant, tool, t_s, width_s, utilisation = server
+// time spent in the bin / (concurrency × bin width).
+// Tools without a capacity have no utilisation and are left out. It writes
+// nothing but the header when no tool has a capacity. cfgs, variants and
+// series are parallel (one per variant).
+func ToolsCSV(w io.Writer, cfgs []*system.Config, variants []string, series []*system.Series) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"variant", "tool", "t_s", "width_s", "utilisation"}); err != nil {
+		return err
+	}
+	for i, s := range series {
+		cfg := cfgs[i]
+		width := s.Width.Seconds()
+		for t, busy := range s.ToolBusy {
+			c := cfg.Tools[t].Concurrency
+			if c <= 0 {
+				continue
+			}
+			for k, b := range busy {
+				if err := cw.Write([]string{variants[i], cfg.Tools[t].Name,
+					strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
+					strconv.FormatFloat(width, 'g', -1, 64),
+					strconv.FormatFloat(b/(width*float64(c)), 'g', -1, 64),
+				}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// HasCapacityTools reports whether any tool has a concurrency limit.
+func HasCapacityTools(cfg *system.Config) bool {
+	for _, t := range cfg.Tools {
+		if t.Concurrency > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -258,7 +258,7 @@ func New(cfg *Config, opt Options) *Model {
 			Seed:    seed,
 			Latency: stats.NewHistogram(),
 			Wait:    stats.NewHistogram(),
-			Series:  newSeries(),
+			Series:  newSeries(len(cfg.Tools)),
 		},
 	}
 	m.arrivals = sim.NewStream(seed, "arrivals")
@@ -682,6 +682,7 @@ func (m *Model) dial(ri int32) {
 		if !hung {
 			ts.stats.Served++
 			ts.stats.BusySeconds += secs(lat)
+			m.res.Series.addBusy(now, now+lat, int(r.tool))
 		}
 	}
 	if hung || lat > lease {
@@ -1010,6 +1011,7 @@ func (m *Model) onToolDone(qi int32) {
 	ts.busyTW.Add(now, -1)
 	ts.stats.Served++
 	ts.stats.BusySeconds += secs(q.latency)
+	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
 	m.freeReq(qi)
 	r := &m.runs[q.run]
 	if r.waiting && r.gen == q.gen {

@@ -12,6 +12,10 @@ type Series struct {
 	// Bins holds, per bin, the measured arrivals, attempts dialed and
 	// completions.
 	Bins []Bin
+	// ToolBusy holds, per tool and bin, the server time (seconds) spent in
+	// the bin: each served request's service interval is spread over the
+	// bins it overlaps.
+	ToolBusy [][]float64
 }
 
 // Bin is one interval [i·Width, (i+1)·Width) of a Series.
@@ -34,16 +38,49 @@ const (
 
 const maxBins = 4096
 
-func newSeries() *Series {
-	return &Series{Width: 10 * time.Millisecond, Bins: make([]Bin, 0, maxBins)}
+func newSeries(tools int) *Series {
+	s := &Series{Width: 10 * time.Millisecond, Bins: make([]Bin, 0, maxBins)}
+	s.ToolBusy = make([][]float64, tools)
+	for i := range s.ToolBusy {
+		s.ToolBusy[i] = make([]float64, 0, maxBins)
+	}
+	return s
 }
 
-func (s *Series) add(at time.Duration, f binField, n int64) {
+// addBusy adds tool t's service interval [from, to) to the bins it
+// overlaps, in seconds of server time.
+func (s *Series) addBusy(from, to time.Duration, t int) {
+	if to <= from {
+		return
+	}
+	last := s.index(to)
+	first := int(from / s.Width)
+	b := s.ToolBusy[t]
+	for len(b) <= last {
+		b = append(b, 0)
+	}
+	for i := first; i <= last; i++ {
+		lo := max(from, time.Duration(i)*s.Width)
+		hi := min(to, time.Duration(i+1)*s.Width)
+		if hi > lo {
+			b[i] += float64(hi-lo) / 1e9
+		}
+	}
+	s.ToolBusy[t] = b
+}
+
+// index returns at's bin, coarsening the series until it fits.
+func (s *Series) index(at time.Duration) int {
 	i := int(at / s.Width)
 	for i >= maxBins {
 		s.halve()
 		i = int(at / s.Width)
 	}
+	return i
+}
+
+func (s *Series) add(at time.Duration, f binField, n int64) {
+	i := s.index(at)
 	for len(s.Bins) <= i {
 		s.Bins = append(s.Bins, Bin{})
 	}
@@ -75,6 +112,17 @@ func (s *Series) halve() {
 		s.Bins[i] = b
 	}
 	s.Bins = s.Bins[:n]
+	for t, b := range s.ToolBusy {
+		m := (len(b) + 1) / 2
+		for i := range m {
+			v := b[2*i]
+			if 2*i+1 < len(b) {
+				v += b[2*i+1]
+			}
+			b[i] = v
+		}
+		s.ToolBusy[t] = b[:m]
+	}
 	s.Width *= 2
 }
 
@@ -93,6 +141,10 @@ func (s *Series) PeakAttemptRate() float64 {
 func (s *Series) Merge(o *Series) {
 	oc := *o
 	oc.Bins = append([]Bin(nil), o.Bins...)
+	oc.ToolBusy = make([][]float64, len(o.ToolBusy))
+	for t, b := range o.ToolBusy {
+		oc.ToolBusy[t] = append([]float64(nil), b...)
+	}
 	for s.Width < oc.Width {
 		s.halve()
 	}
@@ -107,5 +159,16 @@ func (s *Series) Merge(o *Series) {
 		s.Bins[i].Attempts += b.Attempts
 		s.Bins[i].Completed += b.Completed
 		s.Bins[i].Ended += b.Ended
+	}
+	for len(s.ToolBusy) < len(oc.ToolBusy) {
+		s.ToolBusy = append(s.ToolBusy, nil)
+	}
+	for t, b := range oc.ToolBusy {
+		for len(s.ToolBusy[t]) < len(b) {
+			s.ToolBusy[t] = append(s.ToolBusy[t], 0)
+		}
+		for i, v := range b {
+			s.ToolBusy[t][i] += v
+		}
 	}
 }

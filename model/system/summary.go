@@ -291,7 +291,7 @@ func Summarize(cfg *Config, results []*Result, level float64) Summary {
 		Warnings:     []string{},
 	}
 	lat, wait := stats.NewHistogram(), stats.NewHistogram()
-	series := newSeries()
+	series := newSeries(len(cfg.Tools))
 	var window, sojourn, tavgW float64
 	for _, r := range results {
 		s.Runs.Merge(r.Runs)

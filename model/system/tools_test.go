@@ -222,3 +222,21 @@ func TestTailRoundTrip(t *testing.T) {
 		t.Fatal("garbage decoded without error")
 	}
 }
+
+// TestToolBusySeries: the per-bin server time of a capacity tool adds up
+// to its total busy time, and no bin holds more than concurrency × width.
+func TestToolBusySeries(t *testing.T) {
+	cfg := load(t, "retry-storm", "horizon=100s", "warmup=0")
+	r := system.New(cfg, system.Options{}).Run()
+	var sum float64
+	limit := float64(cfg.Tools[0].Concurrency) * r.Series.Width.Seconds() * (1 + 1e-9)
+	for i, b := range r.Series.ToolBusy[0] {
+		sum += b
+		if b > limit {
+			t.Fatalf("bin %d holds %.4fs of server time, above %d servers × %v", i, b, cfg.Tools[0].Concurrency, r.Series.Width)
+		}
+	}
+	if want := r.Tools[0].BusySeconds; math.Abs(sum-want) > 1e-6*want {
+		t.Fatalf("series busy time %.6fs, tool busy time %.6fs", sum, want)
+	}
+}
