@@ -44,17 +44,11 @@ func (e *env) compare(args []string) error {
 	var varies stringList
 	outDir := fs.String("out", "", "also write compare.json, summary.csv, latency_cdf.csv and series.csv (one row group per variant) to `DIR`")
 	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…` or key=a..b:n; two --vary flags form a grid")
-	pos, err := parse(fs, args)
+	scenario, err := scenarioArg(fs, &sf, args, "compare")
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("compare needs exactly one scenario (a path or one of: %s)", joinNames())
-	}
-	if err := sf.check(); err != nil {
 		return err
 	}
 	if len(varies) == 0 {
@@ -93,7 +87,7 @@ func (e *env) compare(args []string) error {
 			sets = append([]string{v.Key + "=" + val}, sets...)
 			label = append([]string{v.Key + "=" + val}, label...)
 		}
-		sc, err := scenarios.Load(pos[0], append(sf.allSets(), sets...))
+		sc, err := scenarios.Load(scenario, append(sf.allSets(), sets...))
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}
@@ -140,7 +134,7 @@ func (e *env) compare(args []string) error {
 			}
 			rows = append(rows, row)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d variants on common random numbers (seed %d, %d replication(s) each)\n", pos[0], len(out), out[0].Seed, sf.replications)
+		fmt.Fprintf(e.stdout, "%s: %d variants on common random numbers (seed %d, %d replication(s) each)\n", scenario, len(out), out[0].Seed, sf.replications)
 		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
 		}

@@ -30,17 +30,11 @@ func (e *env) plan(args []string) error {
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
 	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
-	pos, err := parse(fs, args)
+	scenario, err := scenarioArg(fs, &sf, args, "plan")
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("plan needs exactly one scenario (a path or one of: %s)", joinNames())
-	}
-	if err := sf.check(); err != nil {
 		return err
 	}
 	repsSet := false
@@ -75,7 +69,7 @@ func (e *env) plan(args []string) error {
 	if err != nil {
 		return usagef("--search %v", err)
 	}
-	base, err := scenarios.Load(pos[0], sf.allSets())
+	base, err := scenarios.Load(scenario, sf.allSets())
 	if err != nil {
 		return err
 	}
@@ -87,7 +81,7 @@ func (e *env) plan(args []string) error {
 			prob.Start, prob.HasStart = a.Value, true
 		}
 	}
-	simr := &search.Simulator{Scenario: pos[0], Sets: sf.allSets(), Range: rng, Level: sf.level, Parallel: sf.parallel, Interrupt: e.interrupted}
+	simr := &search.Simulator{Scenario: scenario, Sets: sf.allSets(), Range: rng, Level: sf.level, Parallel: sf.parallel, Interrupt: e.interrupted}
 	ans, err := search.Search(prob, simr.Probe)
 	if ans == nil {
 		return err
@@ -106,7 +100,7 @@ func (e *env) plan(args []string) error {
 		if err := render.JSON(e.stdout, ans); err != nil {
 			return err
 		}
-	} else if err := planTable(e.stdout, pos[0], &prob, ans); err != nil {
+	} else if err := planTable(e.stdout, scenario, &prob, ans); err != nil {
 		return err
 	}
 	switch {

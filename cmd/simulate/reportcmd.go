@@ -27,23 +27,17 @@ func (e *env) report(args []string) error {
 	})
 	out := fs.String("out", "report.html", "write the report to `FILE` (atomically)")
 	date := fs.String("date", "", "show `DATE` in the report's header (none by default, so that the same scenario and seed give the same bytes)")
-	pos, err := parse(fs, args)
+	scenario, err := scenarioArg(fs, &sf, args, "report")
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("report needs exactly one scenario (a path or one of: %s)", joinNames())
-	}
-	if err := sf.check(); err != nil {
-		return err
-	}
 	if *out == "" {
 		return usagef("--out: must name a file, got \"\"")
 	}
-	sc, err := scenarios.Load(pos[0], sf.allSets())
+	sc, err := scenarios.Load(scenario, sf.allSets())
 	if err != nil {
 		return err
 	}

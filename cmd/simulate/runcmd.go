@@ -79,17 +79,11 @@ func (e *env) run(args []string) error {
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
 	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv and series.csv to `DIR` (atomically)")
-	pos, err := parse(fs, args)
+	scenario, err := scenarioArg(fs, &sf, args, "run")
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("run needs exactly one scenario (a path or one of: %s)", joinNames())
-	}
-	if err := sf.check(); err != nil {
 		return err
 	}
 	if *traceFormat != "jsonl" && *traceFormat != "chrome" {
@@ -98,7 +92,7 @@ func (e *env) run(args []string) error {
 	if *traceRuns < 0 {
 		return usagef("--trace-runs: must be ≥ 0, got %d", *traceRuns)
 	}
-	sc, err := scenarios.Load(pos[0], sf.allSets())
+	sc, err := scenarios.Load(scenario, sf.allSets())
 	if err != nil {
 		return err
 	}
@@ -256,4 +250,20 @@ func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *system.Summary) e
 		title += " — " + sc.Description
 	}
 	return render.SummaryTable(w, title, s)
+}
+
+// scenarioArg parses a command's flags and its one SCENARIO argument (flags
+// may come before or after it) and checks the shared scenario flags.
+func scenarioArg(fs *flag.FlagSet, sf *scenarioFlags, args []string, cmd string) (string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usagef("%s needs exactly one scenario (a path or one of: %s)", cmd, joinNames())
+	}
+	if err := sf.check(); err != nil {
+		return "", err
+	}
+	return pos[0], nil
 }

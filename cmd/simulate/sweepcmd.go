@@ -30,17 +30,11 @@ func (e *env) sweep(args []string) error {
 	shardFlag := fs.String("shard", "", "run slice `i/n` (0-based i) of the work and write DIR/shard-i-of-n.json; combine the n files with 'simulate merge'")
 	relErr := fs.Float64("rel-error", 0, "add batches of --replications replications to each point until the confidence half-width of its mean and p99 latency and success rate is below this `fraction` of the estimate (0: fixed replications)")
 	maxReps := fs.Int("max-replications", sweep.DefaultMaxReplications, "with --rel-error: at most this many replications per point")
-	pos, err := parse(fs, args)
+	scenario, err := scenarioArg(fs, &sf, args, "sweep")
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("sweep needs exactly one scenario (a path or one of: %s)", joinNames())
-	}
-	if err := sf.check(); err != nil {
 		return err
 	}
 	axes, err := parseAxes(varies)
@@ -53,7 +47,7 @@ func (e *env) sweep(args []string) error {
 	if *relErr > 0 && (*maxReps < max(sf.replications, 4) || *maxReps > 100000) {
 		return usagef("--max-replications: must be in [%d, 100000] (at least one batch of --replications, and 4), got %d", max(sf.replications, 4), *maxReps)
 	}
-	spec := sweep.Spec{Scenario: pos[0], Sets: sf.allSets(), Axes: axes, Replications: sf.replications, Level: sf.level, Shards: 1}
+	spec := sweep.Spec{Scenario: scenario, Sets: sf.allSets(), Axes: axes, Replications: sf.replications, Level: sf.level, Shards: 1}
 	if *relErr > 0 {
 		spec.RelError, spec.MaxReplications = *relErr, *maxReps
 	}
