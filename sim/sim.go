@@ -29,27 +29,37 @@ type Timer struct {
 // fired or been cancelled; see Sim.Pending).
 func (t Timer) Valid() bool { return t.slot != 0 }
 
-// entry is one element of the 4-ary heap. The ordering key (at, seq) is stored
-// inline so that sifting never chases a pointer.
+// entry is one element of the 4-ary heap: the ordering key (at, seq) and the
+// slot holding the payload, 24 bytes, so that sifting moves little memory
+// and never chases a pointer.
 type entry struct {
 	at   time.Duration
 	seq  uint64
-	kind Kind
-	ref  int32
-	arg  int64
 	slot int32
 }
 
-// slot tracks where a timer's entry sits in the heap, so that Cancel removes
-// it in O(log n). gen changes every time the slot is reused, which makes old
-// Timer handles harmless.
+// slot holds a scheduled event's payload and where its entry sits in the
+// heap, so that Cancel removes it in O(log n). gen changes every time the
+// slot is reused, which makes old Timer handles harmless.
 type slot struct {
-	pos int32 // index in heap, or -1 when not scheduled
-	gen uint32
+	pos  int32 // index in heap, or -1 when not scheduled
+	gen  uint32
+	kind Kind
+	ref  int32
+	arg  int64
 }
+
+// sourceSlot marks, in a Timer, the source lane (see Sim.Source).
+const sourceSlot = -1
 
 // Sim is one simulation's clock and future-event list. The zero value is not
 // usable; call New. A Sim is not safe for concurrent use.
+//
+// Besides the heap, a Sim has one source lane: a single pending event that
+// a model reschedules itself, such as the next arrival of an open process.
+// Keeping it out of the heap saves a sift per arrival; it is ordered with
+// the heap's events by the same (instant, scheduling order) key, so using
+// it changes no delivery order.
 type Sim struct {
 	now       time.Duration
 	seq       uint64
@@ -57,6 +67,11 @@ type Sim struct {
 	slots     []slot
 	free      []int32
 	processed uint64
+
+	src    entry // the source lane's key; valid when srcSet
+	srcEv  Event
+	srcSet bool
+	srcGen uint32
 }
 
 // New returns a simulator at virtual time 0 with room for hint pending events
@@ -77,7 +92,12 @@ func New(hint int) *Sim {
 func (s *Sim) Now() time.Duration { return s.now }
 
 // Len returns the number of pending events.
-func (s *Sim) Len() int { return len(s.heap) }
+func (s *Sim) Len() int {
+	if s.srcSet {
+		return len(s.heap) + 1
+	}
+	return len(s.heap)
+}
 
 // Processed returns the number of events returned by Next so far.
 func (s *Sim) Processed() uint64 { return s.processed }
@@ -98,11 +118,12 @@ func (s *Sim) At(at time.Duration, kind Kind, ref int32, arg int64) Timer {
 		s.slots = append(s.slots, slot{})
 	}
 	s.seq++
+	sl := &s.slots[id]
+	sl.kind, sl.ref, sl.arg = kind, ref, arg
 	pos := len(s.heap)
-	s.heap = append(s.heap, entry{at: at, seq: s.seq, kind: kind, ref: ref, arg: arg, slot: id})
-	s.slots[id].pos = int32(pos)
+	s.heap = append(s.heap, entry{at: at, seq: s.seq, slot: id})
 	s.up(pos)
-	return Timer{slot: id + 1, gen: s.slots[id].gen}
+	return Timer{slot: id + 1, gen: sl.gen}
 }
 
 // After schedules an event d after now; d < 0 is a programmer error.
@@ -110,13 +131,33 @@ func (s *Sim) After(d time.Duration, kind Kind, ref int32, arg int64) Timer {
 	return s.At(s.now+d, kind, ref, arg)
 }
 
+// Source schedules an event in the source lane, replacing the lane's
+// pending event if it has one (which is then never delivered). It orders
+// exactly like At: by instant, then by scheduling order among all events.
+// A model uses it for a stream it reschedules one at a time, like the next
+// arrival; the returned Timer cancels it as At's do.
+func (s *Sim) Source(at time.Duration, kind Kind, ref int32, arg int64) Timer {
+	if at < s.now {
+		panic(fmt.Sprintf("sim: Source(%v) is before now (%v)", at, s.now))
+	}
+	s.seq++
+	s.srcGen++
+	s.src = entry{at: at, seq: s.seq, slot: sourceSlot}
+	s.srcEv = Event{At: at, Kind: kind, Ref: ref, Arg: arg}
+	s.srcSet = true
+	return Timer{slot: sourceSlot, gen: s.srcGen}
+}
+
 // Pending reports whether t's event is still scheduled (not yet delivered and
 // not cancelled).
 func (s *Sim) Pending(t Timer) bool {
-	if t.slot == 0 {
+	switch {
+	case t.slot == 0:
 		return false
+	case t.slot == sourceSlot:
+		return s.srcSet && t.gen == s.srcGen
 	}
-	sl := s.slots[t.slot-1]
+	sl := &s.slots[t.slot-1]
 	return sl.gen == t.gen && sl.pos >= 0
 }
 
@@ -126,6 +167,10 @@ func (s *Sim) Pending(t Timer) bool {
 func (s *Sim) Cancel(t Timer) bool {
 	if !s.Pending(t) {
 		return false
+	}
+	if t.slot == sourceSlot {
+		s.srcSet = false
+		return true
 	}
 	id := t.slot - 1
 	pos := int(s.slots[id].pos)
@@ -137,21 +182,32 @@ func (s *Sim) Cancel(t Timer) bool {
 // Next removes the earliest pending event, advances the clock to its instant
 // and returns it. It returns false when no event is pending.
 func (s *Sim) Next() (Event, bool) {
-	if len(s.heap) == 0 {
-		return Event{}, false
+	if len(s.heap) == 0 || s.srcSet && less(&s.src, &s.heap[0]) {
+		if !s.srcSet {
+			return Event{}, false
+		}
+		s.srcSet = false
+		s.now = s.src.at
+		s.processed++
+		return s.srcEv, true
 	}
 	e := s.heap[0]
 	s.removeAt(0)
+	sl := &s.slots[e.slot]
+	ev := Event{At: e.at, Kind: sl.kind, Ref: sl.ref, Arg: sl.arg}
 	s.release(e.slot)
 	s.now = e.at
 	s.processed++
-	return Event{At: e.at, Kind: e.kind, Ref: e.ref, Arg: e.arg}, true
+	return ev, true
 }
 
 // PeekTime returns the instant of the earliest pending event, or false.
 func (s *Sim) PeekTime() (time.Duration, bool) {
-	if len(s.heap) == 0 {
-		return 0, false
+	if len(s.heap) == 0 || s.srcSet && less(&s.src, &s.heap[0]) {
+		if !s.srcSet {
+			return 0, false
+		}
+		return s.src.at, true
 	}
 	return s.heap[0].at, true
 }

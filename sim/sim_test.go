@@ -57,8 +57,8 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestAgainstReference drives the heap with random schedules and
-// cancellations and compares the delivery order with a sorted reference.
+// TestAgainstReference drives the heap and the source lane with random
+// schedules, replacements and cancellations and compares the delivery order with a sorted reference.
 func TestAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type ref struct {
@@ -72,18 +72,37 @@ func TestAgainstReference(t *testing.T) {
 		timers := map[int32]Timer{}
 		seq := 0
 		var got, want []int32
+		srcID := int32(-1) // the source lane's live event, if any
+		dropSource := func() {
+			if i := slices.IndexFunc(live, func(x ref) bool { return x.id == srcID }); i >= 0 {
+				live = slices.Delete(live, i, i+1)
+			}
+			srcID = -1
+		}
 		for op := range 2000 {
 			switch x := r.IntN(10); {
-			case x < 6:
+			case x < 5:
 				at := s.Now() + time.Duration(r.IntN(50))
 				id := int32(op)
 				timers[id] = s.At(at, 0, id, 0)
 				seq++
 				live = append(live, ref{at, seq, id})
+			case x == 5:
+				// The source lane: a new event replaces the pending one.
+				at := s.Now() + time.Duration(r.IntN(50))
+				id := int32(op)
+				dropSource()
+				timers[id] = s.Source(at, 0, id, 0)
+				seq++
+				live = append(live, ref{at, seq, id})
+				srcID = id
 			case x < 8 && len(live) > 0:
 				i := r.IntN(len(live))
 				if !s.Cancel(timers[live[i].id]) {
 					t.Fatalf("trial %d: Cancel of live event %d = false", trial, live[i].id)
+				}
+				if live[i].id == srcID {
+					srcID = -1
 				}
 				live = slices.Delete(live, i, i+1)
 			default:
@@ -101,6 +120,9 @@ func TestAgainstReference(t *testing.T) {
 					return a.seq - b.seq
 				})
 				want = append(want, live[0].id)
+				if live[0].id == srcID {
+					srcID = -1
+				}
 				live = live[1:]
 				got = append(got, ev.Ref)
 			}
@@ -112,6 +134,46 @@ func TestAgainstReference(t *testing.T) {
 			t.Fatalf("trial %d: delivery order differs from reference", trial)
 		}
 	}
+}
+
+func TestSourceLane(t *testing.T) {
+	s := New(0)
+	s.At(time.Second, 1, 1, 0)
+	a := s.Source(time.Second, 2, 2, 0) // same instant, scheduled later: after ref 1
+	if !s.Pending(a) || s.Len() != 2 {
+		t.Fatalf("Pending(source) = %v, Len = %d; want true, 2", s.Pending(a), s.Len())
+	}
+	b := s.Source(2*time.Second, 2, 3, 0) // replaces a
+	if s.Pending(a) || !s.Pending(b) || s.Len() != 2 {
+		t.Fatal("a replaced source event is still pending")
+	}
+	if at, _ := s.PeekTime(); at != time.Second {
+		t.Fatalf("PeekTime = %v, want 1s", at)
+	}
+	ev, _ := s.Next()
+	if ev.Ref != 1 {
+		t.Fatalf("first event ref %d, want 1", ev.Ref)
+	}
+	if at, _ := s.PeekTime(); at != 2*time.Second {
+		t.Fatalf("PeekTime = %v, want 2s (the source lane)", at)
+	}
+	ev, _ = s.Next()
+	if ev.Ref != 3 || ev.Kind != 2 || s.Pending(b) {
+		t.Fatalf("second event = %+v, want the source lane's ref 3", ev)
+	}
+	c := s.Source(3*time.Second, 2, 4, 0)
+	if !s.Cancel(c) || s.Cancel(c) || s.Len() != 0 {
+		t.Fatal("Cancel of the source lane")
+	}
+	if _, ok := s.Next(); ok {
+		t.Fatal("Next after cancelling the only event = true")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Source(past) did not panic")
+		}
+	}()
+	s.Source(time.Millisecond, 0, 0, 0)
 }
 
 func TestSchedulingInThePastPanics(t *testing.T) {
@@ -136,6 +198,7 @@ func TestHotPathAllocationFree(t *testing.T) {
 		tm := s.At(ev.At+time.Millisecond, 0, 0, 0)
 		s.Cancel(tm)
 		s.At(ev.At+time.Microsecond, 0, 0, 0)
+		s.Source(ev.At+time.Nanosecond, 0, 0, 0)
 	})
 	if allocs != 0 {
 		t.Fatalf("allocations per event = %v, want 0", allocs)

@@ -453,7 +453,8 @@ func (m *Model) scheduleArrival() {
 		return
 	}
 	m.nextAt = at
-	m.s.At(at, evArrival, 0, 0)
+	// Open arrivals come one at a time, in order: the engine's source lane.
+	m.s.Source(at, evArrival, 0, 0)
 }
 
 // think schedules a closed-population agent's next run after a think time
