@@ -853,7 +853,12 @@ func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung
 	rnd := stream.Rand()
 	u := rnd.Float64()
 	lat = seconds(tool.Latency.Sample(rnd))
-	raU := rnd.Float64()
+	// The Retry-After draw comes last (before a cache hit's latency), so
+	// skipping it when nothing reads it changes no other draw.
+	var raU float64
+	if hit || tool.RetryAfter != nil {
+		raU = rnd.Float64()
+	}
 	o = retry.OK
 	if hit {
 		r.hasRA = false

@@ -16,6 +16,12 @@ type Series struct {
 	// the bin: each served request's service interval is spread over the
 	// bins it overlaps.
 	ToolBusy [][]float64
+
+	// The bin index last returned and its interval [curLo, curHi): time
+	// mostly moves within one bin, which then needs no division. curHi = 0
+	// (the zero value, and after halve) matches nothing.
+	curLo, curHi time.Duration
+	cur          int
 }
 
 // Bin is one interval [i·Width, (i+1)·Width) of a Series.
@@ -54,7 +60,10 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 		return
 	}
 	last := s.index(to)
-	first := int(from / s.Width)
+	first := s.cur
+	if from < s.curLo {
+		first = int(from / s.Width)
+	}
 	b := s.ToolBusy[t]
 	for len(b) <= last {
 		b = append(b, 0)
@@ -71,11 +80,16 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 
 // index returns at's bin, coarsening the series until it fits.
 func (s *Series) index(at time.Duration) int {
+	if at >= s.curLo && at < s.curHi {
+		return s.cur
+	}
 	i := int(at / s.Width)
 	for i >= maxBins {
 		s.halve()
 		i = int(at / s.Width)
 	}
+	s.cur, s.curLo = i, time.Duration(i)*s.Width
+	s.curHi = s.curLo + s.Width
 	return i
 }
 
@@ -124,6 +138,7 @@ func (s *Series) halve() {
 		s.ToolBusy[t] = b[:m]
 	}
 	s.Width *= 2
+	s.curLo, s.curHi, s.cur = 0, 0, 0
 }
 
 // PeakAttemptRate returns the largest number of attempts dialed in one bin,

@@ -69,6 +69,19 @@ func (tw *TimeWeighted) Set(now time.Duration, level float64) {
 // Add changes the level by delta at instant now; it is Set(now,
 // Level()+delta).
 func (tw *TimeWeighted) Add(now time.Duration, delta float64) {
+	if d := int64(delta); float64(d) == delta && !tw.frac {
+		// Integer level, integer step (a count going up or down): the
+		// same result as Set without its float checks.
+		if l := tw.ilevel + d; l >= -maxExactLevel && l <= maxExactLevel {
+			tw.advance("Add", now)
+			tw.ilevel = l
+			tw.level = float64(l)
+			if tw.started {
+				tw.max = max(tw.max, tw.level)
+			}
+			return
+		}
+	}
 	tw.Set(now, tw.level+delta)
 }
 

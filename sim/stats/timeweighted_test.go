@@ -243,3 +243,40 @@ func ExampleTimeWeighted() {
 	// L = 0.60 runs (max 2)
 	// total time in system: 6s
 }
+
+// TestAddMatchesSet checks Add's integer fast path against Set: the same
+// changes through either give bit-identical integrals, means and maxima,
+// across integer and fractional levels.
+func TestAddMatchesSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	var viaAdd, viaSet stats.TimeWeighted
+	viaAdd.Start(0, 0)
+	viaSet.Start(0, 0)
+	now := time.Duration(0)
+	for i := range 100_000 {
+		now += time.Duration(r.IntN(1000))
+		var d float64
+		switch r.IntN(100) {
+		case 0:
+			d = r.Float64() - 0.5 // a fractional level for a while
+		case 1, 2, 3, 4, 5:
+			d = -viaSet.Level() + float64(r.IntN(5)) // back to an integer
+		default:
+			d = float64(r.IntN(3) - 1)
+		}
+		viaAdd.Add(now, d)
+		viaSet.Set(now, viaSet.Level()+d)
+		if i%997 == 0 {
+			if a, s := viaAdd.Integral(now), viaSet.Integral(now); a != s {
+				t.Fatalf("step %d: Integral via Add = %v, via Set = %v", i, a, s)
+			}
+			if a, s := viaAdd.Max(), viaSet.Max(); a != s {
+				t.Fatalf("step %d: Max via Add = %v, via Set = %v", i, a, s)
+			}
+		}
+	}
+	if viaAdd.Mean(now) != viaSet.Mean(now) || viaAdd.Max() != viaSet.Max() || viaAdd.Level() != viaSet.Level() {
+		t.Fatalf("Add and Set differ: mean %v/%v, max %v/%v, level %v/%v",
+			viaAdd.Mean(now), viaSet.Mean(now), viaAdd.Max(), viaSet.Max(), viaAdd.Level(), viaSet.Level())
+	}
+}

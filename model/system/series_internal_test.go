@@ -1,0 +1,96 @@
+package system
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// referenceSeries bins by division every time, as Series did before it
+// cached the current bin: the cache must not change a single count.
+type referenceSeries struct {
+	width time.Duration
+	bins  []Bin
+	busy  []float64
+}
+
+func (s *referenceSeries) index(at time.Duration) int {
+	for int(at/s.width) >= maxBins {
+		n := (len(s.bins) + 1) / 2
+		for i := range n {
+			b := s.bins[2*i]
+			if 2*i+1 < len(s.bins) {
+				c := s.bins[2*i+1]
+				b.Arrivals += c.Arrivals
+				b.Attempts += c.Attempts
+				b.Completed += c.Completed
+				b.Ended += c.Ended
+			}
+			s.bins[i] = b
+		}
+		s.bins = s.bins[:n]
+		m := (len(s.busy) + 1) / 2
+		for i := range m {
+			v := s.busy[2*i]
+			if 2*i+1 < len(s.busy) {
+				v += s.busy[2*i+1]
+			}
+			s.busy[i] = v
+		}
+		s.busy = s.busy[:m]
+		s.width *= 2
+	}
+	return int(at / s.width)
+}
+
+func TestSeriesMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	got := newSeries(1)
+	want := &referenceSeries{width: got.Width}
+	now := time.Duration(0)
+	for i := range 200_000 {
+		// Mostly small steps within a bin, sometimes long jumps (which
+		// coarsen the series), and busy intervals reaching back in time.
+		step := time.Duration(r.IntN(int(2 * time.Millisecond)))
+		if r.IntN(1000) == 0 {
+			step = time.Duration(r.IntN(int(time.Hour)))
+		}
+		now += step
+		if r.IntN(20) == 0 {
+			now = (now/got.Width + 1) * got.Width // exactly on a bin edge
+		}
+		switch i % 3 {
+		case 0:
+			got.add(now, binArrival, 1)
+			j := want.index(now)
+			for len(want.bins) <= j {
+				want.bins = append(want.bins, Bin{})
+			}
+			want.bins[j].Arrivals++
+		default:
+			from := now - time.Duration(r.IntN(int(time.Second)))
+			from = max(from, 0)
+			got.addBusy(from, now, 0)
+			if now > from {
+				last := want.index(now)
+				for len(want.busy) <= last {
+					want.busy = append(want.busy, 0)
+				}
+				for k := int(from / want.width); k <= last; k++ {
+					lo := max(from, time.Duration(k)*want.width)
+					hi := min(now, time.Duration(k+1)*want.width)
+					if hi > lo {
+						want.busy[k] += float64(hi-lo) / 1e9
+					}
+				}
+			}
+		}
+	}
+	if got.Width != want.width || !reflect.DeepEqual(got.Bins, want.bins) || !reflect.DeepEqual(got.ToolBusy[0], want.busy) {
+		t.Fatalf("series differs from the reference: width %v vs %v, %d vs %d bins", got.Width, want.width, len(got.Bins), len(want.bins))
+	}
+	if got.Width == 10*time.Millisecond {
+		t.Fatal("the test never coarsened the series")
+	}
+}
