@@ -8,9 +8,11 @@ import (
 // PCG generator seeded from the scenario seed and the component's name.
 // A Stream is not safe for concurrent use.
 type Stream struct {
+	_    CacheLinePad
 	base uint64
 	pcg  rand.PCG
 	rnd  *rand.Rand
+	_    CacheLinePad
 }
 
 // NewStream returns the stream called name under seed. Two streams with

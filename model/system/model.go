@@ -93,6 +93,7 @@ type request struct {
 
 // toolState is a tool's shared, server-side state.
 type toolState struct {
+	_       sim.CacheLinePad
 	busy    int
 	queue   ring
 	bucket  *ratelimit.TokenBucket
@@ -100,12 +101,14 @@ type toolState struct {
 	stats   ToolStats
 	delay   *stats.Histogram // queueing delay at the tool
 	busyTW  stats.TimeWeighted
+	_       sim.CacheLinePad
 }
 
 // Model is one simulation of a Config. Build it with New and call Run once.
 // A Model is not safe for concurrent use; run replications on separate
 // Models (see Replicate).
 type Model struct {
+	_      sim.CacheLinePad
 	cfg    *Config
 	opt    Options
 	guards Guards
@@ -144,10 +147,12 @@ type Model struct {
 	unsettled  cost.Amount
 	tail       tailTable
 	rec        AttemptRecord
+	_          sim.CacheLinePad
 }
 
 // Result is what one simulation measured, after the warm-up.
 type Result struct {
+	_ sim.CacheLinePad
 	// Seed is the replication's seed.
 	Seed uint64
 	// Runs are the outcome counts; Attempts the per-attempt counters.
@@ -200,6 +205,7 @@ type Result struct {
 	// Stopped is empty when the simulation ran to its natural end, else the
 	// guard or interrupt that stopped it (the result is then partial).
 	Stopped string
+	_       sim.CacheLinePad
 }
 
 // ToolStats are a tool's server-side figures over the whole simulation
@@ -319,6 +325,10 @@ func New(cfg *Config, opt Options) *Model {
 	m.nStages = len(cfg.Steps) + 2
 	m.tail.init(m.nStages)
 	m.queue.init(64)
+	// Free lists start with a cache line or more of their own (see
+	// sim.CacheLinePad): they are written on every run.
+	m.free = make([]int32, 0, 64)
+	m.freeReqs = make([]int32, 0, 64)
 	return m
 }
 

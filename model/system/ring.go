@@ -1,13 +1,21 @@
 package system
 
 // ring is a FIFO of run indices that grows by doubling and never shrinks,
-// so a steady-state queue allocates nothing.
+// so a steady-state queue allocates nothing. Its size is a power of two,
+// so positions wrap with a mask.
 type ring struct {
 	buf        []int32
 	head, size int
 }
 
-func (q *ring) init(n int) { q.buf = make([]int32, n) }
+// init sizes the ring for n entries, rounded up to a power of two.
+func (q *ring) init(n int) {
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	q.buf = make([]int32, size)
+}
 
 func (q *ring) len() int { return q.size }
 
@@ -18,13 +26,13 @@ func (q *ring) push(v int32) {
 		copy(nb[n:], q.buf[:q.head])
 		q.buf, q.head = nb, 0
 	}
-	q.buf[(q.head+q.size)%len(q.buf)] = v
+	q.buf[(q.head+q.size)&(len(q.buf)-1)] = v
 	q.size++
 }
 
 func (q *ring) pop() int32 {
 	v := q.buf[q.head]
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.size--
 	return v
 }

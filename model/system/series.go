@@ -1,12 +1,17 @@
 package system
 
-import "time"
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/sim"
+)
 
 // Series counts events in equal-width bins of virtual time, for rate-over-time
 // charts (the retry-storm picture). It holds at most maxBins bins: when time
 // runs past them, adjacent bins are merged and the width doubles, so memory
 // stays bounded whatever the horizon.
 type Series struct {
+	_ sim.CacheLinePad
 	// Width is the bin width.
 	Width time.Duration
 	// Bins holds, per bin, the measured arrivals, attempts dialed and
@@ -22,6 +27,7 @@ type Series struct {
 	// (the zero value, and after halve) matches nothing.
 	curLo, curHi time.Duration
 	cur          int
+	_            sim.CacheLinePad
 }
 
 // Bin is one interval [i·Width, (i+1)·Width) of a Series.
