@@ -71,8 +71,14 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 		first = int(from / s.Width)
 	}
 	b := s.ToolBusy[t]
-	for len(b) <= last {
-		b = append(b, 0)
+	if len(b) <= last {
+		for len(b) <= last {
+			b = append(b, 0)
+		}
+		// Written only when it grew: the headers share a small
+		// allocation, and a write per call would bounce its cache line
+		// between replications running in parallel.
+		s.ToolBusy[t] = b
 	}
 	for i := first; i <= last; i++ {
 		lo := max(from, time.Duration(i)*s.Width)
@@ -81,7 +87,6 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 			b[i] += float64(hi-lo) / 1e9
 		}
 	}
-	s.ToolBusy[t] = b
 }
 
 // index returns at's bin, coarsening the series until it fits.
