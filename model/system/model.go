@@ -63,6 +63,7 @@ type run struct {
 	leaseCut   bool // the lease was bounded by the deadline, not the ceiling
 	outcome    retry.Outcome
 	hung       bool
+	noAnswer   bool          // the outstanding attempt's call hangs: it would never answer
 	latency    time.Duration // drawn latency of the outstanding attempt
 	retryAfter time.Duration
 	hasRA      bool
@@ -171,6 +172,10 @@ type Result struct {
 	StepLatency []*stats.Histogram
 	// StepTimeouts counts, per step, the measured attempts that timed out.
 	StepTimeouts []int64
+	// StepHangs counts, per step, the part of StepTimeouts whose call would
+	// never have answered (a hang: the tool's hang rate, an outage or a
+	// scripted timeout); the rest were slow calls cut off by their lease.
+	StepHangs []int64
 	// Tools holds each tool's server-side figures (Config.Tools order).
 	Tools []ToolStats
 	// ToolDelay holds each tool's queueing delay (seconds) for tools with
@@ -322,6 +327,7 @@ func New(cfg *Config, opt Options) *Model {
 		m.res.StepLatency[i] = stats.NewHistogram()
 	}
 	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
+	m.res.StepHangs = make([]int64, len(cfg.Steps))
 	m.nStages = len(cfg.Steps) + 2
 	m.tail.init(m.nStages)
 	m.queue.init(64)
@@ -672,12 +678,14 @@ func (m *Model) dial(ri int32) {
 	}
 	o, lat, hung := m.draw(r, hit)
 	r.outcome, r.hung, r.latency = o, hung, lat
+	r.noAnswer = hung
 	if !hit {
 		// Server-enforced rate limit: over the limit → 429 at once, with a
 		// Retry-After of the time until the next token.
 		if ts.bucket != nil && !tool.RateLimit.Client && !ts.bucket.AllowAt(now, 1) {
 			ts.stats.RateLimited++
 			r.outcome, r.hung, r.latency = retry.RateLimited, false, 0
+			r.noAnswer = false
 			if tool.RetryAfter == nil {
 				r.retryAfter, r.hasRA = ts.bucket.NextAt(now)-now, true
 			}
@@ -1094,6 +1102,9 @@ func (m *Model) attemptEnded(ri int32) {
 		}
 		if o == retry.Timeout {
 			m.res.StepTimeouts[r.step]++
+			if r.noAnswer {
+				m.res.StepHangs[r.step]++
+			}
 		} else {
 			m.res.StepLatency[r.step].Add(secs(elapsed))
 		}

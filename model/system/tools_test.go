@@ -240,3 +240,34 @@ func TestToolBusySeries(t *testing.T) {
 		t.Fatalf("series busy time %.6fs, tool busy time %.6fs", sum, want)
 	}
 }
+
+// TestStepHangsSplitTimeouts: a step's timeouts are split into hangs
+// (calls that would never answer) and slow calls cut off by the lease,
+// the split the timeout recommendation needs (hangs are not slow calls).
+func TestStepHangsSplitTimeouts(t *testing.T) {
+	// Latency 1 s constant under a 2 s timeout: only hangs time out, and
+	// they make up the tool's hang rate of the dialed attempts.
+	res := system.New(load(t, "mmc", "workers=1000", "runs=40000", "warmup=0",
+		"tools.server.latency={dist: constant, value: 1s}", "tools.server.hang=0.2", "steps.serve.timeout=2s"), system.Options{}).Run()
+	dialed := res.Attempts.Attempts
+	if res.StepHangs[0] != res.StepTimeouts[0] || res.StepHangs[0] == 0 {
+		t.Fatalf("constant 1 s under a 2 s timeout: %d hangs of %d timeouts, want all of them hangs", res.StepHangs[0], res.StepTimeouts[0])
+	}
+	// Binomial(dialed, 0.2): 4.4 standard deviations is a 1e-5 two-sided miss.
+	p := float64(res.StepHangs[0]) / float64(dialed)
+	if sd := math.Sqrt(0.2 * 0.8 / float64(dialed)); math.Abs(p-0.2) > 4.4*sd {
+		t.Fatalf("hang share %.4f of %d attempts, want 0.2 ± %.4f", p, dialed, 4.4*sd)
+	}
+	// Exponential latency (mean 1 s) under a 1 s timeout, no hangs: every
+	// timeout is a slow call, e^-1 of the dialed attempts.
+	res = system.New(load(t, "mmc", "workers=1000", "runs=40000", "warmup=0", "steps.serve.timeout=1s"), system.Options{}).Run()
+	dialed = res.Attempts.Attempts
+	if res.StepHangs[0] != 0 {
+		t.Fatalf("no hang rate: %d hangs, want 0", res.StepHangs[0])
+	}
+	want := math.Exp(-1)
+	p = float64(res.StepTimeouts[0]) / float64(dialed)
+	if sd := math.Sqrt(want * (1 - want) / float64(dialed)); math.Abs(p-want) > 4.4*sd {
+		t.Fatalf("slow-call share %.4f of %d attempts, want e^-1 = %.4f ± %.4f", p, dialed, want, 4.4*sd)
+	}
+}

@@ -59,9 +59,9 @@ type Plan struct {
 // FromResults recommends settings for every step of cfg from the
 // replications in results (as system.Replicate returns them): each step's
 // Result.StepLatency histograms, pooled, are its answered calls, and its
-// Result.StepTimeouts, less the expected number of hangs (the tool's hang
-// probability × the step's dialed attempts, rounded), are censored good
-// calls.
+// Result.StepTimeouts, less its Result.StepHangs (calls that would never
+// have answered), are censored good calls: slow answers cut off by their
+// lease.
 //
 // Zero fields of opt are taken from the scenario, step by step: the
 // attempt limit from retry.attempts (1 when the step may not retry: neither
@@ -115,7 +115,7 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 		st := &cfg.Steps[i]
 		tool := &cfg.Tools[st.Tool]
 		h := stats.NewHistogram()
-		var timeouts int64
+		var timeouts, hangs int64
 		for _, r := range results {
 			if i < len(r.StepLatency) {
 				h.Merge(r.StepLatency[i])
@@ -123,10 +123,11 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 			if i < len(r.StepTimeouts) {
 				timeouts += r.StepTimeouts[i]
 			}
+			if i < len(r.StepHangs) {
+				hangs += r.StepHangs[i]
+			}
 		}
-		dialed := int64(h.Count()) + timeouts
-		hangs := int64(math.Round(tool.Errors.Hang * float64(dialed)))
-		censored := max(0, timeouts-hangs)
+		censored := timeouts - hangs
 
 		so := opt
 		so.Success = p.StepSuccess
@@ -153,7 +154,7 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 		rec.Step, rec.Tool = st.Name, tool.Name
 		rec.Source = "simulated: " + cfg.Name
 		if hangs > 0 {
-			warnings = append(warnings, fmt.Sprintf("%d of the %d timeouts are attributed to hangs (hang %g × %d dialed attempts) and are not counted as slow calls", min(hangs, timeouts), timeouts, tool.Errors.Hang, dialed))
+			warnings = append(warnings, fmt.Sprintf("%d of the %d timeouts were hangs (calls that would never have answered) and are not counted as slow calls", hangs, timeouts))
 		}
 		if len(tool.Outages) > 0 || len(tool.Script) > 0 {
 			warnings = append(warnings, "the tool's outages and scripted outcomes are not in the error rate")
