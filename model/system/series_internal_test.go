@@ -8,7 +8,9 @@ import (
 )
 
 // referenceSeries bins by division every time, as Series did before it
-// cached the current bin: the cache must not change a single count.
+// cached the current bin: the cache must not change a single count. Its
+// coarsening repeats Series.halve on purpose: a reference that called the
+// code under test would check nothing.
 type referenceSeries struct {
 	width time.Duration
 	bins  []Bin
