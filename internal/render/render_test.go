@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/model/system"
 )
 
 func TestSeconds(t *testing.T) {
@@ -50,5 +52,21 @@ func TestTableAlignment(t *testing.T) {
 	}
 	if !strings.Contains(row, "| a      |   1 |") {
 		t.Fatalf("row %q: want the name left-aligned and the number right-aligned\n%s", row, b.String())
+	}
+}
+
+func TestToolLoad(t *testing.T) {
+	for _, c := range []struct {
+		tool system.ToolSummary
+		want string
+	}{
+		// No capacity to share: what the tool contributes is its calls in service.
+		{system.ToolSummary{ToolStats: system.ToolStats{MeanBusy: 8.955}}, "8.955 in service"},
+		{system.ToolSummary{Concurrency: 10, Load: 0.8966, ToolStats: system.ToolStats{MeanBusy: 8.966}}, "89.66%"},
+		{system.ToolSummary{RateLimit: 2, Load: 1}, "100.00%"},
+	} {
+		if got := ToolLoad(c.tool); got != c.want {
+			t.Errorf("ToolLoad(%+v) = %q, want %q", c.tool, got, c.want)
+		}
 	}
 }

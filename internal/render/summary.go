@@ -212,6 +212,16 @@ func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) 
 
 // resourcesTable writes capacity (workers and tools), the p99 run's tail
 // breakdown, cost and recovery.
+// ToolLoad is a tool's load cell: the share of its capacity in use, or, for
+// a tool with neither concurrency nor a rate limit (no capacity to share),
+// the mean number of its calls in service, which is what it contributes.
+func ToolLoad(t system.ToolSummary) string {
+	if t.Concurrency == 0 && t.RateLimit == 0 {
+		return Number(t.MeanBusy) + " in service"
+	}
+	return Percent(t.Load)
+}
+
 func resourcesTable(w io.Writer, s *system.Summary) error {
 	mark := func(name string) string {
 		if name == s.Bottleneck {
@@ -232,7 +242,7 @@ func resourcesTable(w io.Writer, s *system.Summary) error {
 		if t.Concurrency > 0 {
 			delay = Seconds(t.QueueDelayP50) + " / " + Seconds(t.QueueDelayP99)
 		}
-		rows = append(rows, []string{mark(t.Name), capacity, Percent(t.Load), Number(float64(t.Calls)) + " (" + Number(t.Throughput) + "/s)", delay,
+		rows = append(rows, []string{mark(t.Name), capacity, ToolLoad(t), Number(float64(t.Calls)) + " (" + Number(t.Throughput) + "/s)", delay,
 			fmt.Sprintf("%d / %d / %d", t.RateLimited, t.QueueFull, t.Dropped), Seconds(t.WastedSeconds), Number(float64(t.CacheHits))})
 	}
 	if err := Table(w, []string{"capacity", "size", "load", "calls (served/s)", "queue delay p50 / p99", "429 / 503 full / dropped", "wasted work", "cache hits"}, rows); err != nil {

@@ -207,7 +207,7 @@ func capacitySection(s *system.Summary) Section {
 			delay = render.Seconds(t.QueueDelayP50) + " / " + render.Seconds(t.QueueDelayP99)
 		}
 		r := mark(t.Name)
-		r.Cells = append(r.Cells, cells(capacity, render.Percent(t.Load),
+		r.Cells = append(r.Cells, cells(capacity, render.ToolLoad(t),
 			render.Number(float64(t.Calls))+" ("+perSecond(t.Throughput)+")", delay,
 			fmt.Sprintf("%d / %d / %d", t.RateLimited, t.QueueFull, t.Dropped),
 			render.Seconds(t.WastedSeconds), render.Number(float64(t.CacheHits)))...)
@@ -221,7 +221,7 @@ func capacitySection(s *system.Summary) Section {
 		Caption: "Capacity",
 		Header:  []string{"resource", "size", "load", "calls (served/s)", "queue delay p50 / p99", "429 / 503 full / dropped", "wasted work", "cache hits"},
 		Rows:    rows,
-		Notes:   []string{"Load is the larger of busy servers / concurrency and admitted calls / rate limit; tool figures cover the whole simulation, warm-up included."},
+		Notes:   []string{"Load is the larger of busy servers / concurrency and admitted calls / rate limit; for an unlimited tool, the mean number of calls in service. Tool figures cover the whole simulation, warm-up included."},
 	}}}
 	if s.Tail.N > 0 {
 		var rows []Row
