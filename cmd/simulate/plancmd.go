@@ -28,6 +28,7 @@ func (e *env) plan(args []string) error {
 	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
 	searchFlag := fs.String("search", "", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
+	tolerance := fs.Float64("tolerance", search.DefaultTolerance, "for a non-integer key (a rate, a duration), stop when the bracket is narrower than this `fraction` of its upper end")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
 	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
 	scenario, err := scenarioArg(fs, &sf, args, "plan")
@@ -51,6 +52,9 @@ func (e *env) plan(args []string) error {
 	if *maxReps < sf.replications || *maxReps > 10000 {
 		return usagef("--max-replications: must be in [--replications (%d), 10000], got %d", sf.replications, *maxReps)
 	}
+	if !(*tolerance > 0 && *tolerance < 1) {
+		return usagef("--tolerance: must be in (0, 1), got %g", *tolerance)
+	}
 	if len(slos) == 0 {
 		return usagef("plan needs at least one --slo (e.g. --slo 'p99<=2s' --slo 'success>=0.99')")
 	}
@@ -73,7 +77,7 @@ func (e *env) plan(args []string) error {
 	if err != nil {
 		return err
 	}
-	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level}
+	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level, Tolerance: *tolerance}
 	var start *search.Analytic
 	if !*noAnalytic {
 		if a, ok := search.AnalyticStart(base.Config, rng.Key, objectives); ok && rng.Integer {

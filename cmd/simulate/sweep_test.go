@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,10 +209,46 @@ func TestPlanCLI(t *testing.T) {
 		{[]string{"plan", scen, "--search", "workers=1..30"}, "at least one --slo"},
 		{[]string{"plan", scen, "--slo", "p99<=2s"}, "needs --search"},
 		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--replications", "1"}, "at least 2"},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--tolerance", "1.5"}, "--tolerance: must be in (0, 1)"},
 	} {
 		_, errOut, code := runCLI(t, "", tt.args...)
 		if code != 2 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("simulate %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tt.args, " "), code, errOut, tt.want)
 		}
+	}
+}
+
+// TestPlanTolerance: over a non-integer key, --tolerance sets how narrow the
+// final bracket is: the failing value below the answer is within that
+// fraction of the range's top.
+func TestPlanTolerance(t *testing.T) {
+	probes := map[float64]int{}
+	for _, tol := range []float64{0.2, 0.002} {
+		out := mustRun(t, "plan", "tool-bottleneck", "--slo", "success>=0.95", "--search", "tools.search.rate_limit.rate=1/s..20/s",
+			"--runs", "4000", "--set", "warmup=500", "--replications", "4", "--max-replications", "4", "--tolerance", fmt.Sprint(tol), "--format", "json")
+		var ans struct {
+			Value  float64 `json:"value"`
+			Found  bool    `json:"found"`
+			Probes []struct {
+				Value   float64 `json:"value"`
+				Verdict string  `json:"verdict"`
+			} `json:"probes"`
+		}
+		if err := json.Unmarshal([]byte(out), &ans); err != nil {
+			t.Fatal(err)
+		}
+		below := math.Inf(-1)
+		for _, p := range ans.Probes {
+			if p.Verdict == "fail" && p.Value < ans.Value {
+				below = max(below, p.Value)
+			}
+		}
+		if !ans.Found || ans.Value-below > tol*20 {
+			t.Errorf("--tolerance %g: answer %v (found %v), largest failing value below it %v: bracket wider than %g", tol, ans.Value, ans.Found, below, tol*20)
+		}
+		probes[tol] = len(ans.Probes)
+	}
+	if probes[0.2] >= probes[0.002] {
+		t.Errorf("probes: %d at --tolerance 0.2, %d at 0.002; a coarser tolerance must stop sooner", probes[0.2], probes[0.002])
 	}
 }

@@ -364,14 +364,18 @@ func confidence(results []*Result, level float64) *Confidence {
 	for i, r := range results {
 		fs[i] = figures(r)
 	}
-	ci := func(get func(f *replicationFigures) float64) Interval {
+	// Every figure here is ≥ 0 and a rate is ≤ 1: an interval is cut to
+	// that range (the true value lies in it, so coverage is unchanged, and
+	// nobody reads of a success rate of 100.01 %).
+	ciIn := func(get func(f *replicationFigures) float64, hi float64) Interval {
 		xs := make([]float64, n)
 		for i := range fs {
 			xs[i] = get(&fs[i])
 		}
 		iv := stats.MeanCI(xs, level)
-		return Interval{Lo: iv.Lo, Hi: iv.Hi}
+		return Interval{Lo: max(iv.Lo, 0), Hi: min(iv.Hi, hi)}
 	}
+	ci := func(get func(f *replicationFigures) float64) Interval { return ciIn(get, math.Inf(1)) }
 	pci := func(get func(f *replicationFigures) *Percentiles) PercentileIntervals {
 		return PercentileIntervals{
 			Mean: ci(func(f *replicationFigures) float64 { return get(f).Mean }),
@@ -384,7 +388,7 @@ func confidence(results []*Result, level float64) *Confidence {
 	return &Confidence{
 		Level:           level,
 		Replications:    n,
-		SuccessRate:     ci(func(f *replicationFigures) float64 { return f.success }),
+		SuccessRate:     ciIn(func(f *replicationFigures) float64 { return f.success }, 1),
 		Latency:         pci(func(f *replicationFigures) *Percentiles { return &f.lat }),
 		Wait:            pci(func(f *replicationFigures) *Percentiles { return &f.wait }),
 		TimeAvgInSystem: ci(func(f *replicationFigures) float64 { return f.tavg }),

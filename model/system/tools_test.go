@@ -271,3 +271,28 @@ func TestStepHangsSplitTimeouts(t *testing.T) {
 		t.Fatalf("slow-call share %.4f of %d attempts, want e^-1 = %.4f ± %.4f", p, dialed, want, 4.4*sd)
 	}
 }
+
+// TestIntervalsStayInRange: a success rate's interval never leaves [0, 1]
+// and no figure's interval goes below 0, even when the Student-t interval
+// itself would (replications at or next to 100 % success).
+func TestIntervalsStayInRange(t *testing.T) {
+	cfg := load(t, "mmc", "runs=600", "warmup=0", "tools.server.errors={permanent: 0.002}")
+	res := system.Replicate(cfg, 4, 0, system.Options{})
+	xs := make([]float64, len(res))
+	for i, r := range res {
+		xs[i] = float64(r.Runs.Completed) / float64(r.Runs.Arrived)
+	}
+	if raw := stats.MeanCI(xs, 0.95); raw.Hi <= 1 {
+		t.Fatalf("precondition: the raw interval %v should reach above 1 for this test to mean anything", raw)
+	}
+	s := system.Summarize(cfg, res, 0.95)
+	c := s.Confidence
+	if c.SuccessRate.Hi > 1 || c.SuccessRate.Lo < 0 || c.SuccessRate.Lo > s.SuccessRate {
+		t.Fatalf("success interval %+v around %v: want within [0, 1] and below the mean", c.SuccessRate, s.SuccessRate)
+	}
+	for name, iv := range map[string]system.Interval{"wait p50": c.Wait.P50, "latency p50": c.Latency.P50, "throughput": c.Throughput} {
+		if iv.Lo < 0 {
+			t.Errorf("%s interval %+v below 0", name, iv)
+		}
+	}
+}
