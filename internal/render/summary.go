@@ -251,12 +251,9 @@ func resourcesTable(w io.Writer, s *system.Summary) error {
 	fmt.Fprintln(w)
 	if s.Tail.N > 0 {
 		var rows [][]string
-		for _, st := range s.Tail.Stages {
-			share := 0.0
-			if s.Tail.P99 > 0 {
-				share = st.Seconds / s.Tail.P99
-			}
-			rows = append(rows, []string{st.Stage, Seconds(st.Seconds), Percent(share)})
+		shares := s.Tail.Shares()
+		for i, st := range s.Tail.Stages {
+			rows = append(rows, []string{st.Stage, Seconds(st.Seconds), Percent(shares[i])})
 		}
 		fmt.Fprintf(w, "Where the p99 run spent its time (p99 = %s, mean of the %d completed runs in its band):\n", Seconds(s.Tail.P99), s.Tail.N)
 		if err := Table(w, []string{"stage", "time", "share"}, rows); err != nil {

@@ -225,18 +225,15 @@ func capacitySection(s *system.Summary) Section {
 	}}}
 	if s.Tail.N > 0 {
 		var rows []Row
-		for _, st := range s.Tail.Stages {
-			share := 0.0
-			if s.Tail.P99 > 0 {
-				share = st.Seconds / s.Tail.P99
-			}
-			rows = append(rows, row(st.Stage, render.Seconds(st.Seconds), render.Percent(share)))
+		shares := s.Tail.Shares()
+		for i, st := range s.Tail.Stages {
+			rows = append(rows, row(st.Stage, render.Seconds(st.Seconds), render.Percent(shares[i])))
 		}
 		sec.Tables = append(sec.Tables, Table{
 			Caption: fmt.Sprintf("Where the p99 run spent its time (p99 = %s)", render.Seconds(s.Tail.P99)),
-			Header:  []string{"stage", "time", "share of p99"},
+			Header:  []string{"stage", "time", "share"},
 			Rows:    rows,
-			Notes:   []string{fmt.Sprintf("Mean of the %d completed runs in the 1%% band around the p99; shares may sum past 100%% by the histogram's resolution.", s.Tail.N)},
+			Notes:   []string{fmt.Sprintf("Mean of the %d completed runs whose completion time fell in the p99's band (at most 1.6%% wide); shares are of their mean completion time, so they add up to 100%%.", s.Tail.N)},
 		})
 	}
 	if c := s.Cost; c != nil {

@@ -130,6 +130,24 @@ type TailSummary struct {
 	Stages []StageShare `json:"stages"`
 }
 
+// Shares returns each stage's share of the band's mean completion time
+// (the sum of the stages' means, which the stages partition), so that the
+// shares add up to 1. The band is up to 1.6 % wide, so that mean, and a
+// share of it, is not quite the p99 itself.
+func (t TailSummary) Shares() []float64 {
+	var total float64
+	for _, st := range t.Stages {
+		total += st.Seconds
+	}
+	out := make([]float64, len(t.Stages))
+	if total > 0 {
+		for i, st := range t.Stages {
+			out[i] = st.Seconds / total
+		}
+	}
+	return out
+}
+
 // StageShare is the mean seconds a stage took in the p99 band.
 type StageShare struct {
 	Stage   string  `json:"stage"`

@@ -296,3 +296,22 @@ func TestIntervalsStayInRange(t *testing.T) {
 		}
 	}
 }
+
+// TestTailSharesAddUp: the p99 breakdown's shares are of the band's mean
+// completion time, so they add up to 1 even though that mean is not the
+// p99 itself.
+func TestTailSharesAddUp(t *testing.T) {
+	s := summarize(t, load(t, "retry-storm"), 1)
+	shares := s.Tail.Shares()
+	var sum, secs float64
+	for i, x := range shares {
+		sum += x
+		secs += s.Tail.Stages[i].Seconds
+	}
+	if math.Abs(sum-1) > 1e-12 {
+		t.Fatalf("shares %v add up to %v, want 1", shares, sum)
+	}
+	if secs == s.Tail.P99 {
+		t.Fatalf("the band's mean %v equals the p99: the test needs a case where they differ", secs)
+	}
+}
