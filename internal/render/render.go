@@ -120,10 +120,17 @@ func Number(x float64) string {
 	return trim(x, 4)
 }
 
-// Percent formats a fraction as a percentage with 2 decimals.
+// Percent formats a fraction as a percentage with 2 decimals. A fraction
+// that is not 0 (or not 1) never prints as 0.00 % (or 100.00 %): 16 failures
+// in 800 000 runs read "<0.01%", and the success rate beside them ">99.99%".
 func Percent(x float64) string {
-	if math.IsNaN(x) {
+	switch {
+	case math.IsNaN(x):
 		return "n/a"
+	case x > 0 && x < 0.00005:
+		return "<0.01%"
+	case x >= 0.99995 && x < 1:
+		return ">99.99%"
 	}
 	return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
 }

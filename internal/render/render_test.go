@@ -70,3 +70,19 @@ func TestToolLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.00%"}, {1, "100.00%"}, {0.5, "50.00%"}, {0.8966, "89.66%"}, {1.0028, "100.28%"},
+		// Not zero, not one: never printed as if it were.
+		{16.0 / 812291, "<0.01%"}, {812275.0 / 812291, ">99.99%"},
+		{0.00005, "0.01%"}, {0.99994, "99.99%"},
+	} {
+		if got := Percent(c.in); got != c.want {
+			t.Errorf("Percent(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

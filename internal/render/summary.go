@@ -245,7 +245,7 @@ func resourcesTable(w io.Writer, s *system.Summary) error {
 		rows = append(rows, []string{mark(t.Name), capacity, ToolLoad(t), Number(float64(t.Calls)) + " (" + Number(t.Throughput) + "/s)", delay,
 			fmt.Sprintf("%d / %d / %d", t.RateLimited, t.QueueFull, t.Dropped), Seconds(t.WastedSeconds), Number(float64(t.CacheHits))})
 	}
-	if err := Table(w, []string{"capacity", "size", "load", "calls (served/s)", "queue delay p50 / p99", "429 / 503 full / dropped", "wasted work", "cache hits"}, rows); err != nil {
+	if err := Table(w, []string{"capacity", "size", "load", "calls (served/s)", "queue delay p50 / p99", "limit 429 / full 503 / dropped", "wasted work", "cache hits"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
