@@ -1038,10 +1038,12 @@ func (m *Model) onToolDone(qi int32) {
 	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
 	m.freeReq(qi)
 	r := &m.runs[q.run]
-	if r.waiting && r.gen == q.gen {
+	if r.waiting && r.gen == q.gen && !r.noAnswer {
 		m.s.Cancel(r.timer)
 		m.attemptEnded(q.run)
 	} else {
+		// The caller gave up, or the call hangs: the server did the work
+		// but no answer reaches the caller, whose timeout ends the attempt.
 		ts.stats.WastedSeconds += secs(q.latency)
 	}
 	m.serveTool(q.tool)

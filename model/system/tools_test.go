@@ -315,3 +315,30 @@ func TestTailSharesAddUp(t *testing.T) {
 		t.Fatalf("the band's mean %v equals the p99: the test needs a case where they differ", secs)
 	}
 }
+
+// TestHangAtCapacityToolWaitsForTheLease: a hang means no answer, so only
+// the caller's timeout ends the attempt, at a tool with capacity as at one
+// without: every attempt lasts its whole 2 s lease (not the 100 ms the
+// server spent on it), and the server's work is wasted.
+func TestHangAtCapacityToolWaitsForTheLease(t *testing.T) {
+	for _, conc := range []string{"unlimited", "4"} {
+		sets := []string{"runs=200", "warmup=0", "workers=1000",
+			"tools.server.latency={dist: constant, value: 100ms}", "tools.server.hang=1", "steps.serve.timeout=2s"}
+		if conc != "unlimited" {
+			sets = append(sets, "tools.server.concurrency="+conc)
+		}
+		res := system.New(load(t, "mmc", sets...), system.Options{}).Run()
+		a := res.Attempts
+		if a.Timeouts != 200 || res.StepHangs[0] != 200 {
+			t.Fatalf("concurrency %s: %d timeouts, %d hangs of 200 attempts; want all", conc, a.Timeouts, res.StepHangs[0])
+		}
+		if math.Abs(a.WastedSeconds-400) > 1e-6 {
+			t.Errorf("concurrency %s: attempts took %v s in all, want 200 × the 2 s lease = 400 s", conc, a.WastedSeconds)
+		}
+		if conc != "unlimited" {
+			if ts := res.Tools[0]; math.Abs(ts.WastedSeconds-20) > 1e-6 || ts.Served != 200 {
+				t.Errorf("concurrency %s: server wasted %v s on %d served, want 20 s (200 × 100 ms)", conc, ts.WastedSeconds, ts.Served)
+			}
+		}
+	}
+}
