@@ -80,8 +80,8 @@ type Sim struct {
 // struct, keeps it off the cache lines of its neighbours in memory.
 // Replications running in parallel allocate their simulators, streams and
 // counters side by side; without padding, every write by one invalidates a
-// line the other is using (false sharing), which cost up to a third of the
-// two-core speed-up of --replications.
+// line the other is using (false sharing), which measurably slowed
+// replications running on two cores.
 type CacheLinePad [64]byte
 
 // New returns a simulator at virtual time 0 with room for hint pending events
