@@ -39,3 +39,12 @@ func BenchmarkSeedPlanLoad(b *testing.B) {
 		"tools.fetch.script=[]", "tools.fetch.hang=0.05", "tools.fetch.errors={transient: 0.1}",
 		"tools.search.rate_limit={rate: 45/s, burst: 10, enforce: server}")
 }
+
+// BenchmarkRetryStorm is the metastable-failure scenario: a capacity tool
+// at 90 % load, client timeouts with retries and a 10 s stall, so queues,
+// cancelled timers and abandoned requests dominate.
+func BenchmarkRetryStorm(b *testing.B) { benchScenario(b, "retry-storm") }
+
+// BenchmarkAgentFleet is a closed population (agents thinking between runs)
+// over a two-step plan with retries.
+func BenchmarkAgentFleet(b *testing.B) { benchScenario(b, "agent-fleet") }
