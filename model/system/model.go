@@ -125,11 +125,11 @@ type Model struct {
 	tools    []toolState
 	ledger   *cost.Account // the scenario-wide budget, or nil
 
-	runs     []run
+	runs     chunked[run]
 	free     []int32
-	stages   []time.Duration // per run slot: queue, one per step, backoff
+	stages   [][]time.Duration // per run slot, by chunk of 1<<chunkBits slots: queue, one per step, backoff
 	nStages  int
-	reqs     []request
+	reqs     chunked[request]
 	freeReqs []int32
 	queue    ring
 	busy     int
@@ -417,9 +417,9 @@ func (m *Model) finish(stop string) *Result {
 	r.End = end
 	r.Events = m.s.Processed()
 	r.Stopped = stop
-	for i := range m.runs {
+	for i := range int32(m.runs.len()) {
 		// Runs still in the system (in a queue, an attempt or a sleep).
-		if m.runs[i].id >= 0 && m.runs[i].measured {
+		if run := m.runs.at(i); run.id >= 0 && run.measured {
 			r.Runs.InFlight++
 		}
 	}
@@ -528,14 +528,14 @@ func (m *Model) onArrival() {
 		return
 	}
 	ri := m.alloc()
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	gen := r.gen
 	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id), gen: gen + 1}
 	if cfg.Deadline > 0 {
 		r.dl = deadline.After(now, cfg.Deadline)
 	}
 	r.dl = r.dl.WithFloor(cfg.Floor).WithMinLease(cfg.MinLease)
-	st := m.stages[int(ri)*m.nStages : int(ri+1)*m.nStages]
+	st := m.stagesOf(ri)
 	clear(st)
 	m.inSys++
 	if m.inSys > m.res.PeakInSystem {
@@ -577,17 +577,28 @@ func (m *Model) alloc() int32 {
 		m.free = m.free[:n-1]
 		return i
 	}
-	m.runs = append(m.runs, run{})
-	m.stages = append(m.stages, make([]time.Duration, m.nStages)...)
-	return int32(len(m.runs) - 1)
+	// Tables grow by chunks (see chunked): an overloaded system holding
+	// 100 000 runs never copies them.
+	ri := m.runs.add()
+	if int(ri>>chunkBits) == len(m.stages) {
+		m.stages = append(m.stages, make([]time.Duration, m.nStages<<chunkBits))
+	}
+	return ri
+}
+
+// stagesOf returns run slot ri's stage times: queue, one per step, backoff.
+func (m *Model) stagesOf(ri int32) []time.Duration {
+	c := m.stages[ri>>chunkBits]
+	o := int(ri&(1<<chunkBits-1)) * m.nStages
+	return c[o : o+m.nStages : o+m.nStages]
 }
 
 func (m *Model) startService(ri int32) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	now := m.s.Now()
 	r.queued = false
 	r.started = now
-	m.stages[int(ri)*m.nStages] = now - r.arrived
+	m.stagesOf(ri)[0] = now - r.arrived
 	if r.measured {
 		m.res.Wait.Add(secs((now - r.arrived)))
 		if now > r.arrived {
@@ -599,7 +610,7 @@ func (m *Model) startService(ri int32) {
 }
 
 func (m *Model) beginStep(ri int32) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	r.attempt = 1
 	r.prevSleep = 0
 	r.fallback = 0
@@ -610,12 +621,12 @@ func (m *Model) beginStep(ri int32) {
 
 // stepTime adds d to the current step's stage time.
 func (m *Model) stepTime(ri int32, d time.Duration) {
-	m.stages[int(ri)*m.nStages+1+int(m.runs[ri].step)] += d
+	m.stagesOf(ri)[1+int(m.runs.at(ri).step)] += d
 }
 
 // dial starts attempt r.attempt of step r.step, or refuses it locally.
 func (m *Model) dial(ri int32) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	now := m.s.Now()
 	st := &m.cfg.Steps[r.step]
 	tool := &m.cfg.Tools[r.tool]
@@ -803,7 +814,7 @@ func (m *Model) usage(r *run, c *ToolCost) cost.Amount {
 // refuse ends the current step locally, before dialing: a fallback takes
 // over if one can, else the run ends refused.
 func (m *Model) refuse(ri int32, why string) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	st := &m.cfg.Steps[r.step]
 	if r.measured {
 		m.res.Attempts.Refused++
@@ -820,7 +831,7 @@ func (m *Model) refuse(ri int32, why string) {
 // tryFallback switches the current step to its next capable fallback tool
 // and dials it; it reports false when none is left.
 func (m *Model) tryFallback(ri int32) bool {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	st := &m.cfg.Steps[r.step]
 	for int(r.fallback) < len(st.Fallbacks) {
 		t := st.Fallbacks[r.fallback]
@@ -940,7 +951,7 @@ func (m *Model) cacheHit(r *run, tool *Tool) bool {
 // submit sends the outstanding attempt of run ri to its capacity tool and
 // starts the caller's timeout.
 func (m *Model) submit(ri int32, lease time.Duration) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	now := m.s.Now()
 	t := r.tool
 	tool := &m.cfg.Tools[t]
@@ -949,7 +960,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		r.timer = m.s.At(now+lease, evAttemptEnd, ri, -int64(r.gen))
 	}
 	qi := m.allocReq()
-	q := &m.reqs[qi]
+	q := m.reqs.at(qi)
 	*q = request{run: ri, gen: r.gen, tool: t, arrived: now, lease: now + lease, latency: r.latency, costRes: r.costRes, metered: r.costHeld}
 	if lease >= noLimit {
 		q.lease = noLimit
@@ -976,14 +987,13 @@ func (m *Model) allocReq() int32 {
 		m.freeReqs = m.freeReqs[:n-1]
 		return i
 	}
-	m.reqs = append(m.reqs, request{})
-	return int32(len(m.reqs) - 1)
+	return m.reqs.add()
 }
 
 func (m *Model) freeReq(qi int32) { m.freeReqs = append(m.freeReqs, qi) }
 
 func (m *Model) startRequest(qi int32) {
-	q := &m.reqs[qi]
+	q := m.reqs.at(qi)
 	now := m.s.Now()
 	ts := &m.tools[q.tool]
 	ts.busy++
@@ -1002,10 +1012,10 @@ func (m *Model) serveTool(t int32) {
 	now := m.s.Now()
 	for ts.busy < tool.Concurrency && !ts.stalled && ts.queue.len() > 0 {
 		qi := ts.queue.pop()
-		q := &m.reqs[qi]
+		q := m.reqs.at(qi)
 		if tool.DeadlineAware && q.lease-now < m.dropFloor(tool) {
 			ts.stats.Dropped++
-			r := &m.runs[q.run]
+			r := m.runs.at(q.run)
 			if r.waiting && r.gen == q.gen {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
 				// becomes an immediate one.
@@ -1028,7 +1038,7 @@ func (m *Model) dropFloor(t *Tool) time.Duration {
 }
 
 func (m *Model) onToolDone(qi int32) {
-	q := m.reqs[qi]
+	q := *m.reqs.at(qi)
 	now := m.s.Now()
 	ts := &m.tools[q.tool]
 	ts.busy--
@@ -1037,7 +1047,7 @@ func (m *Model) onToolDone(qi int32) {
 	ts.stats.BusySeconds += secs(q.latency)
 	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
 	m.freeReq(qi)
-	r := &m.runs[q.run]
+	r := m.runs.at(q.run)
 	if r.waiting && r.gen == q.gen && !r.noAnswer {
 		m.s.Cancel(r.timer)
 		m.attemptEnded(q.run)
@@ -1052,7 +1062,7 @@ func (m *Model) onToolDone(qi int32) {
 // onAttemptEvent handles an evAttemptEnd: arg is the attempt's generation,
 // negated when the event is the caller's timeout on a capacity tool.
 func (m *Model) onAttemptEvent(ri int32, arg int64) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	gen := arg
 	if gen < 0 {
 		gen = -gen
@@ -1069,7 +1079,7 @@ func (m *Model) onAttemptEvent(ri int32, arg int64) {
 
 // attemptEnded handles an attempt's reply or its timeout.
 func (m *Model) attemptEnded(ri int32) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	now := m.s.Now()
 	tool := &m.cfg.Tools[r.tool]
 	r.waiting = false
@@ -1177,7 +1187,7 @@ func (m *Model) attemptEnded(ri int32) {
 	}
 	r.prevSleep = d.Sleep
 	r.backoff += d.Sleep
-	m.stages[int(ri)*m.nStages+m.nStages-1] += d.Sleep
+	m.stagesOf(ri)[m.nStages-1] += d.Sleep
 	r.attempt++
 	if d.Sleep <= 0 {
 		m.dial(ri)
@@ -1192,7 +1202,7 @@ func (m *Model) onWake(ri int32) {
 
 // end records run ri's outcome, frees its worker and serves the queue.
 func (m *Model) end(ri int32, o RunOutcome) {
-	r := &m.runs[ri]
+	r := m.runs.at(ri)
 	now := m.s.Now()
 	if r.measured {
 		m.lastRunEnd = now
@@ -1203,7 +1213,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		if o == Completed {
 			m.res.Latency.Add(soj)
 			m.res.Series.add(now, binCompleted, 1)
-			m.tail.add(soj, m.stages[int(ri)*m.nStages:int(ri+1)*m.nStages])
+			m.tail.add(soj, m.stagesOf(ri))
 		}
 	}
 	if r.traced {
@@ -1227,7 +1237,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	// passed while they waited (recorded as expired).
 	for m.queue.len() > 0 {
 		next := m.queue.pop()
-		nr := &m.runs[next]
+		nr := m.runs.at(next)
 		if nr.dl.Expired(now) {
 			nr.started = -1
 			m.end(next, Expired)
