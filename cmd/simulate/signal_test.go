@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -89,6 +90,12 @@ func TestSignalWritesPartialResults(t *testing.T) {
 			t.Errorf("plan.json: interrupted %v, note %q; want the answer marked interrupted", ans.Interrupted, ans.Confidence.Note)
 		}
 	}
+	checkSweepTable := func(t *testing.T, dir string, stdout []byte) {
+		checkSweep(t, dir, nil)
+		if !bytes.Contains(stdout, []byte("\ninterrupted: ")) {
+			t.Errorf("the sweep table does not say it was interrupted:\n%s", stdout)
+		}
+	}
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
@@ -98,12 +105,17 @@ func TestSignalWritesPartialResults(t *testing.T) {
 		{"run/SIGINT", syscall.SIGINT, []string{"run", "mmc", "--runs", "1000000000", "--set", "warmup=0"}, checkRun},
 		{"run/SIGTERM", syscall.SIGTERM, []string{"run", "mmc", "--runs", "1000000000", "--set", "warmup=0"}, checkRun},
 		{"sweep/SIGINT", syscall.SIGINT, []string{"sweep", "mmc", "--vary", "workers=10..49:40", "--runs", "2000000", "--set", "warmup=0"}, checkSweep},
+		{"sweep/SIGINT/table", syscall.SIGINT, []string{"sweep", "mmc", "--vary", "workers=10..49:40", "--runs", "2000000", "--set", "warmup=0", "--format", "table"}, checkSweepTable},
 		{"plan/SIGINT", syscall.SIGINT, []string{"plan", "mmc", "--slo", "p99<=100ms", "--search", "workers=10..1000", "--replications", "2", "--runs", "5000000", "--set", "warmup=0"}, checkPlan},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			args := append(c.args, "--format", "json", "--out", dir)
+			args := append([]string{}, c.args...)
+			if !slices.Contains(args, "--format") {
+				args = append(args, "--format", "json")
+			}
+			args = append(args, "--out", dir)
 			cmd := exec.Command(os.Args[0], args...)
 			cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
 			var out, errb bytes.Buffer

@@ -194,6 +194,9 @@ func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error
 		seed = sums[0].Summary.Seed
 	}
 	fmt.Fprintf(w, "%s: %d points on common random numbers (seed %d), %s\n", spec.Scenario, len(sums), seed, mode)
+	if rec.Partial {
+		fmt.Fprintf(w, "interrupted: %d of the %d points have results (a point cut short says partial in its warnings); rerun for the rest\n", len(sums), len(spec.Points()))
+	}
 	var rows [][]string
 	for _, p := range sums {
 		s := &p.Summary
