@@ -64,6 +64,7 @@ type run struct {
 	outcome    retry.Outcome
 	hung       bool
 	noAnswer   bool          // the outstanding attempt's call hangs: it would never answer
+	dropped    bool          // a deadline-aware tool dropped the call unserved and said so
 	latency    time.Duration // drawn latency of the outstanding attempt
 	retryAfter time.Duration
 	hasRA      bool
@@ -689,7 +690,7 @@ func (m *Model) dial(ri int32) {
 	}
 	o, lat, hung := m.draw(r, hit)
 	r.outcome, r.hung, r.latency = o, hung, lat
-	r.noAnswer = hung
+	r.noAnswer, r.dropped = hung, false
 	if !hit {
 		// Server-enforced rate limit: over the limit → 429 at once, with a
 		// Retry-After of the time until the next token.
@@ -773,7 +774,7 @@ func (m *Model) settle(r *run, o retry.Outcome, timedOut bool) {
 		return
 	}
 	var actual cost.Amount
-	if o == retry.OK || !c.BillSuccessOnly {
+	if (o == retry.OK || !c.BillSuccessOnly) && !r.dropped {
 		actual = m.usage(r, c)
 	}
 	r.spent += actual
@@ -1020,7 +1021,7 @@ func (m *Model) serveTool(t int32) {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
 				// becomes an immediate one.
 				m.s.Cancel(r.timer)
-				r.outcome, r.hung = retry.Timeout, true
+				r.outcome, r.hung, r.dropped = retry.Timeout, true, true
 				m.s.At(now, evAttemptEnd, q.run, int64(r.gen))
 			}
 			m.freeReq(qi)
@@ -1094,7 +1095,9 @@ func (m *Model) attemptEnded(ri int32) {
 	}
 	elapsed := now - r.dialed
 	m.stepTime(ri, elapsed)
-	m.settle(r, o, o == retry.Timeout)
+	// A timed-out metered call's usage is unknown and stays reserved; a
+	// call the tool dropped unserved (and said so) used nothing.
+	m.settle(r, o, o == retry.Timeout && !r.dropped)
 	if r.measured {
 		a := &m.res.Attempts
 		switch o {

@@ -342,3 +342,29 @@ func TestHangAtCapacityToolWaitsForTheLease(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedCallsReleaseTheirReservation: a deadline-aware tool that drops
+// a call at dequeue tells the caller so, and never served it: its
+// reservation is released (nothing spent), not held as unknown usage the
+// way a timed-out call's is.
+func TestDroppedCallsReleaseTheirReservation(t *testing.T) {
+	// One server at 120 % load, 1 s per call; callers wait up to 30 s, and
+	// the tool drops what cannot start with 10 s of lease left, so every
+	// failure is a drop the caller hears about, long before its own
+	// timeout.
+	cfg := load(t, "mmc", "runs=600", "warmup=0", "workers=1000", "arrivals.rate=1.2/s",
+		"tools.server.latency={dist: constant, value: 1s}", "tools.server.concurrency=1",
+		"tools.server.deadline_aware=true", "tools.server.drop_floor=10s", "steps.serve.timeout=30s",
+		"cost={scenario_budget: 100000}", "tools.server.cost={reserve: 5, usage: {dist: constant, value: 3}}")
+	res := system.New(cfg, system.Options{}).Run()
+	dropped, timeouts := res.Tools[0].Dropped, res.Attempts.Timeouts
+	if dropped == 0 || dropped != timeouts {
+		t.Fatalf("%d dropped, %d timeouts: the test needs every timeout to be a drop", dropped, timeouts)
+	}
+	if res.Cost.Unsettled != 0 {
+		t.Errorf("unsettled %v after %d drops: a dropped call's usage is known (none)", res.Cost.Unsettled, dropped)
+	}
+	if want := 3 * float64(res.Attempts.OK); res.Cost.Spent != want || res.Cost.Wasted != 0 {
+		t.Errorf("spent %v (wasted %v), want 3 per served call = %v and nothing wasted on drops", res.Cost.Spent, res.Cost.Wasted, want)
+	}
+}
