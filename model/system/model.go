@@ -699,8 +699,11 @@ func (m *Model) dial(ri int32) {
 			r.outcome, r.hung, r.latency = retry.RateLimited, false, 0
 			r.noAnswer = false
 			if tool.RetryAfter == nil {
-				r.retryAfter, r.hasRA = ts.bucket.NextAt(now)-now, true
+				// Without a declared Retry-After, the limiter says when its
+				// next token comes.
+				r.retryAfter = ts.bucket.NextAt(now) - now
 			}
+			r.hasRA = true
 			m.s.At(now, evAttemptEnd, ri, int64(r.gen))
 			return
 		}
@@ -926,10 +929,12 @@ func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung
 	if tool.Contention && o == retry.OK {
 		r.version = m.versions[r.tool]
 	}
+	// The tool's Retry-After for this attempt, sent with any 503 or 429:
+	// a drawn error, its rate limiter's 429 or its full queue's 503.
 	r.hasRA = false
-	if tool.RetryAfter != nil && (o == retry.Transient || o == retry.RateLimited) {
+	if tool.RetryAfter != nil {
 		r.retryAfter = seconds(tool.RetryAfter.Quantile(raU))
-		r.hasRA = true
+		r.hasRA = o == retry.Transient || o == retry.RateLimited
 	}
 	return o, lat, hung
 }
@@ -976,6 +981,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.freeReq(qi)
 		m.s.Cancel(r.timer)
 		r.outcome, r.hung, r.latency = retry.Transient, false, 0
+		r.noAnswer, r.hasRA = false, tool.RetryAfter != nil
 		m.s.At(now, evAttemptEnd, ri, int64(r.gen))
 		return
 	}

@@ -368,3 +368,27 @@ func TestDroppedCallsReleaseTheirReservation(t *testing.T) {
 		t.Errorf("spent %v (wasted %v), want 3 per served call = %v and nothing wasted on drops", res.Cost.Spent, res.Cost.Wasted, want)
 	}
 }
+
+// TestRetryAfterOnEvery429And503: a tool that declares a Retry-After sends
+// it with every 429 and 503, including those of its rate limiter and of its
+// full queue (not only with the errors drawn from its error rates), and a
+// caller that honours it sleeps exactly that long.
+func TestRetryAfterOnEvery429And503(t *testing.T) {
+	for name, sets := range map[string][]string{
+		"rate limiter 429": {"tools.server.rate_limit={rate: 1/s, burst: 1, enforce: server}"},
+		"full queue 503":   {"tools.server.concurrency=1", "tools.server.queue={capacity: 1}"},
+	} {
+		sets = append(sets, "runs=2000", "warmup=0", "workers=1000", "arrivals.rate=5/s",
+			"tools.server.latency={dist: constant, value: 100ms}",
+			"tools.server.retry_after={dist: constant, value: 300ms}",
+			"retry={attempts: 2, retry_after: honor}", "steps.serve.idempotent=true")
+		res := system.New(load(t, "mmc", sets...), system.Options{}).Run()
+		a := res.Attempts
+		if a.Retries == 0 || a.RetryAfterHonored != a.Retries {
+			t.Errorf("%s: %d retries, %d after an honoured Retry-After; want every retry to honour it", name, a.Retries, a.RetryAfterHonored)
+		}
+		if want := 0.3 * float64(a.Retries); math.Abs(a.BackoffSeconds-want) > 1e-6 {
+			t.Errorf("%s: slept %v s before %d retries, want 300 ms each = %v s", name, a.BackoffSeconds, a.Retries, want)
+		}
+	}
+}
