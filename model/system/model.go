@@ -1153,7 +1153,7 @@ func (m *Model) attemptEnded(ri int32) {
 		Attempt:       int(r.attempt),
 		Outcome:       o,
 		RetryAfter:    r.retryAfter,
-		HasRetryAfter: r.hasRA,
+		HasRetryAfter: r.hasRA && o != retry.Timeout, // a timed-out caller read no reply
 		PrevSleep:     r.prevSleep,
 		U:             m.jitter.Float64(),
 		Now:           now,

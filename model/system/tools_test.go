@@ -392,3 +392,26 @@ func TestRetryAfterOnEvery429And503(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutCarriesNoRetryAfter: a 503 with a Retry-After that arrives
+// after the caller's lease ended is never read, so the retry after that
+// timeout uses the local backoff, not the Retry-After.
+func TestTimeoutCarriesNoRetryAfter(t *testing.T) {
+	for _, conc := range []string{"unlimited", "8"} {
+		sets := []string{"runs=500", "warmup=0", "workers=1000", "arrivals.rate=2/s",
+			"tools.server.latency={dist: constant, value: 2s}", "tools.server.errors={transient: 1}",
+			"tools.server.retry_after={dist: constant, value: 5s}", "steps.serve.timeout=1s",
+			"retry={attempts: 2, retry_after: honor, backoff: {base: 10ms, multiplier: 2, cap: 10ms, jitter: none}}",
+			"steps.serve.idempotent=true"}
+		if conc != "unlimited" {
+			sets = append(sets, "tools.server.concurrency="+conc)
+		}
+		a := system.New(load(t, "mmc", sets...), system.Options{}).Run().Attempts
+		if a.Timeouts != a.Attempts || a.Retries != 500 {
+			t.Fatalf("concurrency %s: %d timeouts of %d attempts, %d retries; the test needs every attempt to time out and every run to retry once", conc, a.Timeouts, a.Attempts, a.Retries)
+		}
+		if a.RetryAfterHonored != 0 || math.Abs(a.BackoffSeconds-500*0.010) > 1e-6 {
+			t.Errorf("concurrency %s: %d Retry-Afters honoured, %v s of sleep; want none and 500 × the 10 ms backoff", conc, a.RetryAfterHonored, a.BackoffSeconds)
+		}
+	}
+}
