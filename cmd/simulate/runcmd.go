@@ -30,7 +30,7 @@ type scenarioFlags struct {
 
 func (f *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.sets, "set", "override a scenario key: `path=value` (dot paths; list items by name, e.g. steps.fetch.timeout=300ms); repeatable")
-	fs.Int64Var(&f.seed, "seed", -1, "override the scenario's seed")
+	fs.Int64Var(&f.seed, "seed", -1, "override the scenario's seed (≥ 0; -1 keeps the scenario's)")
 	fs.Int64Var(&f.runs, "runs", 0, "override the number of arrivals to simulate")
 	fs.IntVar(&f.replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
 	fs.Float64Var(&f.level, "level", 0.95, "confidence level of the intervals")
@@ -50,6 +50,9 @@ func (f *scenarioFlags) check() error {
 	}
 	if f.parallel < 0 {
 		return usagef("--parallel: must be ≥ 0, got %d", f.parallel)
+	}
+	if f.seed < -1 {
+		return usagef("--seed: must be ≥ 0 (or -1 for the scenario's own), got %d", f.seed)
 	}
 	return nil
 }

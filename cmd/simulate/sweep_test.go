@@ -210,6 +210,7 @@ func TestPlanCLI(t *testing.T) {
 		{[]string{"plan", scen, "--slo", "p99<=2s"}, "needs --search"},
 		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--replications", "1"}, "at least 2"},
 		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--tolerance", "1.5"}, "--tolerance: must be in (0, 1)"},
+		{[]string{"run", scen, "--seed", "-5"}, "--seed: must be ≥ 0"},
 	} {
 		_, errOut, code := runCLI(t, "", tt.args...)
 		if code != 2 || !strings.Contains(errOut, tt.want) {
