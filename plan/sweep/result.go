@@ -14,19 +14,15 @@ import (
 
 // EncodeResult serialises r with encoding/gob, which carries every exported
 // field of system.Result and of the types inside it — including fields
-// added later — bit for bit (floats, NaN and infinities included);
-// histograms go through stats.Histogram's compact binary form
-// (MarshalBinary), and the time series is packed as varints. Two adjustments keep gob happy and do not change what
-// system.Summarize computes: a nil *stats.Histogram inside a slice (gob
-// cannot send one) is sent as an empty histogram, and empty slices come
-// back nil.
-//
-// What gob cannot see is unexported state. Today that is Result.Tail's
-// band table, which system.Summarize pools into Summary.Tail: decoded
-// results carry Tail's exported fields but not the table, so a summary of
-// decoded results has an empty tail breakdown. (Giving system.Tail a
-// MarshalBinary/UnmarshalBinary pair would fix that with no change here:
-// gob uses it.)
+// added later — bit for bit (floats, NaN and infinities included), and
+// types with a binary form through it: histograms (stats.Histogram) and the
+// tail breakdown's band table (system.Tail). The time series is packed as
+// varints, and only what system.Summarize reads from it: per bin, the
+// arrivals, attempts and completions (not the runs ended nor the tools'
+// busy time, which only the charts of a single run use). Two adjustments
+// keep gob happy and do not change what system.Summarize computes: a nil
+// *stats.Histogram inside a slice (gob cannot send one) is sent as an empty
+// histogram, and empty slices come back nil.
 //
 // A result of a 20000-run replication takes about 30 KB, most of it the
 // time series.
