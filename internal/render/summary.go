@@ -114,6 +114,10 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 			return err
 		}
 		fmt.Fprintln(w)
+		if err := Table(w, []string{"step", "tool", "answered", "p50", "p90", "p99", "max", "timeouts (hangs)"}, StepRows(s.Steps)); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
 	}
 	if err := resourcesTable(w, s); err != nil {
 		return err
@@ -220,6 +224,23 @@ func ToolLoad(t system.ToolSummary) string {
 		return Number(t.MeanBusy) + " in service"
 	}
 	return Percent(t.Load)
+}
+
+// StepRows are the per-step table's rows: answered attempts and their
+// latency percentiles, then the timeouts with, in brackets, how many were
+// hangs rather than slow calls.
+func StepRows(steps []system.StepSummary) [][]string {
+	var rows [][]string
+	for _, st := range steps {
+		l := st.Latency
+		p50, p90, p99, mx := "–", "–", "–", "–"
+		if l.N > 0 {
+			p50, p90, p99, mx = Seconds(l.P50), Seconds(l.P90), Seconds(l.P99), Seconds(l.Max)
+		}
+		rows = append(rows, []string{st.Name, st.Tool, Number(float64(l.N)), p50, p90, p99, mx,
+			fmt.Sprintf("%d (%d)", st.Timeouts, st.Hangs)})
+	}
+	return rows
 }
 
 func resourcesTable(w io.Writer, s *system.Summary) error {

@@ -459,7 +459,7 @@ func ExampleNew() {
 	// Output:
 	// Outcomes and completion time: 2 tables, 0 charts
 	// Charts: 0 tables, 5 charts
-	// Little's law and attempts: 2 tables, 0 charts
+	// Little's law and attempts: 3 tables, 0 charts
 	// Capacity, tail, cost and recovery: 2 tables, 0 charts
 	// Recommendations: 0 tables, 0 charts
 	// warning: only 1 completed runs: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions

@@ -178,6 +178,16 @@ func littleSection(s *system.Summary) Section {
 				row(fmt.Sprintf("peak attempt rate (per %s)", render.Seconds(a.PeakWindow)), perSecond(a.PeakRate)),
 			},
 		})
+		var rows []Row
+		for _, r := range render.StepRows(s.Steps) {
+			rows = append(rows, row(r...))
+		}
+		sec.Tables = append(sec.Tables, Table{
+			Caption: "Per step",
+			Header:  []string{"step", "tool", "answered", "p50", "p90", "p99", "max", "timeouts (hangs)"},
+			Rows:    rows,
+			Notes:   []string{"Latency of the attempts that got an answer (ok or an error reply); timeouts are not in it. A hang would never have answered; the other timeouts were slow calls a longer timeout would have seen."},
+		})
 	}
 	return sec
 }

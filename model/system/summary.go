@@ -31,6 +31,8 @@ type Summary struct {
 	// lambda_w (arrival rate × mean time in system) should agree.
 	Little   Little          `json:"littles_law"`
 	Attempts AttemptsSummary `json:"attempts"`
+	// Steps is each step of the plan as its callers saw it.
+	Steps []StepSummary `json:"steps"`
 	// Workers is the run-level capacity; Tools the per-tool block.
 	Workers WorkersSummary `json:"workers"`
 	Tools   []ToolSummary  `json:"tools"`
@@ -81,6 +83,21 @@ type Little struct {
 	TimeAvgInSystem float64 `json:"time_avg_in_system"`
 	// PeakInSystem is the most runs in the system at once.
 	PeakInSystem int `json:"peak_in_system"`
+}
+
+// StepSummary is one step of the plan as its callers saw it: the measured
+// attempts of every replication, on the step's tool or its fallbacks.
+type StepSummary struct {
+	Name string `json:"name"`
+	Tool string `json:"tool"`
+	// Latency is the attempts that got an answer (ok or an error reply):
+	// what a latency log of the step would show. Timeouts are not in it.
+	Latency Percentiles `json:"latency_s"`
+	// Timeouts counts the attempts cut off by their lease; Hangs is the
+	// part of them whose call would never have answered (the rest were
+	// slow: a longer timeout would have seen them answer).
+	Timeouts int64 `json:"timeouts"`
+	Hangs    int64 `json:"hangs"`
 }
 
 // AttemptsSummary adds per-run ratios and the peak rate to AttemptCounts.
@@ -330,6 +347,7 @@ func Summarize(cfg *Config, results []*Result, level float64) Summary {
 	}
 	s.Latency = percentiles(lat)
 	s.Wait = percentiles(wait)
+	s.Steps = stepSummaries(cfg, results)
 	s.Recovery = recovery(cfg, series)
 	s.summarizeResources(cfg, results, window)
 	tails := make([]Tail, len(results))
@@ -484,6 +502,30 @@ func Replicate(cfg *Config, n, workers int, opt Options) []*Result {
 
 func parallel(n, workers int, fn func(i int) *Result) []*Result {
 	return sim.Parallel(n, workers, fn)
+}
+
+// stepSummaries pools each step's answered latencies, timeouts and hangs
+// over the replications.
+func stepSummaries(cfg *Config, results []*Result) []StepSummary {
+	out := make([]StepSummary, len(cfg.Steps))
+	for i, st := range cfg.Steps {
+		h := stats.NewHistogram()
+		s := &out[i]
+		s.Name, s.Tool = st.Name, cfg.Tools[st.Tool].Name
+		for _, r := range results {
+			if i < len(r.StepLatency) && r.StepLatency[i] != nil {
+				h.Merge(r.StepLatency[i])
+			}
+			if i < len(r.StepTimeouts) {
+				s.Timeouts += r.StepTimeouts[i]
+			}
+			if i < len(r.StepHangs) {
+				s.Hangs += r.StepHangs[i]
+			}
+		}
+		s.Latency = percentiles(h)
+	}
+	return out
 }
 
 // Pool merges the replications' latency and wait histograms.

@@ -415,3 +415,27 @@ func TestTimeoutCarriesNoRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestStepSummaries: the summary's per-step block pools every
+// replication's answered latencies, timeouts and hangs. In the seed plan
+// each run's first fetch hangs and is cut by its 100 ms lease; the second
+// answers in 10 ms.
+func TestStepSummaries(t *testing.T) {
+	s := summarize(t, load(t, "seed-plan"), 3)
+	if len(s.Steps) != 3 {
+		t.Fatalf("%d steps, want 3", len(s.Steps))
+	}
+	for i, want := range []struct {
+		name            string
+		answered        uint64
+		timeouts, hangs int64
+	}{{"search", 3, 0, 0}, {"fetch", 3, 3, 3}, {"extract", 3, 0, 0}} {
+		got := s.Steps[i]
+		if got.Name != want.name || got.Tool != want.name || got.Latency.N != want.answered || got.Timeouts != want.timeouts || got.Hangs != want.hangs {
+			t.Errorf("step %d = %+v, want %s with %d answered, %d timeouts (%d hangs)", i, got, want.name, want.answered, want.timeouts, want.hangs)
+		}
+		if got.Latency.P50 < 0.0099 || got.Latency.P50 > 0.0101 {
+			t.Errorf("step %s: p50 %v, want the tool's constant 10 ms", got.Name, got.Latency.P50)
+		}
+	}
+}
