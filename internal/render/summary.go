@@ -226,9 +226,10 @@ func ToolLoad(t system.ToolSummary) string {
 	return Percent(t.Load)
 }
 
-// StepRows are the per-step table's rows: answered attempts and their
-// latency percentiles, then the timeouts with, in brackets, how many were
-// hangs rather than slow calls.
+// StepRows are the per-step table's rows: the step, its tool (→ its
+// fallbacks, in order), the answered attempts and their latency
+// percentiles, then the timeouts with, in brackets, how many were hangs
+// rather than slow calls.
 func StepRows(steps []system.StepSummary) [][]string {
 	var rows [][]string
 	for _, st := range steps {
@@ -237,7 +238,11 @@ func StepRows(steps []system.StepSummary) [][]string {
 		if l.N > 0 {
 			p50, p90, p99, mx = Seconds(l.P50), Seconds(l.P90), Seconds(l.P99), Seconds(l.Max)
 		}
-		rows = append(rows, []string{st.Name, st.Tool, Number(float64(l.N)), p50, p90, p99, mx,
+		tool := st.Tool
+		for _, f := range st.Fallbacks {
+			tool += " → " + f
+		}
+		rows = append(rows, []string{st.Name, tool, Number(float64(l.N)), p50, p90, p99, mx,
 			fmt.Sprintf("%d (%d)", st.Timeouts, st.Hangs)})
 	}
 	return rows

@@ -90,6 +90,9 @@ type Little struct {
 type StepSummary struct {
 	Name string `json:"name"`
 	Tool string `json:"tool"`
+	// Fallbacks are the step's fallback tools, in order; their attempts
+	// count here too.
+	Fallbacks []string `json:"fallbacks,omitempty"`
 	// Latency is the attempts that got an answer (ok or an error reply):
 	// what a latency log of the step would show. Timeouts are not in it.
 	Latency Percentiles `json:"latency_s"`
@@ -512,6 +515,9 @@ func stepSummaries(cfg *Config, results []*Result) []StepSummary {
 		h := stats.NewHistogram()
 		s := &out[i]
 		s.Name, s.Tool = st.Name, cfg.Tools[st.Tool].Name
+		for _, f := range st.Fallbacks {
+			s.Fallbacks = append(s.Fallbacks, cfg.Tools[f].Name)
+		}
 		for _, r := range results {
 			if i < len(r.StepLatency) && r.StepLatency[i] != nil {
 				h.Merge(r.StepLatency[i])

@@ -439,3 +439,20 @@ func TestStepSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestStepSummaryNamesFallbacks: a step's row names its fallback tools,
+// whose answered attempts it counts with the primary's.
+func TestStepSummaryNamesFallbacks(t *testing.T) {
+	s := summarize(t, load(t, "mmc", "runs=4000", "warmup=0",
+		"tools.cheap={latency: {dist: constant, value: 10ms}}", "steps.serve.fallback=[cheap]",
+		"tools.server.errors={permanent: 0.1}"), 1)
+	st := s.Steps[0]
+	if st.Tool != "server" || len(st.Fallbacks) != 1 || st.Fallbacks[0] != "cheap" {
+		t.Fatalf("step %+v: want tool server with fallback cheap", st)
+	}
+	// Every run gets an answer from server (ok or permanent) and about 10 %
+	// one more from cheap.
+	if n := st.Latency.N; n <= 4000 || n != uint64(s.Attempts.Attempts) {
+		t.Fatalf("%d answered of %d attempts; want every attempt, fallbacks included (> 4000)", n, s.Attempts.Attempts)
+	}
+}
