@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -64,13 +65,20 @@ func TestSignalWritesPartialResults(t *testing.T) {
 		// Points with replications are summarised (those cut short marked
 		// partial); points not started are absent.
 		var points []struct {
-			Summary summary `json:"summary"`
+			Summary struct {
+				Warnings []string `json:"warnings"`
+			} `json:"summary"`
 		}
 		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "sweep.json")), &points); err != nil {
 			t.Fatalf("sweep.json: %v", err)
 		}
 		if len(points) >= 40 {
 			t.Errorf("sweep.json has all %d points: the sweep was not interrupted", len(points))
+		}
+		for i, p := range points {
+			if !slices.ContainsFunc(p.Summary.Warnings, func(w string) bool { return strings.HasPrefix(w, "sweep interrupted: ") }) {
+				t.Errorf("sweep.json point %d does not say the sweep was interrupted: %q", i, p.Summary.Warnings)
+			}
 		}
 		if len(readFile(t, filepath.Join(dir, "sweep.csv"))) == 0 {
 			t.Error("sweep.csv is empty")

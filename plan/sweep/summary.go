@@ -64,9 +64,10 @@ func (v Values) MarshalJSON() ([]byte, error) {
 // notes are appended to the summary's warnings.
 //
 // A Partial record (interrupted) gives summaries for the points that have
-// at least one replication, each marked Partial with a warning saying how
-// many of its replications completed; any other incomplete record is an
-// error. Points are decoded one at a time, so memory holds one point's
+// at least one replication; each point cut short is marked Partial with a
+// warning saying how many of its replications completed, and every point
+// carries a warning saying how many of the grid's points have results. Any
+// other incomplete record is an error. Points are decoded one at a time, so memory holds one point's
 // results.
 func Summarize(rec *Record) ([]PointSummary, error) {
 	spec := rec.Spec
@@ -121,6 +122,14 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 			ps.Point = append(ps.Point, KeyValue{a.Key, p.Values[k]})
 		}
 		out = append(out, ps)
+	}
+	if rec.Partial {
+		// Every point says so, since sweep.json has no field for the sweep
+		// as a whole: a reader of any one point learns the file is partial.
+		note := fmt.Sprintf("sweep interrupted: %d of its %d points have results", len(out), len(grid))
+		for i := range out {
+			out[i].Summary.Warnings = append(out[i].Summary.Warnings, note)
+		}
 	}
 	return out, nil
 }
