@@ -503,9 +503,13 @@ func TestLedgerConcurrent(t *testing.T) {
 	)
 	l, _ := cost.NewLedger(limit)
 	var committed, spent, refused atomic.Int64
+	// The workers start once the auditor has taken its first snapshot, so
+	// that its reads overlap theirs however the goroutines are scheduled.
+	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			<-ready
 			rng := rand.New(rand.NewPCG(1, uint64(w)))
 			for range rounds {
 				max := cost.Amount(1 + rng.Int64N(int64(10*u)))
@@ -548,13 +552,15 @@ func TestLedgerConcurrent(t *testing.T) {
 	var auditor sync.WaitGroup
 	auditor.Go(func() {
 		for {
+			checkInvariant(t, "concurrent audit", l.Balance())
+			if audits.Add(1) == 1 {
+				close(ready)
+			}
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			checkInvariant(t, "concurrent audit", l.Balance())
-			audits.Add(1)
 		}
 	})
 	wg.Wait()
