@@ -255,8 +255,8 @@ func writePlan(w io.Writer, sc *scenarios.Scenario, p *recommend.Plan) error {
 		deadlineWhy += " + " + render.Seconds(p.Reserve.Seconds()) + " reserve"
 	}
 	rows := [][]string{
-		{"success target", render.Percent(p.Success), fmt.Sprintf("each of %d steps gets %s^(1/%d) = %s", len(p.Steps), render.Percent(p.Success), len(p.Steps), pctFine(p.StepSuccess))},
-		{"predicted success", pctFine(p.PredictedSuccess), "the product of the steps' (independent attempts)"},
+		{"success target", render.Percent(p.Success), fmt.Sprintf("each of %d steps gets %s^(1/%d) = %s", len(p.Steps), render.Percent(p.Success), len(p.Steps), render.PercentFine(p.StepSuccess))},
+		{"predicted success", render.PercentFine(p.PredictedSuccess), "the product of the steps' (independent attempts)"},
 		{"min_lease", render.Seconds(p.MinLease.Seconds()), "the smallest step floor: no step is refused a lease its own floor grants"},
 		{"deadline", render.Seconds(p.Deadline.Seconds()), deadlineWhy},
 	}
@@ -317,12 +317,12 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 		[]string{"floor (min_lease)", sec(r.Floor), fmt.Sprintf("floor = p%s = %s: a lease below it answers in time less than %s%% of the time, so it is refused before dialing",
 			trimPct(r.FloorPercentile), sec(r.Floor), trimPct(r.FloorPercentile))},
 	)
-	qWhy := fmt.Sprintf("q = 1 − (1 − %s errors)(1 − %s cut off)", pctFine(r.ErrorRate+r.PermanentRate), render.Percent(r.CutOff))
+	qWhy := fmt.Sprintf("q = 1 − (1 − %s errors)(1 − %s cut off)", render.PercentFine(r.ErrorRate+r.PermanentRate), render.Percent(r.CutOff))
 	if r.PermanentRate > 0 {
-		qWhy += fmt.Sprintf("; %s of attempts fail for good (not retried)", pctFine(r.PermanentRate))
+		qWhy += fmt.Sprintf("; %s of attempts fail for good (not retried)", render.PercentFine(r.PermanentRate))
 	}
-	rows = append(rows, []string{"attempt failure q", pctFine(r.AttemptFailure), qWhy})
-	target := pctFine(r.SuccessTarget)
+	rows = append(rows, []string{"attempt failure q", render.PercentFine(r.AttemptFailure), qWhy})
+	target := render.PercentFine(r.SuccessTarget)
 	if p != nil {
 		target += " (the step's share of the run target)"
 	}
@@ -330,9 +330,9 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 	if r.PermanentRate > 0 {
 		formula = "s(1 − r^k)/(1 − r)"
 	}
-	attWhy := fmt.Sprintf("smallest k ≤ %d with %s ≥ %s: %d attempt(s) give %s", r.AttemptLimit, formula, target, r.Attempts, pctFine(r.Success))
+	attWhy := fmt.Sprintf("smallest k ≤ %d with %s ≥ %s: %d attempt(s) give %s", r.AttemptLimit, formula, target, r.Attempts, render.PercentFine(r.Success))
 	if !r.TargetMet {
-		attWhy = fmt.Sprintf("no k ≤ %d reaches %s: %d attempt(s) give %s", r.AttemptLimit, target, r.Attempts, pctFine(r.Success))
+		attWhy = fmt.Sprintf("no k ≤ %d reaches %s: %d attempt(s) give %s", r.AttemptLimit, target, r.Attempts, render.PercentFine(r.Success))
 	}
 	rows = append(rows, []string{"attempts", strconv.Itoa(r.Attempts), attWhy})
 	bound := "worst-case sleeps"
@@ -356,9 +356,9 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 		case r.MaxAttempts == 0:
 			why = fmt.Sprintf("not even 1 attempt fits in %s: it needs %s", sec(r.GivenDeadline), sec(r.DeadlineFor(1)))
 		case p != nil:
-			why = fmt.Sprintf("the most that fit in %s with the other steps at their recommended attempts; success %s", sec(r.GivenDeadline), pctFine(r.SuccessInDeadline))
+			why = fmt.Sprintf("the most that fit in %s with the other steps at their recommended attempts; success %s", sec(r.GivenDeadline), render.PercentFine(r.SuccessInDeadline))
 		default:
-			why = fmt.Sprintf("%d × %s + %s backoff + %s floor = %s fits in %s; success %s", r.MaxAttempts, sec(r.Ceiling), sec(r.BackoffFor(r.MaxAttempts)), sec(r.Floor), sec(r.DeadlineFor(r.MaxAttempts)), sec(r.GivenDeadline), pctFine(r.SuccessInDeadline))
+			why = fmt.Sprintf("%d × %s + %s backoff + %s floor = %s fits in %s; success %s", r.MaxAttempts, sec(r.Ceiling), sec(r.BackoffFor(r.MaxAttempts)), sec(r.Floor), sec(r.DeadlineFor(r.MaxAttempts)), sec(r.GivenDeadline), render.PercentFine(r.SuccessInDeadline))
 		}
 		rows = append(rows, []string{"max attempts", strconv.Itoa(r.MaxAttempts), why})
 	}
@@ -371,20 +371,6 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 			r.Fit.KS, trimPct(100*r.TailP), r.TailRatio, tail)})
 	}
 	return rows
-}
-
-// pctFine formats a probability as a percentage with 4 significant digits
-// ("2.966%", "0.1%"), and near 100% with enough decimals to show 2
-// significant digits of the complement ("99.91%", "99.9970%" not "100%").
-func pctFine(x float64) string {
-	switch {
-	case x == 0 || x == 1:
-		return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
-	case x > 0.99 && x < 1:
-		decimals := int(math.Ceil(-math.Log10(100*(1-x)))) + 1
-		return strconv.FormatFloat(100*x, 'f', decimals, 64) + "%"
-	}
-	return strconv.FormatFloat(100*x, 'g', 4, 64) + "%"
 }
 
 // trimPct formats a percentile without trailing zeros: 99, 99.9.

@@ -135,6 +135,22 @@ func Percent(x float64) string {
 	return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
 }
 
+// PercentFine formats a probability as a percentage with 4 significant
+// digits ("2.966%", "0.1%"), and near 100 % with enough decimals to show 2
+// significant digits of the complement ("99.910%", "99.9970%", never
+// "100%" for less than 1): for success targets and predictions, where the
+// digits after 99 % are the point.
+func PercentFine(x float64) string {
+	switch {
+	case x == 0 || x == 1:
+		return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
+	case x > 0.99 && x < 1:
+		decimals := int(math.Ceil(-math.Log10(100*(1-x)))) + 1
+		return strconv.FormatFloat(100*x, 'f', decimals, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'g', 4, 64) + "%"
+}
+
 // PlusMinus formats "value ±halfwidth" with the same unit formatter.
 func PlusMinus(value, lo, hi float64, f func(float64) string) string {
 	return f(value) + " ±" + f((hi-lo)/2)

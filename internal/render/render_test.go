@@ -86,3 +86,17 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestPercentFine(t *testing.T) {
+	cases := []struct {
+		x    float64
+		want string
+	}{
+		{0, "0%"}, {1, "100%"}, {0.5, "50%"}, {0.1494, "14.94%"}, {0.9991, "99.910%"}, {0.99997, "99.9970%"},
+	}
+	for _, c := range cases {
+		if got := PercentFine(c.x); got != c.want {
+			t.Errorf("PercentFine(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}

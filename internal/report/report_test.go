@@ -415,20 +415,6 @@ func TestInlineSVG(t *testing.T) {
 	}
 }
 
-func TestFine(t *testing.T) {
-	cases := []struct {
-		x    float64
-		want string
-	}{
-		{0, "0%"}, {1, "100%"}, {0.5, "50%"}, {0.1494, "14.94%"}, {0.9991, "99.910%"}, {0.99997, "99.9970%"},
-	}
-	for _, c := range cases {
-		if got := fine(c.x); got != c.want {
-			t.Errorf("fine(%v) = %q, want %q", c.x, got, c.want)
-		}
-	}
-}
-
 func TestBuildVersion(t *testing.T) {
 	// A test binary is built from the working tree: no module version.
 	if got := BuildVersion(); got != "devel" {

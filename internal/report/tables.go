@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -48,20 +47,6 @@ func plural(n int, noun string) string {
 func perSecond(x float64) string { return render.Number(x) + "/s" }
 
 func dur(d time.Duration) string { return render.Seconds(d.Seconds()) }
-
-// fine formats a probability as a percentage with 4 significant digits,
-// and near 100 % with enough decimals to show 2 significant digits of the
-// complement ("99.91%", not "100%"), as simulate recommend does.
-func fine(x float64) string {
-	switch {
-	case x == 0 || x == 1:
-		return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
-	case x > 0.99 && x < 1:
-		decimals := int(math.Ceil(-math.Log10(100*(1-x)))) + 1
-		return strconv.FormatFloat(100*x, 'f', decimals, 64) + "%"
-	}
-	return strconv.FormatFloat(100*x, 'g', 4, 64) + "%"
-}
 
 // ciNote says what the intervals are, or nothing for one replication.
 func ciNote(s *system.Summary) []string {
@@ -311,13 +296,13 @@ func recommendSection(in *Input) (Section, []string) {
 		if r.CeilingLowerBound {
 			ceiling = "≥ " + ceiling
 		}
-		success := Cell{Text: fine(r.Success), Sub: "target " + fine(r.SuccessTarget)}
+		success := Cell{Text: render.PercentFine(r.Success), Sub: "target " + render.PercentFine(r.SuccessTarget)}
 		if !r.TargetMet {
-			success.Sub = "below target " + fine(r.SuccessTarget)
+			success.Sub = "below target " + render.PercentFine(r.SuccessTarget)
 		}
 		maxAtt := Cell{Text: "–", Sub: "no deadline"}
 		if r.GivenDeadline > 0 {
-			maxAtt = Cell{Text: strconv.Itoa(r.MaxAttempts), Sub: "success " + fine(r.SuccessInDeadline)}
+			maxAtt = Cell{Text: strconv.Itoa(r.MaxAttempts), Sub: "success " + render.PercentFine(r.SuccessInDeadline)}
 		}
 		steps.Rows = append(steps.Rows, Row{Cells: []Cell{
 			{Text: r.Step, Sub: "tool " + r.Tool},
@@ -352,14 +337,14 @@ func recommendSection(in *Input) (Section, []string) {
 	}
 	targetWhy := "one step: it gets the whole target"
 	if len(p.Steps) > 1 {
-		targetWhy = fmt.Sprintf("each of the %d steps gets %s^(1/%d) = %s", len(p.Steps), render.Percent(p.Success), len(p.Steps), fine(p.StepSuccess))
+		targetWhy = fmt.Sprintf("each of the %d steps gets %s^(1/%d) = %s", len(p.Steps), render.Percent(p.Success), len(p.Steps), render.PercentFine(p.StepSuccess))
 	}
 	run := Table{
 		Caption: "Run (" + plural(len(p.Steps), "step") + ")",
 		Header:  []string{"setting", "recommended", "now", "why"},
 		Rows: []Row{
 			row("success target", render.Percent(p.Success), "", targetWhy),
-			row("predicted success", fine(p.PredictedSuccess), render.Percent(in.Summary.SuccessRate)+" simulated", "the product of the steps' (independent attempts)"),
+			row("predicted success", render.PercentFine(p.PredictedSuccess), render.Percent(in.Summary.SuccessRate)+" simulated", "the product of the steps' (independent attempts)"),
 			row("min_lease", dur(p.MinLease), nowOr(cfg.MinLease), "the smallest step floor: no step is refused a lease its own floor grants"),
 			{Cells: cells("deadline", dur(p.Deadline), nowOr(cfg.Deadline), deadlineWhy), Highlight: p.GivenDeadline > 0 && p.Deadline > p.GivenDeadline},
 		},
