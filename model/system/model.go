@@ -66,7 +66,8 @@ type run struct {
 	noAnswer   bool          // the outstanding attempt's call hangs: it would never answer
 	dropped    bool          // a deadline-aware tool dropped the call unserved and said so
 	latency    time.Duration // drawn latency of the outstanding attempt
-	retryAfter time.Duration
+	retryAfter time.Duration // the limiter's time to its next token (a tool without retry_after)
+	raU        float64       // the attempt's uniform for its tool's retry_after
 	hasRA      bool
 	version    uint64 // contention: the row version read at dial
 	tokenHeld  bool   // a client-side rate-limit token is reserved for the next dial
@@ -929,13 +930,11 @@ func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung
 	if tool.Contention && o == retry.OK {
 		r.version = m.versions[r.tool]
 	}
-	// The tool's Retry-After for this attempt, sent with any 503 or 429:
-	// a drawn error, its rate limiter's 429 or its full queue's 503.
-	r.hasRA = false
-	if tool.RetryAfter != nil {
-		r.retryAfter = seconds(tool.RetryAfter.Quantile(raU))
-		r.hasRA = o == retry.Transient || o == retry.RateLimited
-	}
+	// The tool's Retry-After for this attempt comes with any 503 or 429 it
+	// sends: a drawn error, its rate limiter's 429 or its full queue's 503.
+	// Its uniform is kept; the value is computed only if a reply carries it.
+	r.raU = raU
+	r.hasRA = tool.RetryAfter != nil && (o == retry.Transient || o == retry.RateLimited)
 	return o, lat, hung
 }
 
@@ -1147,13 +1146,18 @@ func (m *Model) attemptEnded(ri int32) {
 		m.beginStep(ri)
 		return
 	}
+	hasRA := r.hasRA && o != retry.Timeout // a timed-out caller read no reply
+	retryAfter := r.retryAfter
+	if hasRA && tool.RetryAfter != nil {
+		retryAfter = seconds(tool.RetryAfter.Quantile(r.raU))
+	}
 	m.jitter.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
 	d := retry.Decide(retry.Input{
 		Policy:        st.Retry,
 		Attempt:       int(r.attempt),
 		Outcome:       o,
-		RetryAfter:    r.retryAfter,
-		HasRetryAfter: r.hasRA && o != retry.Timeout, // a timed-out caller read no reply
+		RetryAfter:    retryAfter,
+		HasRetryAfter: hasRA,
 		PrevSleep:     r.prevSleep,
 		U:             m.jitter.Float64(),
 		Now:           now,
