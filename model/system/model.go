@@ -758,14 +758,15 @@ func (m *Model) reserve(r *run, amount cost.Amount) bool {
 // settle ends the outstanding reservation with the attempt's outcome:
 // answered calls settle their usage (0 when only successes are billed and
 // this one failed); timed-out calls have unknown usage and stay reserved
-// for reconciliation.
-func (m *Model) settle(r *run, o retry.Outcome, timedOut bool) {
+// for reconciliation; a call a deadline-aware tool dropped unserved (and
+// said so) used nothing.
+func (m *Model) settle(r *run, o retry.Outcome) {
 	if !r.costHeld {
 		return
 	}
 	r.costHeld = false
 	c := m.cfg.Tools[r.tool].Cost
-	if timedOut {
+	if o == retry.Timeout && !r.dropped {
 		r.spent += r.reserved // unknown usage: the budget keeps it reserved
 		if r.measured {
 			m.unsettled += r.reserved
@@ -1100,9 +1101,7 @@ func (m *Model) attemptEnded(ri int32) {
 	}
 	elapsed := now - r.dialed
 	m.stepTime(ri, elapsed)
-	// A timed-out metered call's usage is unknown and stays reserved; a
-	// call the tool dropped unserved (and said so) used nothing.
-	m.settle(r, o, o == retry.Timeout && !r.dropped)
+	m.settle(r, o)
 	if r.measured {
 		a := &m.res.Attempts
 		switch o {
