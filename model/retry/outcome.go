@@ -2,7 +2,6 @@ package retry
 
 import (
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -118,7 +117,8 @@ const HeaderRetryAfter = "Retry-After"
 
 // ParseRetryAfter decodes a Retry-After value (RFC 9110 §10.2.3): either
 // delay-seconds (ASCII digits) or an HTTP-date in any of the three formats
-// http.ParseTime accepts, which is converted to a
+// RFC 9110 §5.6.7 requires recipients to accept (those of net/http's
+// ParseTime), which is converted to a
 // delay against date, the response's Date header if present or else the
 // local wall clock when the response arrived (the caller reads it; this
 // package does not). A date in the past gives 0. ok is false for an empty or
@@ -138,9 +138,21 @@ func ParseRetryAfter(value string, date time.Time) (d time.Duration, ok bool) {
 		}
 		return time.Duration(n) * time.Second, true
 	}
-	t, err := http.ParseTime(value)
-	if err != nil {
-		return 0, false
+	for _, layout := range httpDateLayouts {
+		if t, err := time.Parse(layout, value); err == nil {
+			return max(t.Sub(date), 0), true
+		}
 	}
-	return max(t.Sub(date), 0), true
+	return 0, false
+}
+
+// httpDateLayouts are the HTTP-date formats of RFC 9110 §5.6.7: IMF-fixdate,
+// then the obsolete RFC 850 and asctime formats. They are net/http's
+// TimeFormat, time.RFC850 and time.ANSIC, spelled out here so that this
+// package, which the simulator's hot path links, does not pull in net/http
+// (and with it TLS, x509 and their package initialisers).
+var httpDateLayouts = [...]string{
+	"Mon, 02 Jan 2006 15:04:05 GMT",
+	time.RFC850,
+	time.ANSIC,
 }
