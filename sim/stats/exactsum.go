@@ -33,8 +33,18 @@ func (a *exactSum) add(x float64, n uint64) {
 	if m == 0 || n == 0 {
 		return
 	}
-	hi, lo := bits.Mul64(m, n) // < 2^117
 	w, s := pos>>6, uint(pos&63)
+	if n == 1 {
+		// One value: m < 2^53 shifted by s < 64 spans two words.
+		var c uint64
+		a[w], c = bits.Add64(a[w], m<<s, 0)
+		a[w+1], c = bits.Add64(a[w+1], m>>(64-s), c) // m>>64 is 0 when s == 0
+		for i := w + 2; c != 0 && i < exactSumWords; i++ {
+			a[i], c = bits.Add64(a[i], 0, c)
+		}
+		return
+	}
+	hi, lo := bits.Mul64(m, n) // < 2^117
 	p0, p1, p2 := lo, hi, uint64(0)
 	if s != 0 {
 		p0 = lo << s
