@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -142,5 +144,46 @@ func FuzzSet(f *testing.F) {
 			return
 		}
 		checkConfig(t, "Load("+name+", --set "+set+")", sc.Config)
+	})
+}
+
+// FuzzSimulate applies a random --set to a bundled scenario and, when Load
+// accepts it, simulates a few hundred runs under tight guards: whatever the
+// loader accepts, the model must run without panicking or hanging, conserve
+// runs (arrived = ended + in flight), and give a summary that encodes as
+// JSON (no NaN or ±Inf reaches a number field).
+func FuzzSimulate(f *testing.F) {
+	names := scenarios.Names()
+	for _, s := range []string{
+		"workers=1", "deadline=1ms", "retry.attempts=10", "queue=0",
+		"steps.0.timeout=1ns", "arrivals={rate: 1000/s}", "tools.search.rate_limit={rate: 1/s, burst: 1}",
+		"steps.0.retry.backoff.jitter=decorrelated", "warmup=5", "floor=0",
+	} {
+		for i := range names {
+			f.Add(uint8(i), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, set string) {
+		name := names[int(which)%len(names)]
+		what := "Load(" + name + ", --set " + set + ")"
+		sc, err := scenarios.Load(name, []string{set})
+		if err != nil {
+			checkErrors(t, what, err)
+			return
+		}
+		cfg := *sc.Config
+		if cfg.Runs == 0 || cfg.Runs > 300 {
+			cfg.Runs = 300
+		}
+		cfg.WarmupRuns = min(cfg.WarmupRuns, 30)
+		cfg.Guards = system.Guards{MaxEvents: 200_000, MaxInSystem: 2_000, MaxWall: 5 * time.Second}
+		res := system.New(&cfg, system.Options{}).Run()
+		if err := res.Runs.Check(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		s := system.Summarize(&cfg, []*system.Result{res}, 0.95)
+		if _, err := json.Marshal(s); err != nil {
+			t.Fatalf("%s: summary does not encode: %v", what, err)
+		}
 	})
 }

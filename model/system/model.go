@@ -146,11 +146,15 @@ type Model struct {
 	res        *Result
 	inSystemTW stats.TimeWeighted
 	workersTW  stats.TimeWeighted
-	sojournSum float64
-	unsettled  cost.Amount
-	tail       tailTable
-	rec        AttemptRecord
-	_          sim.CacheLinePad
+	// workersAtLastEnd is workersTW as it was when the last measured run
+	// ended: warm-up runs can hold workers after that, moving workersTW
+	// past the end of the measured window.
+	workersAtLastEnd stats.TimeWeighted
+	sojournSum       float64
+	unsettled        cost.Amount
+	tail             tailTable
+	rec              AttemptRecord
+	_                sim.CacheLinePad
 }
 
 // Result is what one simulation measured, after the warm-up.
@@ -434,9 +438,15 @@ func (m *Model) finish(stop string) *Result {
 			wend = end
 		}
 		r.Window = wend - m.warmStart
+		workers := &m.workersTW
+		if wend < end {
+			// Read the workers as they were at wend: warm-up runs may
+			// have taken or freed workers since.
+			workers = &m.workersAtLastEnd
+		}
 		if r.Window > 0 {
 			r.TimeAvgInSystem = m.inSystemTW.Mean(wend)
-			r.WorkerUtilisation = m.workersTW.Mean(wend) / float64(m.cfg.Workers)
+			r.WorkerUtilisation = workers.Mean(wend) / float64(m.cfg.Workers)
 		}
 	}
 	for i := range m.tools {
@@ -518,7 +528,7 @@ func (m *Model) onArrival() {
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
-			m.lastRunEnd = now
+			m.measuredRunEnded(now)
 			m.res.Series.add(now, binEnded, 1)
 		}
 		if m.traced(id) {
@@ -1212,12 +1222,19 @@ func (m *Model) onWake(ri int32) {
 	m.dial(ri)
 }
 
+// measuredRunEnded notes that a measured run ended at now: the measured
+// window lasts at least until then.
+func (m *Model) measuredRunEnded(now time.Duration) {
+	m.lastRunEnd = now
+	m.workersAtLastEnd = m.workersTW
+}
+
 // end records run ri's outcome, frees its worker and serves the queue.
 func (m *Model) end(ri int32, o RunOutcome) {
 	r := m.runs.at(ri)
 	now := m.s.Now()
 	if r.measured {
-		m.lastRunEnd = now
+		m.measuredRunEnded(now)
 		m.res.Runs.add(o)
 		m.res.Series.add(now, binEnded, 1)
 		soj := secs((now - r.arrived))

@@ -273,3 +273,33 @@ func TestAllocationsDoNotGrowWithRuns(t *testing.T) {
 		t.Fatalf("allocations: %v for 20k runs, %v for 200k runs: something allocates per event", small, big)
 	}
 }
+
+// TestWarmupRunOutlivesMeasuredRuns: a warm-up run keeps its worker for 10 s
+// after the last measured run ended at 1 s. The measured window is [0, 1 s]
+// and its figures must cover exactly that (this panicked: the workers'
+// time average was read at 1 s after it had moved on to 10 s).
+func TestWarmupRunOutlivesMeasuredRuns(t *testing.T) {
+	cfg := &system.Config{
+		Name: "t", Seed: 1, Arrivals: system.Arrivals{Process: system.Batch, Count: 3}, Runs: 3, WarmupRuns: 1,
+		Workers: 2, QueueCapacity: 0,
+		Steps: []system.Step{{Name: "s", Tool: 0, Timeout: time.Minute, Retry: retry.Policy{Attempts: 1, Idempotent: true}}},
+		Tools: []system.Tool{{Name: "t", Latency: mustConst(t, 0.5), Script: []system.ScriptEntry{
+			{Run: 0, Attempt: 1, Outcome: retry.OK, Latency: 10 * time.Second},
+			{Run: 1, Attempt: 1, Outcome: retry.OK, Latency: time.Second},
+		}}},
+	}
+	res := system.New(cfg, system.Options{}).Run()
+	// Run 0 is the warm-up; run 1 completes at 1 s; run 2 finds both
+	// workers busy and no waiting room.
+	if want := (system.Counts{Arrived: 2, Completed: 1, Rejected: 1}); res.Runs != want {
+		t.Fatalf("counts = %+v, want %+v", res.Runs, want)
+	}
+	if res.End != 10*time.Second || res.Window != time.Second {
+		t.Fatalf("end %v, window %v; want 10s and 1s", res.End, res.Window)
+	}
+	// Over [0, 1 s] both workers were busy, and one measured run was in
+	// the system.
+	if res.WorkerUtilisation != 1 || res.TimeAvgInSystem != 1 {
+		t.Fatalf("worker utilisation %v, time-average in system %v; want 1 and 1", res.WorkerUtilisation, res.TimeAvgInSystem)
+	}
+}
