@@ -158,6 +158,31 @@ func (s *Sim) Source(at time.Duration, kind Kind, ref int32, arg int64) Timer {
 	return Timer{slot: sourceSlot, gen: s.srcGen}
 }
 
+// ReserveSeq reserves the next n places in the scheduling order and returns
+// the first: events scheduled later with At or Source are delivered after
+// same-instant events given these places with SourceSeq. A model that would
+// schedule n events at once (a batch of arrivals) reserves their places and
+// feeds them through the source lane one at a time instead, in constant
+// memory and in the same delivery order.
+func (s *Sim) ReserveSeq(n uint64) uint64 {
+	first := s.seq + 1
+	s.seq += n
+	return first
+}
+
+// SourceSeq is Source with a place in the scheduling order reserved earlier
+// with ReserveSeq, instead of the next one. Using a place not yet reserved
+// is a programmer error and panics.
+func (s *Sim) SourceSeq(at time.Duration, seq uint64, kind Kind, ref int32, arg int64) Timer {
+	if seq == 0 || seq > s.seq {
+		panic(fmt.Sprintf("sim: SourceSeq(%v, %d): place %d was not reserved (last is %d)", at, seq, seq, s.seq))
+	}
+	t := s.Source(at, kind, ref, arg)
+	s.seq-- // Source took a new place; give it back
+	s.src.seq = seq
+	return t
+}
+
 // Pending reports whether t's event is still scheduled (not yet delivered and
 // not cancelled).
 func (s *Sim) Pending(t Timer) bool {

@@ -137,7 +137,8 @@ type Model struct {
 	busy     int
 	inSys    int
 	nArr     int64
-	pending  int64 // closed population: arrivals scheduled, not yet happened
+	pending  int64  // closed population: arrivals scheduled, not yet happened
+	batchSeq uint64 // a batch: the first of its arrivals' reserved places (sim.ReserveSeq)
 	nextAt   time.Duration
 
 	warm       bool
@@ -350,9 +351,11 @@ func (m *Model) Run() *Result {
 	cfg := m.cfg
 	switch cfg.Arrivals.Process {
 	case Batch:
-		for range cfg.Arrivals.Count {
-			m.s.At(0, evArrival, 0, 0)
-		}
+		// The whole batch arrives at 0, fed through the source lane one
+		// at a time in places reserved now: the delivery order of a batch
+		// scheduled at once, in constant memory whatever its size.
+		m.batchSeq = m.s.ReserveSeq(uint64(cfg.Arrivals.Count))
+		m.s.SourceSeq(0, m.batchSeq, evArrival, 0, 0)
 	case Closed:
 		// Every agent thinks once before its first run.
 		for u := range cfg.Arrivals.Users {
@@ -509,6 +512,9 @@ func (m *Model) onArrival() {
 	m.nArr++
 	switch cfg.Arrivals.Process {
 	case Batch:
+		if m.nArr < cfg.Arrivals.Count {
+			m.s.SourceSeq(0, m.batchSeq+uint64(m.nArr), evArrival, 0, 0)
+		}
 	case Closed:
 		m.pending--
 	default:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -263,6 +264,34 @@ func TestCommonRandomNumbers(t *testing.T) {
 // TestAllocationsDoNotGrowWithRuns: the engine and model allocate per
 // simulation (tables, sketches), not per event: ten times the runs must not
 // cost ten times the allocations.
+// TestBatchMemoryDoesNotGrowWithItsSize: a batch arrives all at once, but
+// the model feeds it through the engine one arrival at a time, so a batch
+// of a million with a small waiting room allocates no more than one of ten
+// thousand (it used to schedule every arrival up front: 100 M took 15 GB).
+func TestBatchMemoryDoesNotGrowWithItsSize(t *testing.T) {
+	allocs := func(count int64) (float64, uint64) {
+		cfg := load(t, "seed-queue", "queue={capacity: 100}")
+		cfg.Arrivals.Count, cfg.Runs = count, count
+		var peak uint64
+		a := testing.AllocsPerRun(2, func() {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			res := system.New(cfg, system.Options{}).Run()
+			runtime.ReadMemStats(&after)
+			peak = after.TotalAlloc - before.TotalAlloc
+			if res.Runs.Arrived != count-cfg.WarmupRuns {
+				t.Fatalf("batch of %d: %d measured arrivals", count, res.Runs.Arrived)
+			}
+		})
+		return a, peak
+	}
+	smallN, smallB := allocs(10_000)
+	bigN, bigB := allocs(1_000_000)
+	if bigN > smallN+20 || bigB > 2*smallB {
+		t.Fatalf("batch of 10k: %v allocations, %d bytes; of 1M: %v, %d bytes: memory grows with the batch", smallN, smallB, bigN, bigB)
+	}
+}
+
 func TestAllocationsDoNotGrowWithRuns(t *testing.T) {
 	allocs := func(runs string) float64 {
 		cfg := load(t, "mmc", "runs="+runs, "warmup=0")
