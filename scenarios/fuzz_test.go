@@ -52,7 +52,8 @@ func checkErrors(t *testing.T, what string, err error) {
 }
 
 // FuzzParse feeds arbitrary bytes to Parse: it must not panic or hang, and
-// must either return scenarios.Errors or a Config the simulator can rely on.
+// must either return scenarios.Errors or a Config the simulator can rely on,
+// which is then simulated briefly (see simulateBriefly).
 func FuzzParse(f *testing.F) {
 	for _, name := range scenarios.Names() {
 		sc, err := scenarios.Load(name, nil)
@@ -74,6 +75,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkConfig(t, "Parse", sc.Config)
+		simulateBriefly(t, "Parse", sc.Config)
 	})
 }
 
@@ -130,30 +132,13 @@ func FuzzParseRate(f *testing.F) {
 }
 
 // FuzzSet applies a random --set to a bundled scenario: Load must not
-// panic, and must return scenarios.Errors or a sound Config.
+// panic, and must return scenarios.Errors or a sound Config, which is then
+// simulated briefly (see simulateBriefly).
 func FuzzSet(f *testing.F) {
 	names := scenarios.Names()
 	for _, s := range []string{"workers=12", "steps.0.timeout=300ms", "arrivals={rate: 5/s}", "steps.nope.timeout=1s", "workers", "a..b=1", "tools.x={latency: {dist: constant, value: 1ms}}"} {
 		f.Add(uint8(0), s)
 	}
-	f.Fuzz(func(t *testing.T, which uint8, set string) {
-		name := names[int(which)%len(names)]
-		sc, err := scenarios.Load(name, []string{set})
-		if err != nil {
-			checkErrors(t, "Load("+name+", --set "+set+")", err)
-			return
-		}
-		checkConfig(t, "Load("+name+", --set "+set+")", sc.Config)
-	})
-}
-
-// FuzzSimulate applies a random --set to a bundled scenario and, when Load
-// accepts it, simulates a few hundred runs under tight guards: whatever the
-// loader accepts, the model must run without panicking or hanging, conserve
-// runs (arrived = ended + in flight), and give a summary that encodes as
-// JSON (no NaN or ±Inf reaches a number field).
-func FuzzSimulate(f *testing.F) {
-	names := scenarios.Names()
 	for _, s := range []string{
 		"workers=1", "deadline=1ms", "retry.attempts=10", "queue=0",
 		"steps.0.timeout=1ns", "arrivals={rate: 1000/s}", "tools.search.rate_limit={rate: 1/s, burst: 1}",
@@ -165,25 +150,37 @@ func FuzzSimulate(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, set string) {
 		name := names[int(which)%len(names)]
-		what := "Load(" + name + ", --set " + set + ")"
 		sc, err := scenarios.Load(name, []string{set})
 		if err != nil {
-			checkErrors(t, what, err)
+			checkErrors(t, "Load("+name+", --set "+set+")", err)
 			return
 		}
-		cfg := *sc.Config
-		if cfg.Runs == 0 || cfg.Runs > 300 {
-			cfg.Runs = 300
-		}
-		cfg.WarmupRuns = min(cfg.WarmupRuns, 30)
-		cfg.Guards = system.Guards{MaxEvents: 200_000, MaxInSystem: 2_000, MaxWall: 5 * time.Second}
-		res := system.New(&cfg, system.Options{}).Run()
-		if err := res.Runs.Check(); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		s := system.Summarize(&cfg, []*system.Result{res}, 0.95)
-		if _, err := json.Marshal(s); err != nil {
-			t.Fatalf("%s: summary does not encode: %v", what, err)
-		}
+		checkConfig(t, "Load("+name+", --set "+set+")", sc.Config)
+		simulateBriefly(t, "Load("+name+", --set "+set+")", sc.Config)
 	})
+}
+
+// simulateBriefly simulates at most 300 runs of an accepted Config under
+// tight guards: the model must not panic or hang, must conserve runs
+// (arrived = ended + in flight), and its summary must encode as JSON (no
+// NaN or ±Inf reaches a number field).
+func simulateBriefly(t *testing.T, what string, c *system.Config) {
+	t.Helper()
+	cfg := *c
+	if cfg.Runs == 0 || cfg.Runs > 300 {
+		cfg.Runs = 300
+	}
+	if cfg.Arrivals.Process == system.Batch {
+		cfg.Arrivals.Count = cfg.Runs // a batch sets the number of runs
+	}
+	cfg.WarmupRuns = min(cfg.WarmupRuns, 30)
+	cfg.Guards = system.Guards{MaxEvents: 200_000, MaxInSystem: 2_000, MaxWall: 5 * time.Second}
+	res := system.New(&cfg, system.Options{}).Run()
+	if err := res.Runs.Check(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	s := system.Summarize(&cfg, []*system.Result{res}, 0.95)
+	if _, err := json.Marshal(s); err != nil {
+		t.Fatalf("%s: summary does not encode: %v", what, err)
+	}
 }
