@@ -49,6 +49,9 @@ func bandOf(x float64) int32 {
 	return int32(math.Float64bits(x) >> (52 - 6))
 }
 
+// minBand and maxBand are the smallest and largest bands bandOf returns.
+var minBand, maxBand = bandOf(0), bandOf(math.MaxFloat64)
+
 // slot returns the index of band k, growing the window to hold it.
 func (t *tailTable) slot(k int32) int {
 	if len(t.n) == 0 {
@@ -173,6 +176,11 @@ func (tl *Tail) UnmarshalBinary(b []byte) error {
 	}
 	nb, err := binary.ReadUvarint(r)
 	if err != nil || nb > 1<<24 || nb*stages*8 > uint64(len(b)) {
+		return bad
+	}
+	if nb > 0 && (lo < int64(minBand) || lo+int64(nb) > int64(maxBand)+1) {
+		// Bands outside what bandOf returns: merging such a table would
+		// grow the window toward 2^32 bands.
 		return bad
 	}
 	t := &tailTable{stages: int(stages), lo: int32(lo), n: make([]int64, nb), sums: make([]float64, int(nb)*int(stages))}

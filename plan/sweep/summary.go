@@ -102,7 +102,10 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 		rp.Warmup.Apply(cfg)
 		results := make([]*system.Result, len(rp.Results))
 		for i, rep := range rp.Results {
-			if results[i], err = DecodeResult(rep.Result); err != nil {
+			if results[i], err = DecodeResult(rep.Result); err == nil {
+				err = results[i].CheckAgainst(cfg)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("point %s replication %d: %w", p.Label(spec.Axes), rep.Replication, err)
 			}
 		}

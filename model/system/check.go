@@ -1,0 +1,35 @@
+package system
+
+import "fmt"
+
+// maxSeriesWidth bounds a series' bin width: merging series doubles the
+// finer one's width until they match, which must not overflow.
+const maxSeriesWidth = 1 << 62
+
+// CheckAgainst reports an error when r does not have the shape of a result
+// of simulating cfg: a missing latency or wait histogram or time series, a
+// series bin width ≤ 0, per-step or per-tool tables of another length than
+// cfg's steps and tools, or a tail breakdown over another number of stages.
+// Results from Run always pass; results decoded from a file (a sweep shard)
+// must pass before Summarize pools them, which would otherwise index past
+// the end of a table or never finish coarsening a series.
+func (r *Result) CheckAgainst(cfg *Config) error {
+	steps, tools := len(cfg.Steps), len(cfg.Tools)
+	switch {
+	case r.Latency == nil || r.Wait == nil:
+		return fmt.Errorf("result has no latency or wait histogram")
+	case r.Series == nil:
+		return fmt.Errorf("result has no time series")
+	case r.Series.Width <= 0 || r.Series.Width > maxSeriesWidth:
+		return fmt.Errorf("result's time series has bin width %d ns, want 1 … 2^62", r.Series.Width)
+	case len(r.Series.ToolBusy) > tools:
+		return fmt.Errorf("result's time series has %d tools, the scenario %d", len(r.Series.ToolBusy), tools)
+	case len(r.StepLatency) != steps || len(r.StepTimeouts) != steps || len(r.StepHangs) != steps:
+		return fmt.Errorf("result has per-step tables of %d, %d and %d steps, the scenario %d", len(r.StepLatency), len(r.StepTimeouts), len(r.StepHangs), steps)
+	case len(r.Tools) != tools || len(r.ToolDelay) != tools:
+		return fmt.Errorf("result has per-tool tables of %d and %d tools, the scenario %d", len(r.Tools), len(r.ToolDelay), tools)
+	case r.Tail.table != nil && r.Tail.table.stages != steps+2:
+		return fmt.Errorf("result's tail breakdown has %d stages, the scenario %d (queue, %d steps, backoff)", r.Tail.table.stages, steps+2, steps)
+	}
+	return nil
+}
