@@ -144,3 +144,29 @@ func TestLineErrorForms(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadTrace feeds arbitrary text to ReadTrace: it must not panic, and
+// must return either a *LineError (or a read error) or instants that
+// Trace accepts (non-empty, from ≥ 0, never decreasing).
+func FuzzReadTrace(f *testing.F) {
+	for _, s := range []string{
+		"0\n1.5\n2s\n", "# header\n250ms # first\n\n1h2m\n",
+		"2024-06-01T09:00:00.250Z\n2024-06-01T09:00:01Z\n", "\ufeff.25\r\n90\r\n",
+		"1\n0.5\n", "-1\n", "1\n2024-06-01T09:00:00Z\n", "", "1e3\n", "9999999999h\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		times, err := ReadTrace(strings.NewReader(s), "f.txt")
+		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) || err.Error() == "" {
+				t.Fatalf("ReadTrace(%q) error %T %q, want a *LineError with a message", s, err, err)
+			}
+			return
+		}
+		if _, err := Trace(times); err != nil {
+			t.Fatalf("ReadTrace(%q) = %v, which Trace refuses: %v", s, times, err)
+		}
+	})
+}
