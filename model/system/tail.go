@@ -178,14 +178,18 @@ func (tl *Tail) UnmarshalBinary(b []byte) error {
 	if err != nil || nb > 1<<24 || nb*stages*8 > uint64(len(b)) {
 		return bad
 	}
-	if nb > 0 && (lo < int64(minBand) || lo+int64(nb) > int64(maxBand)+1) {
-		// Bands outside what bandOf returns: merging such a table would
-		// grow the window toward 2^32 bands.
+	if lo < math.MinInt32 || lo+int64(nb) > math.MaxInt32 {
 		return bad
 	}
 	t := &tailTable{stages: int(stages), lo: int32(lo), n: make([]int64, nb), sums: make([]float64, int(nb)*int(stages))}
 	for i := range t.n {
 		if t.n[i], err = binary.ReadVarint(r); err != nil {
+			return bad
+		}
+		if k := lo + int64(i); t.n[i] != 0 && (k < int64(minBand) || k > int64(maxBand)) {
+			// A band bandOf never returns: merging it would grow the
+			// window toward 2^32 bands. (The window itself may reach
+			// past both ends: it grows by doubling.)
 			return bad
 		}
 	}
