@@ -1,6 +1,7 @@
 package system
 
 import (
+	"slices"
 	"time"
 
 	"github.com/budgetsim/budgetsim/sim"
@@ -163,19 +164,25 @@ func (s *Series) PeakAttemptRate() float64 {
 }
 
 // Merge adds o's counts to s bin by bin, first coarsening the finer of the
-// two so that both have the same width.
+// two so that both have the same width. o is not modified.
 func (s *Series) Merge(o *Series) {
-	oc := *o
-	oc.Bins = append([]Bin(nil), o.Bins...)
-	oc.ToolBusy = make([][]float64, len(o.ToolBusy))
-	for t, b := range o.ToolBusy {
-		oc.ToolBusy[t] = append([]float64(nil), b...)
-	}
-	for s.Width < oc.Width {
+	for s.Width < o.Width {
 		s.halve()
 	}
-	for oc.Width < s.Width {
-		oc.halve()
+	oc := o
+	if o.Width < s.Width {
+		// Coarsen a copy. Replications of one scenario usually end with
+		// the same width, and then nothing is copied.
+		c := *o
+		c.Bins = slices.Clone(o.Bins)
+		c.ToolBusy = make([][]float64, len(o.ToolBusy))
+		for t, b := range o.ToolBusy {
+			c.ToolBusy[t] = slices.Clone(b)
+		}
+		for c.Width < s.Width {
+			c.halve()
+		}
+		oc = &c
 	}
 	for len(s.Bins) < len(oc.Bins) {
 		s.Bins = append(s.Bins, Bin{})

@@ -96,3 +96,59 @@ func TestSeriesMatchesReference(t *testing.T) {
 		t.Fatal("the test never coarsened the series")
 	}
 }
+
+// TestSeriesMerge: merging coarsens the finer series to the coarser width,
+// keeps every count, gives the same bins in either order, and leaves the
+// merged-in series as it was (replications' results are read again).
+func TestSeriesMerge(t *testing.T) {
+	fill := func(seed uint64, span time.Duration) *Series {
+		r := rand.New(rand.NewPCG(seed, 1))
+		s := newSeries(1)
+		for range 5000 {
+			at := time.Duration(r.Int64N(int64(span)))
+			s.add(at, binArrival, 1)
+			s.add(at, binCompleted, 2)
+			s.addBusy(at, at+time.Second, 0)
+		}
+		return s
+	}
+	clone := func(s *Series) *Series {
+		c := *s
+		c.Bins = append([]Bin(nil), s.Bins...)
+		c.ToolBusy = [][]float64{append([]float64(nil), s.ToolBusy[0]...)}
+		return &c
+	}
+	total := func(s *Series) (n int64) {
+		for _, b := range s.Bins {
+			n += b.Arrivals + b.Completed
+		}
+		return n
+	}
+	fine, coarse := fill(1, time.Minute), fill(2, 10*time.Hour)
+	if fine.Width >= coarse.Width {
+		t.Fatalf("widths %v and %v: the test needs a finer and a coarser series", fine.Width, coarse.Width)
+	}
+	for _, tc := range []struct {
+		name string
+		a, b *Series
+	}{{"fine+coarse", fine, coarse}, {"coarse+fine", coarse, fine}, {"fine+fine", fine, fill(3, time.Minute)}} {
+		a, b := clone(tc.a), clone(tc.b)
+		bBefore := clone(b)
+		a.Merge(b)
+		if !reflect.DeepEqual(b.Bins, bBefore.Bins) || !reflect.DeepEqual(b.ToolBusy, bBefore.ToolBusy) || b.Width != bBefore.Width {
+			t.Errorf("%s: Merge modified the merged-in series", tc.name)
+		}
+		if got, want := total(a), total(tc.a)+total(tc.b); got != want {
+			t.Errorf("%s: %d counts after merging, want %d", tc.name, got, want)
+		}
+		if a.Width != max(tc.a.Width, tc.b.Width) {
+			t.Errorf("%s: width %v, want the coarser %v", tc.name, a.Width, max(tc.a.Width, tc.b.Width))
+		}
+	}
+	ab, ba := clone(fine), clone(coarse)
+	ab.Merge(coarse)
+	ba.Merge(fine)
+	if !reflect.DeepEqual(ab.Bins, ba.Bins) {
+		t.Error("merging in the other order gives other bins")
+	}
+}

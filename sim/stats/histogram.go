@@ -285,11 +285,23 @@ func (h *Histogram) Merge(o *Histogram) {
 		h.min = min(h.min, o.min)
 		h.max = max(h.max, o.max)
 	}
-	for i, c := range o.counts {
-		h.counts[i] += c
+	// Only o's non-empty octaves: a latency histogram uses a few of its 64,
+	// and leaving the rest of h untouched spares a fresh h's pages.
+	if c := o.counts[underflowIx]; c != 0 {
+		h.counts[underflowIx] += c
 	}
-	for i, c := range o.octaves {
-		h.octaves[i] += c
+	if c := o.counts[overflowIx]; c != 0 {
+		h.counts[overflowIx] += c
+	}
+	for oi, oc := range o.octaves {
+		if oc == 0 {
+			continue
+		}
+		h.octaves[oi] += oc
+		first := 1 + oi<<subBits
+		for i, c := range o.counts[first : first+subBuckets] {
+			h.counts[first+i] += c
+		}
 	}
 	h.count += o.count
 	if h == o {
