@@ -74,7 +74,7 @@ func JSON(w io.Writer, v any) error {
 }
 
 // Seconds formats a time in seconds with a unit chosen for readability:
-// "850µs", "12.3ms", "1.234s", "2m05s".
+// "850µs", "12.3ms", "1.234s", "2m05s", "16h48m53s" (whole seconds from 2 min on).
 func Seconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
@@ -91,9 +91,12 @@ func Seconds(s float64) string {
 		return trim(s*1e3, 3) + "ms"
 	case s < 120:
 		return trim(s, 4) + "s"
+	case s < 3600-0.5:
+		t := math.Round(s) // whole seconds first: 179.7 s is 3m00s, not 2m60s
+		return fmt.Sprintf("%.0fm%02.0fs", math.Floor(t/60), math.Mod(t, 60))
 	default:
-		m := math.Floor(s / 60)
-		return fmt.Sprintf("%.0fm%02.0fs", m, s-60*m)
+		t := math.Round(s)
+		return fmt.Sprintf("%.0fh%02.0fm%02.0fs", math.Floor(t/3600), math.Floor(math.Mod(t, 3600)/60), math.Mod(t, 60))
 	}
 }
 
