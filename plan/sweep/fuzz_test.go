@@ -72,3 +72,27 @@ func TestSummarizeRefusesDamagedResults(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseAxis: ParseAxis never panics; an accepted axis has a key, one to
+// MaxPoints values, none empty, and — for a list — reads back from its
+// values joined by commas.
+func FuzzParseAxis(f *testing.F) {
+	for _, s := range []string{"workers=10..16:7", "arrivals.rate=1/s..10/s:10", "deadline=100ms..2s:5", "retry.backoff.jitter=none,full",
+		"x={a: 1, b: 2},{a: 3}", "workers=1.5..2.5:3", "a=0..1/s:3", "k=1..2:10001", "=1", "k=,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := sweep.ParseAxis(s)
+		if err != nil {
+			return
+		}
+		if a.Key == "" || len(a.Values) == 0 || len(a.Values) > sweep.MaxPoints {
+			t.Fatalf("ParseAxis(%q) = %+v: no key, or 0 or too many values", s, a)
+		}
+		for _, v := range a.Values {
+			if strings.TrimSpace(v) == "" {
+				t.Fatalf("ParseAxis(%q) = %+v: an empty value", s, a)
+			}
+		}
+	})
+}
