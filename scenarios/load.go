@@ -881,6 +881,9 @@ func (l *loader) guards(n *yaml.Node) system.Guards {
 	if v := f.get("max_in_system"); v != nil {
 		g.MaxInSystem = int(d.integer(v, "guards.max_in_system", 1, 100_000_000))
 	}
+	if v := f.get("max_tool_queue"); v != nil {
+		g.MaxToolQueue = int(d.integer(v, "guards.max_tool_queue", 1, 100_000_000))
+	}
 	if v := f.get("max_wall"); v != nil {
 		g.MaxWall = d.duration(v, "guards.max_wall", MaxDuration)
 	}

@@ -274,6 +274,12 @@ type Guards struct {
 	// MaxInSystem stops it when this many runs are in the system at once
 	// (an unstable queue grows without bound).
 	MaxInSystem int
+	// MaxToolQueue stops it when this many requests wait at one tool.
+	// Callers that give up and retry faster than a tool serves leave their
+	// abandoned requests in its queue (unless it is deadline-aware or its
+	// queue is bounded), which then grows without bound although the runs
+	// in the system do not.
+	MaxToolQueue int
 	// MaxWall stops it after this much wall-clock time.
 	MaxWall time.Duration
 }
@@ -282,10 +288,11 @@ type Guards struct {
 // small enough that a runaway one stops within minutes and a few hundred MB.
 func DefaultGuards() Guards {
 	return Guards{
-		MaxEvents:   5_000_000_000,
-		MaxTime:     10 * 365 * 24 * time.Hour,
-		MaxInSystem: 100_000,
-		MaxWall:     10 * time.Minute,
+		MaxEvents:    5_000_000_000,
+		MaxTime:      10 * 365 * 24 * time.Hour,
+		MaxInSystem:  100_000,
+		MaxToolQueue: 1_000_000,
+		MaxWall:      10 * time.Minute,
 	}
 }
 
@@ -300,6 +307,9 @@ func (g Guards) withDefaults() Guards {
 	}
 	if g.MaxInSystem == 0 {
 		g.MaxInSystem = d.MaxInSystem
+	}
+	if g.MaxToolQueue == 0 {
+		g.MaxToolQueue = d.MaxToolQueue
 	}
 	if g.MaxWall == 0 {
 		g.MaxWall = d.MaxWall

@@ -139,7 +139,10 @@ type Model struct {
 	nArr     int64
 	pending  int64  // closed population: arrivals scheduled, not yet happened
 	batchSeq uint64 // a batch: the first of its arrivals' reserved places (sim.ReserveSeq)
-	nextAt   time.Duration
+	// toolQueueFull is the tool whose queue passed the max_tool_queue
+	// guard, or -1.
+	toolQueueFull int32
+	nextAt        time.Duration
 
 	warm       bool
 	warmStart  time.Duration
@@ -268,10 +271,11 @@ type CostStats struct {
 func New(cfg *Config, opt Options) *Model {
 	seed := sim.ReplicationSeed(cfg.Seed, opt.Replication)
 	m := &Model{
-		cfg:    cfg,
-		opt:    opt,
-		guards: cfg.Guards.withDefaults(),
-		s:      sim.New(1024),
+		cfg:           cfg,
+		opt:           opt,
+		guards:        cfg.Guards.withDefaults(),
+		s:             sim.New(1024),
+		toolQueueFull: -1,
 		res: &Result{
 			Seed:    seed,
 			Latency: stats.NewHistogram(),
@@ -396,6 +400,10 @@ func (m *Model) Run() *Result {
 		}
 		if m.inSys > m.guards.MaxInSystem {
 			stop = fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
+			break
+		}
+		if m.toolQueueFull >= 0 {
+			stop = fmt.Sprintf("more than %d requests waiting at tool %s (max_tool_queue guard): callers give up and retry faster than it serves, and their abandoned requests pile up in its queue (a deadline-aware tool or a bounded tool queue would shed them)", m.guards.MaxToolQueue, m.cfg.Tools[m.toolQueueFull].Name)
 			break
 		}
 		if n := m.s.Processed(); n&0xfff == 0 {
@@ -1002,6 +1010,9 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		return
 	}
 	ts.queue.push(qi)
+	if ts.queue.len() > m.guards.MaxToolQueue {
+		m.toolQueueFull = t // the run loop stops after this event
+	}
 }
 
 func (m *Model) allocReq() int32 {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -330,5 +331,34 @@ func TestWarmupRunOutlivesMeasuredRuns(t *testing.T) {
 	// the system.
 	if res.WorkerUtilisation != 1 || res.TimeAvgInSystem != 1 {
 		t.Fatalf("worker utilisation %v, time-average in system %v; want 1 and 1", res.WorkerUtilisation, res.TimeAvgInSystem)
+	}
+}
+
+// TestToolQueueGuard: callers time out after 1 ms and retry at once against
+// a tool that serves one request per 10 s; their abandoned requests pile
+// up in its queue while the runs in the system stay few. The guard stops
+// the simulation with a partial result naming the tool, instead of
+// growing memory without bound (this used to take ~130 MB a second).
+func TestToolQueueGuard(t *testing.T) {
+	cfg := load(t, "mmc", "runs=1000", "warmup=0", "workers=1000", "arrivals={rate: 100/s}",
+		"retry={attempts: 10000, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}",
+		"steps.serve.timeout=1ms", "tools.server={concurrency: 1, latency: {dist: constant, value: 10s}}",
+		"guards={max_tool_queue: 500}")
+	res := system.New(cfg, system.Options{}).Run()
+	if !strings.Contains(res.Stopped, "max_tool_queue") || !strings.Contains(res.Stopped, "tool server") {
+		t.Fatalf("Stopped = %q, want the max_tool_queue guard naming tool server", res.Stopped)
+	}
+	if err := res.Runs.Check(); err != nil || res.Runs.InFlight == 0 {
+		t.Fatalf("counts %+v (%v): want conservation and runs in flight", res.Runs, err)
+	}
+	if calls := res.Tools[0].Calls; calls > 600 {
+		t.Fatalf("%d calls reached the tool: the guard at 500 waiting did not stop the run soon after", calls)
+	}
+	// Bounding the tool's queue sheds the abandoned work instead (503 at
+	// once), and the guard never trips.
+	cfg.Tools[0].QueueCapacity = 10
+	cfg.Runs = 20
+	if res := system.New(cfg, system.Options{}).Run(); res.Stopped != "" || res.Tools[0].QueueFull == 0 {
+		t.Fatalf("with a bounded tool queue: Stopped = %q, %d 503s; want a complete run shedding work", res.Stopped, res.Tools[0].QueueFull)
 	}
 }
