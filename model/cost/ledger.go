@@ -66,6 +66,13 @@ func (l *Ledger) Hold(r Reservation) error {
 	return l.acct.Hold(r)
 }
 
+// HoldForever is [Account.HoldForever] under the Ledger's lock.
+func (l *Ledger) HoldForever(r Reservation) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.acct.HoldForever(r)
+}
+
 // Reconcile is [Account.Reconcile] under the Ledger's lock.
 func (l *Ledger) Reconcile(r Reservation, actual Amount) error {
 	l.mu.Lock()

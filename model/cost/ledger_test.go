@@ -20,6 +20,7 @@ type books interface {
 	Settle(r cost.Reservation, actual cost.Amount) error
 	Release(r cost.Reservation) error
 	Hold(r cost.Reservation) error
+	HoldForever(r cost.Reservation) error
 	Reconcile(r cost.Reservation, actual cost.Amount) error
 	Limit() cost.Amount
 	Remaining() cost.Amount
@@ -174,6 +175,43 @@ func TestHoldReconcile(t *testing.T) {
 		}
 		checkBooks(t, "reconcile r", b, cost.Balance{Limit: 100 * u, Remaining: 88 * u, Spent: 12 * u})
 	})
+}
+
+// TestHoldForever: a reservation held for good counts in Pending and Held
+// like a held one, is closed (Reconcile and a second hold refuse it), and
+// leaves its slot to the next reservation: a million of them take no more
+// slots than one.
+func TestHoldForever(t *testing.T) {
+	forEach(t, 100*u, func(t *testing.T, b books) {
+		r := mustReserve(t, b, 30*u)
+		if err := b.HoldForever(r); err != nil {
+			t.Fatalf("HoldForever(r): %v", err)
+		}
+		checkBooks(t, "hold r for good", b, cost.Balance{Limit: 100 * u, Remaining: 70 * u, Pending: 30 * u, Held: 1})
+		if err := b.Reconcile(r, 10*u); !errors.Is(err, cost.ErrClosed) {
+			t.Errorf("Reconcile(r held for good) = %v, want ErrClosed", err)
+		}
+		if err := b.HoldForever(r); !errors.Is(err, cost.ErrClosed) {
+			t.Errorf("HoldForever twice = %v, want ErrClosed", err)
+		}
+		checkBooks(t, "after refused calls", b, cost.Balance{Limit: 100 * u, Remaining: 70 * u, Pending: 30 * u, Held: 1})
+	})
+	a, err := cost.NewAccount(1_000_000 * u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		r, ok := a.TryReserve(u)
+		if !ok {
+			t.Fatal("TryReserve refused")
+		}
+		if err := a.HoldForever(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Reserve + HoldForever allocates %v times per call: held reservations keep their slots", allocs)
+	}
 }
 
 // Misuse is an error of the right class, and leaves the books unchanged.
@@ -348,7 +386,7 @@ func TestAllocs(t *testing.T) {
 // the same rules, written as plainly as possible.
 type model struct {
 	limit, remaining, reserved, pending, spent cost.Amount
-	state                                      map[uint64]string // "open", "held", "closed"
+	state                                      map[uint64]string // "open", "held", "held forever", "closed"
 	max                                        map[uint64]cost.Amount
 }
 
@@ -358,15 +396,15 @@ func (m *model) balance() cost.Balance {
 		switch s {
 		case "open":
 			b.Open++
-		case "held":
+		case "held", "held forever":
 			b.Held++
 		}
 	}
 	return b
 }
 
-// TestBooksProperty drives random sequences of reserve, settle, hold,
-// reconcile and release (valid and invalid) against both implementations,
+// TestBooksProperty drives random sequences of reserve, settle, hold, hold
+// forever, reconcile and release (valid and invalid) against both implementations,
 // checking after every step that the books equal a plain model, that
 // Remaining + Reserved + Pending + Spent == Limit, that nothing is
 // overcommitted, and that every error leaves the books unchanged.
@@ -455,6 +493,17 @@ func TestBooksProperty(t *testing.T) {
 						}
 						apply(t, "Hold", func() error { return b.Hold(r) }, m.state[r.ID()] != "open", func() {
 							m.state[r.ID()] = "held"
+							m.reserved -= r.Max()
+							m.pending += r.Max()
+						})
+					},
+					"hold forever": func(t *rapid.T) {
+						r, ok := pick(t)
+						if !ok {
+							t.Skip("no reservations")
+						}
+						apply(t, "HoldForever", func() error { return b.HoldForever(r) }, m.state[r.ID()] != "open", func() {
+							m.state[r.ID()] = "held forever"
 							m.reserved -= r.Max()
 							m.pending += r.Max()
 						})

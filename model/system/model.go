@@ -796,7 +796,9 @@ func (m *Model) settle(r *run, o retry.Outcome) {
 			m.unsettled += r.reserved
 		}
 		if m.ledger != nil {
-			if err := m.ledger.Hold(r.costRes); err != nil {
+			// The simulation never learns the usage: held for good,
+			// without keeping a slot per timed-out call.
+			if err := m.ledger.HoldForever(r.costRes); err != nil {
 				panic("system: cost hold: " + err.Error())
 			}
 		}

@@ -362,3 +362,29 @@ func TestToolQueueGuard(t *testing.T) {
 		t.Fatalf("with a bounded tool queue: Stopped = %q, %d 503s; want a complete run shedding work", res.Stopped, res.Tools[0].QueueFull)
 	}
 }
+
+// TestHeldCostDoesNotGrowWithTimeouts: every attempt at a metered tool that
+// hangs times out, so its usage is unknown and its reservation stays held
+// against the scenario budget. The books keep the amount, not a record per
+// call: 10× the runs allocate less than twice the bytes (it used to grow
+// ~80 MB a second).
+func TestHeldCostDoesNotGrowWithTimeouts(t *testing.T) {
+	run := func(runs string) (bytes uint64, unsettled float64) {
+		cfg := load(t, "mmc", "runs="+runs, "warmup=0", "cost={scenario_budget: 1000000000}",
+			"retry={attempts: 5, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}", "steps.serve.timeout=1ms",
+			"tools.server={latency: {dist: constant, value: 1ms}, hang: 1, cost: {reserve: 0.01, usage: {dist: constant, value: 0.01}}}")
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		unsettled = system.New(cfg, system.Options{}).Run().Cost.Unsettled
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, unsettled
+	}
+	small, u1 := run("20000")
+	big, u2 := run("200000")
+	if u1 != 20000*5*0.01 || u2 != 200000*5*0.01 {
+		t.Fatalf("reserved-unsettled %v and %v, want every attempt's 0.01 held (%v and %v)", u1, u2, 20000*5*0.01, 200000*5*0.01)
+	}
+	if big > 2*small {
+		t.Fatalf("%d bytes allocated for 20k runs, %d for 200k: held reservations keep a record each", small, big)
+	}
+}
