@@ -119,10 +119,10 @@ func (e *env) run(args []string) error {
 				return f.Commit()
 			}
 		case "chrome":
-			t := trace.NewChrome()
+			t := trace.NewChrome(f)
 			opt.Tracer = t
 			finishTrace = func(ok bool) error {
-				if _, err := t.WriteTo(f); err != nil {
+				if err := t.Close(); err != nil {
 					f.Abort()
 					return err
 				}

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,32 +10,38 @@ import (
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
-// Chrome collects records and writes them in the Chrome Trace Event format
-// (the JSON object form with a traceEvents array). Each run is a thread
-// (tid = run number) of one process: its queue wait, every attempt and every
-// backoff sleep are complete ("X") slices, and its deadline is an instant
-// ("i") marker, so Perfetto shows the seed's story — leases shrinking as the
-// deadline approaches — as a timeline. Timestamps are microseconds of
-// virtual time.
+// Chrome writes records in the Chrome Trace Event format (the JSON object
+// form with a traceEvents array) as they come, so memory does not grow with
+// the number of traced runs. Each run is a thread (tid = run number) of one
+// process: its queue wait, every attempt and every backoff sleep are
+// complete ("X") slices, and its deadline is an instant ("i") marker, so
+// Perfetto shows the seed's story — leases shrinking as the deadline
+// approaches — as a timeline. Timestamps are microseconds of virtual time.
+// Close ends the document.
 type Chrome struct {
-	events []chromeEvent
+	w   *bufio.Writer
+	n   int // events written
+	buf []byte
+	err error
 }
 
 type chromeEvent struct {
-	Name  string         `json:"name"`
-	Cat   string         `json:"cat,omitempty"`
-	Ph    string         `json:"ph"`
-	Ts    float64        `json:"ts"`
-	Dur   *float64       `json:"dur,omitempty"`
-	Pid   int            `json:"pid"`
-	Tid   int64          `json:"tid"`
-	S     string         `json:"s,omitempty"`
-	Args  map[string]any `json:"args,omitempty"`
-	order int
+	Name string         `json:"name"`
+	Cat  string         `json:"cat,omitempty"`
+	Ph   string         `json:"ph"`
+	Ts   float64        `json:"ts"`
+	Dur  *float64       `json:"dur,omitempty"`
+	Pid  int            `json:"pid"`
+	Tid  int64          `json:"tid"`
+	S    string         `json:"s,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
 }
 
-// NewChrome returns an empty Chrome trace.
-func NewChrome() *Chrome { return &Chrome{} }
+// NewChrome returns a Chrome trace writing to w.
+func NewChrome(w io.Writer) *Chrome { return &Chrome{w: bufio.NewWriter(w)} }
+
+// Err returns the first encoding or write error.
+func (c *Chrome) Err() error { return c.err }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
 
@@ -82,24 +89,38 @@ func (c *Chrome) Run(r system.RunRecord) {
 }
 
 func (c *Chrome) add(e chromeEvent) {
-	e.order = len(c.events)
-	c.events = append(c.events, e)
+	if c.err != nil {
+		return
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		c.err = err
+		return
+	}
+	c.buf = append(c.buf[:0], ',')
+	if c.n == 0 {
+		c.buf = append(c.buf[:0], `{"traceEvents":[`...)
+	}
+	c.buf = append(c.buf, b...)
+	c.n++
+	_, c.err = c.w.Write(c.buf)
 }
 
-// WriteTo writes the trace as one JSON object.
-func (c *Chrome) WriteTo(w io.Writer) (int64, error) {
-	doc := struct {
-		TraceEvents     []chromeEvent `json:"traceEvents"`
-		DisplayTimeUnit string        `json:"displayTimeUnit"`
-	}{c.events, "ms"}
-	if doc.TraceEvents == nil {
-		doc.TraceEvents = []chromeEvent{}
+// Close ends the document (an empty traceEvents array if nothing was
+// recorded), flushes it and returns the first error. It does not close the
+// underlying writer.
+func (c *Chrome) Close() error {
+	if c.err != nil {
+		return c.err
 	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return 0, err
+	tail := `],"displayTimeUnit":"ms"}` + "\n"
+	if c.n == 0 {
+		tail = `{"traceEvents":[` + tail
 	}
-	b = append(b, '\n')
-	n, err := w.Write(b)
-	return int64(n), err
+	if _, err := c.w.WriteString(tail); err != nil {
+		c.err = err
+		return err
+	}
+	c.err = c.w.Flush()
+	return c.err
 }
