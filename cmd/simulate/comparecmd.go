@@ -94,10 +94,14 @@ func (e *env) compare(args []string) error {
 		results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
 		out = append(out, variantSummary{Variant: variant, Summary: system.Summarize(sc.Config, results, sf.level)})
 		labels = append(labels, strings.Join(label, " "))
-		lat, _ := system.Pool(results)
-		lats = append(lats, lat)
-		series = append(series, results[0].Series)
-		cfgs = append(cfgs, sc.Config)
+		if *outDir != "" {
+			// Only the files need each variant's pooled latencies and
+			// series; without --out a variant keeps just its summary.
+			lat, _ := system.Pool(results)
+			lats = append(lats, lat)
+			series = append(series, results[0].Series)
+			cfgs = append(cfgs, sc.Config)
+		}
 		if e.interrupted.Load() {
 			break
 		}
