@@ -62,8 +62,20 @@ func (e *env) sweep(args []string) error {
 	if err := spec.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	opt := sweep.Options{Parallel: sf.parallel, Interrupt: e.interrupted}
+	var sum *sweep.Summarizer
+	if *shardFlag == "" {
+		// A whole sweep summarises each point as soon as it is complete
+		// and drops its results: memory holds the points in progress, not
+		// the grid's every replication.
+		if sum, err = sweep.NewSummarizer(spec); err != nil {
+			return err
+		}
+		opt.PointDone = func(rp *sweep.RawPoint) error { return sum.Add(rp, false) }
+	}
 	prog := newProgress(e.stderr, "sweep")
-	rec, err := sweep.Run(spec, sweep.Options{Parallel: sf.parallel, Interrupt: e.interrupted, Progress: prog.update})
+	opt.Progress = prog.update
+	rec, err := sweep.Run(spec, opt)
 	prog.done()
 	if err != nil {
 		return err
@@ -82,16 +94,33 @@ func (e *env) sweep(args []string) error {
 		}
 		return nil
 	}
-	return e.finishSweep(rec, *outDir, sf.format)
+	// The points an interrupt cut short still hold their results.
+	for _, rp := range rec.Points {
+		if err := sum.Add(rp, rec.Partial); err != nil {
+			return err
+		}
+	}
+	sums := sum.Summaries(rec.Partial)
+	if n := len(spec.Points()); !rec.Partial && len(sums) != n {
+		return fmt.Errorf("sweep: %d of %d points summarised", len(sums), n)
+	}
+	return e.printSweep(rec, sums, *outDir, sf.format)
 }
 
-// finishSweep summarises a whole-sweep record, writes sweep.csv and
-// sweep.json into dir (if set) and prints the table or the JSON.
+// finishSweep summarises a whole-sweep record (from merged shards), writes
+// sweep.csv and sweep.json into dir (if set) and prints the table or the
+// JSON.
 func (e *env) finishSweep(rec *sweep.Record, dir, format string) error {
 	sums, err := sweep.Summarize(rec)
 	if err != nil {
 		return err
 	}
+	return e.printSweep(rec, sums, dir, format)
+}
+
+// printSweep writes sweep.csv and sweep.json into dir (if set) and prints
+// the table or the JSON.
+func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, format string) error {
 	if dir != "" {
 		if err := writeSweep(dir, sums); err != nil {
 			return err

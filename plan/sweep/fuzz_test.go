@@ -1,7 +1,10 @@
 package sweep_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/system"
@@ -95,4 +98,101 @@ func FuzzParseAxis(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPointDoneMatchesSummarize: a sweep summarised point by point as Run
+// completes them (Options.PointDone, what `simulate sweep` does) gives the
+// same summaries, byte for byte, as summarising the whole record at the end
+// — with fixed replications, under the stop rule, and when an interrupt
+// cuts a point short — and the record keeps no results of the points it
+// handed on.
+func TestPointDoneMatchesSummarize(t *testing.T) {
+	path := writeScenario(t, mmcYAML)
+	base := sweep.Spec{Scenario: path, Sets: []string{"runs=300", "warmup=10"}, Axes: []sweep.Axis{mustAxis(t, "workers=5,6,7")}, Replications: 3, Level: 0.95, Shards: 1}
+	stopRule := base
+	stopRule.Replications, stopRule.RelError, stopRule.MaxReplications = 2, 0.2, 8
+	for _, tc := range []struct {
+		name      string
+		spec      sweep.Spec
+		interrupt int // stop after this many replications (0: never)
+	}{{"fixed", base, 0}, {"stop rule", stopRule, 0}, {"interrupted", base, 4}} {
+		run := func(streaming bool) ([]byte, *sweep.Record, int) {
+			var stop atomic.Bool
+			opt := sweep.Options{Parallel: 1, Interrupt: &stop, Progress: func(done, _ int) {
+				if done == tc.interrupt {
+					stop.Store(true)
+				}
+			}}
+			var sum *sweep.Summarizer
+			handed := 0
+			if streaming {
+				var err error
+				if sum, err = sweep.NewSummarizer(tc.spec); err != nil {
+					t.Fatal(err)
+				}
+				opt.PointDone = func(rp *sweep.RawPoint) error { handed++; return sum.Add(rp, false) }
+			}
+			rec, err := sweep.Run(tc.spec, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sums []sweep.PointSummary
+			if streaming {
+				for _, rp := range rec.Points {
+					if err := sum.Add(rp, rec.Partial); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sums = sum.Summaries(rec.Partial)
+			} else if sums, err = sweep.Summarize(rec); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(sums)
+			return b, rec, handed
+		}
+		want, _, _ := run(false)
+		got, rec, handed := run(true)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: summaries point by point differ from the whole record's:\n%s\nwant\n%s", tc.name, got, want)
+		}
+		left := 0
+		for _, rp := range rec.Points {
+			left += len(rp.Results)
+		}
+		switch {
+		case tc.interrupt == 0 && (handed != 3 || left != 0):
+			t.Errorf("%s: %d points handed on, %d results left in the record; want 3 and 0", tc.name, handed, left)
+		case tc.interrupt > 0 && left+3*handed != tc.interrupt:
+			// Parallel 1, 3 replications a point, stop after 4: the 4
+			// results are either handed on with a complete point or
+			// still in the record.
+			t.Errorf("%s: %d points handed on, %d results left; want %d results in all", tc.name, handed, left, tc.interrupt)
+		}
+	}
+	sharded := base
+	sharded.Shards = 2
+	if _, err := sweep.Run(sharded, sweep.Options{PointDone: func(*sweep.RawPoint) error { return nil }}); err == nil {
+		t.Error("Run(shard 0 of 2) with PointDone: no error; a shard's record must keep its results")
+	}
+}
+
+// TestPointDoneStreams: on a grid larger than one chunk of work, points are
+// handed on (and their results dropped) while later points still run, not
+// all at the end.
+func TestPointDoneStreams(t *testing.T) {
+	spec := sweep.Spec{Scenario: writeScenario(t, mmcYAML), Sets: []string{"runs=50", "warmup=5"}, Axes: []sweep.Axis{mustAxis(t, "seed=1..300:300")}, Replications: 1, Level: 0.95, Shards: 1}
+	handed, handedAtLast := 0, -1
+	_, err := sweep.Run(spec, sweep.Options{Parallel: 1,
+		PointDone: func(*sweep.RawPoint) error { handed++; return nil },
+		Progress: func(done, scheduled int) {
+			if done == scheduled {
+				handedAtLast = handed
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if handed != 300 || handedAtLast <= 0 {
+		t.Fatalf("%d points handed on, %d of them before the last replication ran; want 300 and most", handed, handedAtLast)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -125,6 +126,24 @@ type Options struct {
 	// done and the number scheduled so far (under the stop rule more may be
 	// scheduled later). Calls are serialised.
 	Progress func(done, scheduled int)
+	// PointDone, when set, is called (from Run's goroutine, in no set
+	// order) with each point once all its replications are in and the
+	// stop rule has closed it; the point's Results are then dropped from
+	// the Record, so memory holds only the points in progress. A point an
+	// interrupt cut short is not passed: it stays in the Record with what
+	// it has. An error from PointDone ends Run with that error. Only for a
+	// whole sweep (Shards == 1): a shard's record must keep its results.
+	PointDone func(rp *RawPoint) error
+}
+
+// pointChunk bounds how many replications Run keeps in flight (with their
+// results) when the replication count is fixed: enough to keep every core
+// busy, few enough that PointDone can release results as it goes.
+func pointChunk(reps, workers int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return max(1, max(256, 16*workers)/max(reps, 1))
 }
 
 // unit is one replication of one point.
@@ -269,12 +288,23 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		rec.Points = append(rec.Points, rp)
 	}
 
+	if opt.PointDone != nil && spec.Shards > 1 {
+		return nil, fmt.Errorf("sweep: Options.PointDone is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
+	}
+	// pointDone hands a complete point to PointDone and drops its results.
+	pointDone := func(rp *RawPoint) error {
+		if opt.PointDone == nil {
+			return nil
+		}
+		if err := opt.PointDone(rp); err != nil {
+			return err
+		}
+		rp.Results = nil
+		return nil
+	}
 	var mu sync.Mutex
 	done, scheduled := 0, 0
 	runUnits := func(units []unit) ([]*Replica, []figures, error) {
-		mu.Lock()
-		scheduled += len(units)
-		mu.Unlock()
 		type out struct {
 			rep *Replica
 			fig figures
@@ -313,25 +343,44 @@ func Run(spec Spec, opt Options) (*Record, error) {
 	}
 
 	if spec.RelError == 0 {
-		var units []unit
-		for _, pi := range mine {
-			for r := range spec.Replications {
-				if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
-					units = append(units, u)
+		// Chunks of points, in grid order: each point's results are
+		// complete at the end of its chunk and can be handed on.
+		unitsOf := func(pis []int) []unit {
+			var units []unit
+			for _, pi := range pis {
+				for r := range spec.Replications {
+					if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
+						units = append(units, u)
+					}
 				}
 			}
+			return units
 		}
-		reps, _, err := runUnits(units)
-		if err != nil {
-			return nil, err
-		}
-		for k, rep := range reps {
-			if rep == nil {
-				rec.Partial = true
-				continue
+		scheduled = len(unitsOf(mine))
+		chunk := pointChunk(spec.Replications, opt.Parallel)
+		for start := 0; start < len(mine); start += chunk {
+			pis := mine[start:min(start+chunk, len(mine))]
+			units := unitsOf(pis)
+			reps, _, err := runUnits(units)
+			if err != nil {
+				return nil, err
 			}
-			rp := rps[units[k].point]
-			rp.Results = append(rp.Results, *rep)
+			for k, rep := range reps {
+				if rep == nil {
+					rec.Partial = true
+					continue
+				}
+				rp := rps[units[k].point]
+				rp.Results = append(rp.Results, *rep)
+			}
+			if rec.Partial {
+				return rec, nil
+			}
+			for _, pi := range pis {
+				if err := pointDone(rps[pi]); err != nil {
+					return nil, err
+				}
+			}
 		}
 		return rec, nil
 	}
@@ -348,6 +397,7 @@ func Run(spec Spec, opt Options) (*Record, error) {
 				units = append(units, unit{pi, r})
 			}
 		}
+		scheduled += len(units)
 		reps, fs, err := runUnits(units)
 		if err != nil {
 			return nil, err
@@ -380,6 +430,10 @@ func Run(spec Spec, opt Options) (*Record, error) {
 				rp.Note = fmt.Sprintf("rel-error %g not reached after %d replications (max-replications): %s", spec.RelError, n, desc)
 			default:
 				still = append(still, pi)
+				continue
+			}
+			if err := pointDone(rp); err != nil {
+				return nil, err
 			}
 		}
 		open = still

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -70,71 +71,116 @@ func (v Values) MarshalJSON() ([]byte, error) {
 // other incomplete record is an error. Points are decoded one at a time, so memory holds one point's
 // results.
 func Summarize(rec *Record) ([]PointSummary, error) {
-	spec := rec.Spec
 	if !rec.Partial {
 		if err := rec.checkComplete(); err != nil {
 			return nil, err
 		}
 	}
+	s, err := NewSummarizer(rec.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if s.hash != rec.ScenarioSHA256 {
+		return nil, fmt.Errorf("scenario %s has changed since the sweep ran (SHA-256 %s, recorded %s)", rec.Spec.Scenario, s.hash[:12], rec.ScenarioSHA256[:min(12, len(rec.ScenarioSHA256))])
+	}
+	for _, rp := range rec.Points {
+		if err := s.Add(rp, rec.Partial); err != nil {
+			return nil, err
+		}
+	}
+	return s.Summaries(rec.Partial), nil
+}
+
+// A Summarizer summarises a sweep's points one at a time, as Summarize
+// does for a whole record. Run's Options.PointDone hands it each point as
+// soon as the point is complete, so that a sweep of thousands of points
+// holds only the results of the points in progress.
+type Summarizer struct {
+	spec Spec
+	grid []Point
+	hash string // SHA-256 of the scenario's text as loaded now
+	sums map[int]PointSummary
+}
+
+// NewSummarizer loads the sweep's scenario (to check it and to rebuild
+// each point's configuration).
+func NewSummarizer(spec Spec) (*Summarizer, error) {
 	base, err := scenarios.Load(spec.Scenario, spec.Sets)
 	if err != nil {
 		return nil, err
 	}
-	if h := sourceHash(base.Source); h != rec.ScenarioSHA256 {
-		return nil, fmt.Errorf("scenario %s has changed since the sweep ran (SHA-256 %s, recorded %s)", spec.Scenario, h[:12], rec.ScenarioSHA256[:min(12, len(rec.ScenarioSHA256))])
+	return &Summarizer{spec: spec, grid: spec.Points(), hash: sourceHash(base.Source), sums: map[int]PointSummary{}}, nil
+}
+
+// Add summarises one point: its scenario is loaded again (Spec.Scenario
+// with Spec.Sets and the point's overrides) and given the recorded
+// warm-up, and its replications are decoded in order, checked against the
+// scenario (Result.CheckAgainst) and pooled by system.Summarize at
+// Spec.Level; the warm-up's and the stop rule's notes are appended to its
+// warnings. interrupted says the sweep was cut short: a point with fewer
+// replications than planned is then marked Partial. A point without
+// results is skipped.
+func (s *Summarizer) Add(rp *RawPoint, interrupted bool) error {
+	spec := s.spec
+	if len(rp.Results) == 0 {
+		return nil
 	}
-	grid := spec.Points()
-	var out []PointSummary
-	for _, rp := range rec.Points {
-		if len(rp.Results) == 0 {
-			continue
+	if rp.Index < 0 || rp.Index >= len(s.grid) {
+		return fmt.Errorf("point %d: outside the grid of %d points", rp.Index, len(s.grid))
+	}
+	p := s.grid[rp.Index]
+	sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
+	sc, err := scenarios.Load(spec.Scenario, sets)
+	if err != nil {
+		return fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
+	}
+	cfg := sc.Config
+	rp.Warmup.Apply(cfg)
+	results := make([]*system.Result, len(rp.Results))
+	for i, rep := range rp.Results {
+		if results[i], err = DecodeResult(rep.Result); err == nil {
+			err = results[i].CheckAgainst(cfg)
 		}
-		if rp.Index < 0 || rp.Index >= len(grid) {
-			return nil, fmt.Errorf("point %d: outside the grid of %d points", rp.Index, len(grid))
-		}
-		p := grid[rp.Index]
-		sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
-		sc, err := scenarios.Load(spec.Scenario, sets)
 		if err != nil {
-			return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
+			return fmt.Errorf("point %s replication %d: %w", p.Label(spec.Axes), rep.Replication, err)
 		}
-		cfg := sc.Config
-		rp.Warmup.Apply(cfg)
-		results := make([]*system.Result, len(rp.Results))
-		for i, rep := range rp.Results {
-			if results[i], err = DecodeResult(rep.Result); err == nil {
-				err = results[i].CheckAgainst(cfg)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("point %s replication %d: %w", p.Label(spec.Axes), rep.Replication, err)
-			}
-		}
-		sum := system.Summarize(cfg, results, spec.Level)
-		if rp.Warmup.Note != "" {
-			sum.Warnings = append(sum.Warnings, rp.Warmup.Note)
-		}
-		if rp.Note != "" {
-			sum.Warnings = append(sum.Warnings, rp.Note)
-		}
-		if rec.Partial && len(rp.Results) < rp.Planned {
-			sum.Partial = true
-			sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", len(rp.Results), rp.Planned))
-		}
-		ps := PointSummary{Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: p.Label(spec.Axes)}
-		for k, a := range spec.Axes {
-			ps.Point = append(ps.Point, KeyValue{a.Key, p.Values[k]})
-		}
-		out = append(out, ps)
 	}
-	if rec.Partial {
-		// Every point says so, since sweep.json has no field for the sweep
-		// as a whole: a reader of any one point learns the file is partial.
-		note := fmt.Sprintf("sweep interrupted: %d of its %d points have results", len(out), len(grid))
+	sum := system.Summarize(cfg, results, spec.Level)
+	if rp.Warmup.Note != "" {
+		sum.Warnings = append(sum.Warnings, rp.Warmup.Note)
+	}
+	if rp.Note != "" {
+		sum.Warnings = append(sum.Warnings, rp.Note)
+	}
+	if interrupted && len(rp.Results) < rp.Planned {
+		sum.Partial = true
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", len(rp.Results), rp.Planned))
+	}
+	ps := PointSummary{Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: p.Label(spec.Axes)}
+	for k, a := range spec.Axes {
+		ps.Point = append(ps.Point, KeyValue{a.Key, p.Values[k]})
+	}
+	s.sums[rp.Index] = ps
+	return nil
+}
+
+// Summaries returns the points added so far in grid order. When the sweep
+// was interrupted, every point says so, since sweep.json has no field for
+// the sweep as a whole: a reader of any one point learns the file is
+// partial.
+func (s *Summarizer) Summaries(interrupted bool) []PointSummary {
+	idx := slices.Sorted(maps.Keys(s.sums))
+	out := make([]PointSummary, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, s.sums[i])
+	}
+	if interrupted {
+		note := fmt.Sprintf("sweep interrupted: %d of its %d points have results", len(out), len(s.grid))
 		for i := range out {
 			out[i].Summary.Warnings = append(out[i].Summary.Warnings, note)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // CSVHeader is the header of sweep.csv. The columns are, per point: the
