@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -71,9 +73,16 @@ func (e *env) compare(args []string) error {
 	// common random numbers, so differences come from the policy, not luck.
 	var out []variantSummary
 	var labels []string
-	var lats []*stats.Histogram
-	var series []*system.Series
-	var cfgs []*system.Config
+	var files *compareFiles
+	if *outDir != "" {
+		// The per-variant files are written as the variants complete, so
+		// memory holds one variant's histograms and series at a time.
+		var err error
+		if files, err = newCompareFiles(*outDir); err != nil {
+			return err
+		}
+		defer files.abort() // a no-op once committed
+	}
 	for i := range points {
 		variant := map[string]string{}
 		var sets []string
@@ -94,20 +103,18 @@ func (e *env) compare(args []string) error {
 		results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
 		out = append(out, variantSummary{Variant: variant, Summary: system.Summarize(sc.Config, results, sf.level)})
 		labels = append(labels, strings.Join(label, " "))
-		if *outDir != "" {
-			// Only the files need each variant's pooled latencies and
-			// series; without --out a variant keeps just its summary.
+		if files != nil {
 			lat, _ := system.Pool(results)
-			lats = append(lats, lat)
-			series = append(series, results[0].Series)
-			cfgs = append(cfgs, sc.Config)
+			if err := files.add(labels[len(labels)-1], sc.Config, lat, results[0].Series); err != nil {
+				return err
+			}
 		}
 		if e.interrupted.Load() {
 			break
 		}
 	}
-	if *outDir != "" {
-		if err := writeCompare(*outDir, cfgs, out, labels, lats, series); err != nil {
+	if files != nil {
+		if err := files.commit(out, labels); err != nil {
 			return err
 		}
 	}
@@ -149,40 +156,112 @@ func (e *env) compare(args []string) error {
 	return nil
 }
 
-// writeCompare writes a comparison's files into dir, each atomically.
-func writeCompare(dir string, cfgs []*system.Config, out []variantSummary, labels []string, lats []*stats.Histogram, series []*system.Series) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// compareFiles writes a comparison's files into a directory, each
+// atomically: latency_cdf.csv, series.csv and (once a variant has a tool
+// with capacity) tools.csv grow variant by variant in temporary files;
+// commit adds compare.json and summary.csv and renames them all into place.
+type compareFiles struct {
+	dir                string
+	cdf, series, tools *csvFile
+}
+
+// csvFile is a CSV file being written to a temporary file.
+type csvFile struct {
+	f  *atomicfile.File
+	cw *csv.Writer
+}
+
+func newCSVFile(path string, header []string) (*csvFile, error) {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &csvFile{f: f, cw: csv.NewWriter(f)}
+	if err := c.cw.Write(header); err != nil {
+		f.Abort()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *csvFile) commit() error {
+	c.cw.Flush()
+	if err := c.cw.Error(); err != nil {
+		c.f.Abort()
 		return err
 	}
+	return c.f.Commit()
+}
+
+func newCompareFiles(dir string) (*compareFiles, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cf := &compareFiles{dir: dir}
+	var err error
+	if cf.cdf, err = newCSVFile(filepath.Join(dir, "latency_cdf.csv"), render.CDFHeader); err != nil {
+		return nil, err
+	}
+	if cf.series, err = newCSVFile(filepath.Join(dir, "series.csv"), render.SeriesHeader); err != nil {
+		cf.abort()
+		return nil, err
+	}
+	return cf, nil
+}
+
+// add appends one variant's rows.
+func (cf *compareFiles) add(label string, cfg *system.Config, lat *stats.Histogram, series *system.Series) error {
+	if err := render.CDFRows(cf.cdf.cw, label, lat); err != nil {
+		return err
+	}
+	if err := render.SeriesRows(cf.series.cw, label, series); err != nil {
+		return err
+	}
+	if !render.HasCapacityTools(cfg) {
+		return nil
+	}
+	if cf.tools == nil {
+		var err error
+		if cf.tools, err = newCSVFile(filepath.Join(cf.dir, "tools.csv"), render.ToolsHeader); err != nil {
+			return err
+		}
+	}
+	return render.ToolRows(cf.tools.cw, cfg, label, series)
+}
+
+// commit writes compare.json and summary.csv and puts every file in place.
+func (cf *compareFiles) commit(out []variantSummary, labels []string) error {
 	sums := make([]system.Summary, len(out))
 	for i, v := range out {
 		sums[i] = v.Summary
 	}
-	files := []struct {
-		name  string
-		write func(w io.Writer) error
-	}{
-		{"compare.json", func(w io.Writer) error { return render.JSON(w, out) }},
-		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, sums, labels) }},
-		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, labels, lats) }},
-		{"series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, labels, series) }},
+	if err := writeCSV(filepath.Join(cf.dir, "compare.json"), func(w io.Writer) error { return render.JSON(w, out) }); err != nil {
+		return err
 	}
-	capacity := false
-	for _, c := range cfgs {
-		capacity = capacity || render.HasCapacityTools(c)
+	if err := writeCSV(filepath.Join(cf.dir, "summary.csv"), func(w io.Writer) error { return render.SummaryCSV(w, sums, labels) }); err != nil {
+		return err
 	}
-	if capacity {
-		files = append(files, struct {
-			name  string
-			write func(w io.Writer) error
-		}{"tools.csv", func(w io.Writer) error { return render.ToolsCSV(w, cfgs, labels, series) }})
-	}
-	for _, f := range files {
-		if err := writeCSV(filepath.Join(dir, f.name), f.write); err != nil {
+	for _, c := range []**csvFile{&cf.cdf, &cf.series, &cf.tools} {
+		if *c == nil {
+			continue
+		}
+		err := (*c).commit()
+		*c = nil
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// abort removes the temporary files not yet committed.
+func (cf *compareFiles) abort() {
+	for _, c := range []**csvFile{&cf.cdf, &cf.series, &cf.tools} {
+		if *c != nil {
+			(*c).f.Abort()
+			*c = nil
+		}
+	}
 }
 
 func orDash(s string) string {

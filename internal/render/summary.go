@@ -169,49 +169,72 @@ func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
 	return cw.Error()
 }
 
+// CDFHeader, SeriesHeader and ToolsHeader head latency_cdf.csv,
+// series.csv and tools.csv.
+var (
+	CDFHeader    = []string{"variant", "value_s", "fraction"}
+	SeriesHeader = []string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed", "ended"}
+	ToolsHeader  = []string{"variant", "tool", "t_s", "width_s", "utilisation"}
+)
+
 // CDFCSV writes empirical CDFs, one row per non-empty histogram bucket:
 // variant, value_s, fraction. variants labels each histogram.
 func CDFCSV(w io.Writer, variants []string, hists []*stats.Histogram) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "value_s", "fraction"}); err != nil {
+	if err := cw.Write(CDFHeader); err != nil {
 		return err
 	}
-	var pts []stats.CDFPoint
 	for i, h := range hists {
-		pts = h.CDFPoints(pts[:0])
-		for _, p := range pts {
-			if err := cw.Write([]string{variants[i], strconv.FormatFloat(p.Value, 'g', -1, 64), strconv.FormatFloat(p.Fraction, 'g', -1, 64)}); err != nil {
-				return err
-			}
+		if err := CDFRows(cw, variants[i], h); err != nil {
+			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
+// CDFRows writes one variant's rows of latency_cdf.csv (see CDFCSV).
+func CDFRows(cw *csv.Writer, variant string, h *stats.Histogram) error {
+	for _, p := range h.CDFPoints(nil) {
+		if err := cw.Write([]string{variant, strconv.FormatFloat(p.Value, 'g', -1, 64), strconv.FormatFloat(p.Fraction, 'g', -1, 64)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SeriesCSVVariants writes several time series with a variant column.
 func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed", "ended"}); err != nil {
+	if err := cw.Write(SeriesHeader); err != nil {
 		return err
 	}
 	for i, s := range series {
-		width := s.Width.Seconds()
-		for k, b := range s.Bins {
-			if err := cw.Write([]string{variants[i],
-				strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
-				strconv.FormatFloat(width, 'g', -1, 64),
-				strconv.FormatInt(b.Arrivals, 10),
-				strconv.FormatInt(b.Attempts, 10),
-				strconv.FormatInt(b.Completed, 10),
-				strconv.FormatInt(b.Ended, 10),
-			}); err != nil {
-				return err
-			}
+		if err := SeriesRows(cw, variants[i], s); err != nil {
+			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// SeriesRows writes one variant's rows of series.csv (see
+// SeriesCSVVariants).
+func SeriesRows(cw *csv.Writer, variant string, s *system.Series) error {
+	width := s.Width.Seconds()
+	for k, b := range s.Bins {
+		if err := cw.Write([]string{variant,
+			strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
+			strconv.FormatFloat(width, 'g', -1, 64),
+			strconv.FormatInt(b.Arrivals, 10),
+			strconv.FormatInt(b.Attempts, 10),
+			strconv.FormatInt(b.Completed, 10),
+			strconv.FormatInt(b.Ended, 10),
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resourcesTable writes capacity (workers and tools), the p99 run's tail
@@ -318,30 +341,37 @@ func resourcesTable(w io.Writer, s *system.Summary) error {
 // series are parallel (one per variant).
 func ToolsCSV(w io.Writer, cfgs []*system.Config, variants []string, series []*system.Series) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "tool", "t_s", "width_s", "utilisation"}); err != nil {
+	if err := cw.Write(ToolsHeader); err != nil {
 		return err
 	}
 	for i, s := range series {
-		cfg := cfgs[i]
-		width := s.Width.Seconds()
-		for t, busy := range s.ToolBusy {
-			c := cfg.Tools[t].Concurrency
-			if c <= 0 {
-				continue
-			}
-			for k, b := range busy {
-				if err := cw.Write([]string{variants[i], cfg.Tools[t].Name,
-					strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
-					strconv.FormatFloat(width, 'g', -1, 64),
-					strconv.FormatFloat(b/(width*float64(c)), 'g', -1, 64),
-				}); err != nil {
-					return err
-				}
-			}
+		if err := ToolRows(cw, cfgs[i], variants[i], s); err != nil {
+			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// ToolRows writes one variant's rows of tools.csv (see ToolsCSV).
+func ToolRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
+	width := s.Width.Seconds()
+	for t, busy := range s.ToolBusy {
+		c := cfg.Tools[t].Concurrency
+		if c <= 0 {
+			continue
+		}
+		for k, b := range busy {
+			if err := cw.Write([]string{variant, cfg.Tools[t].Name,
+				strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
+				strconv.FormatFloat(width, 'g', -1, 64),
+				strconv.FormatFloat(b/(width*float64(c)), 'g', -1, 64),
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // HasCapacityTools reports whether any tool has a concurrency limit.
