@@ -44,3 +44,65 @@ func Parallel[T any](n, workers int, fn func(i int) T) []T {
 	wg.Wait()
 	return out
 }
+
+// ParallelEach calls fn(i) for i in [0, n) on up to workers goroutines (0
+// means GOMAXPROCS), like Parallel, but hands each result to each(i, v) in
+// index order, on the caller's goroutine, as soon as it and every earlier
+// one are done, instead of returning them all. At most window results (at
+// least workers) are computed ahead of the next one to hand over, so a
+// caller that folds results as they come holds a bounded number at once.
+// What each sees does not depend on workers or window.
+func ParallelEach[T any](n, workers, window int, fn func(i int) T, each func(i int, v T)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(n, 1))
+	window = max(window, workers)
+	if workers == 1 {
+		for i := range n {
+			each(i, fn(i))
+		}
+		return
+	}
+	type item struct {
+		i int
+		v T
+	}
+	jobs := make(chan int)
+	done := make(chan item)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				done <- item{i, fn(i)}
+			}
+		}()
+	}
+	buf := make(map[int]T, window)
+	sent, next := 0, 0
+	for next < n {
+		var send chan int
+		if sent < n && sent < next+window {
+			send = jobs
+		}
+		select {
+		case send <- sent:
+			sent++
+		case it := <-done:
+			buf[it.i] = it.v
+			for {
+				v, ok := buf[next]
+				if !ok {
+					break
+				}
+				delete(buf, next)
+				each(next, v)
+				next++
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -298,6 +299,40 @@ func TestParallelKeepsOrder(t *testing.T) {
 			if v != i*i {
 				t.Fatalf("Parallel(20, %d)[%d] = %d, want %d", w, i, v, i*i)
 			}
+		}
+	}
+}
+
+// TestParallelEachOrderAndWindow: results come to each in index order,
+// equal to a sequential run, whatever the workers; no more than window
+// results are ever started ahead of the next one handed over.
+func TestParallelEachOrderAndWindow(t *testing.T) {
+	const n, window = 300, 8
+	for _, workers := range []int{1, 2, 4, 16} {
+		var started, handed atomic.Int64
+		var maxAhead atomic.Int64
+		var got []int
+		ParallelEach(n, workers, window, func(i int) int {
+			if ahead := started.Add(1) - handed.Load(); ahead > maxAhead.Load() {
+				maxAhead.Store(ahead)
+			}
+			x := i
+			for k := range (i * 7919) % 2000 { // uneven work, so results finish out of order
+				x ^= k
+			}
+			return i*i + x - x
+		}, func(i, v int) {
+			if v != i*i {
+				t.Fatalf("workers %d: each(%d, %d), want %d", workers, i, v, i*i)
+			}
+			got = append(got, i)
+			handed.Add(1)
+		})
+		if len(got) != n || !slices.IsSorted(got) {
+			t.Fatalf("workers %d: %d results, sorted %v", workers, len(got), slices.IsSorted(got))
+		}
+		if m := maxAhead.Load(); m > max(window, int64(workers)) {
+			t.Errorf("workers %d: %d results started ahead of the next handed over, want ≤ %d", workers, m, max(window, workers))
 		}
 	}
 }

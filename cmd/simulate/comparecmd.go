@@ -100,12 +100,18 @@ func (e *env) compare(args []string) error {
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}
-		results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
-		out = append(out, variantSummary{Variant: variant, Summary: system.Summarize(sc.Config, results, sf.level)})
+		acc := system.NewAccumulator(sc.Config, sf.level)
+		var first *system.Result
+		system.ReplicateEach(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted}, func(i int, r *system.Result) {
+			acc.Add(r)
+			if i == 0 {
+				first = r
+			}
+		})
+		out = append(out, variantSummary{Variant: variant, Summary: acc.Summary()})
 		labels = append(labels, strings.Join(label, " "))
 		if files != nil {
-			lat, _ := system.Pool(results)
-			if err := files.add(labels[len(labels)-1], sc.Config, lat, results[0].Series); err != nil {
+			if err := files.add(labels[len(labels)-1], sc.Config, acc.Latency(), first.Series); err != nil {
 				return err
 			}
 		}

@@ -130,15 +130,24 @@ func (e *env) run(args []string) error {
 			}
 		}
 	}
-	results := system.Replicate(cfg, sf.replications, sf.parallel, opt)
-	sum := system.Summarize(cfg, results, sf.level)
+	// Replications are pooled as they complete: memory holds a few, not
+	// all of them. Replication 0's series is kept for --out.
+	acc := system.NewAccumulator(cfg, sf.level)
+	var first *system.Result
+	system.ReplicateEach(cfg, sf.replications, sf.parallel, opt, func(i int, r *system.Result) {
+		acc.Add(r)
+		if i == 0 {
+			first = r
+		}
+	})
+	sum := acc.Summary()
 	if finishTrace != nil {
 		if err := finishTrace(true); err != nil {
 			return err
 		}
 	}
 	if *outDir != "" {
-		if err := writeOutputs(*outDir, sc, sum, results); err != nil {
+		if err := writeOutputs(*outDir, sc, sum, acc.Latency(), first); err != nil {
 			return err
 		}
 	}
@@ -169,7 +178,7 @@ func joinNames() string {
 
 // writeOutputs writes the summary and the time series into dir, each file
 // atomically.
-func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, results []*system.Result) error {
+func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *stats.Histogram, first *system.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -187,17 +196,16 @@ func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, result
 	if err := writeCSV(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }); err != nil {
 		return err
 	}
-	lat, _ := system.Pool(results)
 	name := []string{sum.Scenario}
 	if err := writeCSV(filepath.Join(dir, "latency_cdf.csv"), func(w io.Writer) error {
 		return render.CDFCSV(w, name, []*stats.Histogram{lat})
 	}); err != nil {
 		return err
 	}
-	if len(results) == 0 {
+	if first == nil {
 		return nil
 	}
-	series := []*system.Series{results[0].Series}
+	series := []*system.Series{first.Series}
 	if render.HasCapacityTools(sc.Config) {
 		if err := writeCSV(filepath.Join(dir, "tools.csv"), func(w io.Writer) error {
 			return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series)

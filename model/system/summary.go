@@ -3,6 +3,7 @@ package system
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/budgetsim/budgetsim/sim"
@@ -321,88 +322,15 @@ func figures(r *Result) replicationFigures {
 // level is the confidence level of the intervals (e.g. 0.95), used when
 // there are two or more results.
 func Summarize(cfg *Config, results []*Result, level float64) Summary {
-	s := Summary{
-		Scenario:     cfg.Name,
-		Seed:         cfg.Seed,
-		Replications: len(results),
-		Estimator:    QuantileEstimator,
-		Warnings:     []string{},
-	}
-	lat, wait := stats.NewHistogram(), stats.NewHistogram()
-	series := newSeries(len(cfg.Tools))
-	var window, sojourn, tavgW float64
+	a := NewAccumulator(cfg, level)
 	for _, r := range results {
-		s.Runs.Merge(r.Runs)
-		s.Attempts.AttemptCounts.Merge(r.Attempts)
-		lat.Merge(r.Latency)
-		wait.Merge(r.Wait)
-		series.Merge(r.Series)
-		w := r.Window.Seconds()
-		window += w
-		sojourn += r.SojournSum
-		tavgW += r.TimeAvgInSystem * w
-		s.Events += r.Events
-		s.Little.PeakInSystem = max(s.Little.PeakInSystem, r.PeakInSystem)
-		if r.Stopped != "" {
-			s.Partial = true
-			s.Warnings = appendOnce(s.Warnings, "partial result: "+r.Stopped)
-		}
+		a.Add(r)
 	}
-	s.Latency = percentiles(lat)
-	s.Wait = percentiles(wait)
-	s.Steps = stepSummaries(cfg, results)
-	s.Recovery = recovery(cfg, series)
-	s.summarizeResources(cfg, results, window)
-	tails := make([]Tail, len(results))
-	for i, r := range results {
-		tails[i] = r.Tail
-	}
-	tail := mergeTails(tails, lat, len(cfg.Steps)+2)
-	s.Tail = TailSummary{P99: tail.P99, N: tail.N}
-	for i, sec := range tail.Stages {
-		name := "queue"
-		switch {
-		case i == len(tail.Stages)-1:
-			name = "backoff"
-		case i > 0:
-			name = "step:" + cfg.Steps[i-1].Name
-		}
-		s.Tail.Stages = append(s.Tail.Stages, StageShare{Stage: name, Seconds: sec})
-	}
-	if s.Runs.Arrived > 0 {
-		s.SuccessRate = float64(s.Runs.Completed) / float64(s.Runs.Arrived)
-		s.Attempts.PerRun = float64(s.Attempts.Attempts) / float64(s.Runs.Arrived)
-	}
-	if window > 0 {
-		s.Little.ArrivalRate = float64(s.Runs.Arrived) / window
-		s.Little.Throughput = float64(s.Runs.Completed) / window
-		s.Little.TimeAvgInSystem = tavgW / window
-	}
-	if n := s.Runs.Ended(); n > 0 {
-		s.Little.MeanInSystem = sojourn / float64(n)
-	}
-	s.Little.LambdaW = s.Little.ArrivalRate * s.Little.MeanInSystem
-	// Peak attempt rate: per replication (the runs of different
-	// replications never overlap in reality), so take the maximum.
-	for _, r := range results {
-		if p := r.Series.PeakAttemptRate(); p > s.Attempts.PeakRate {
-			s.Attempts.PeakRate = p
-			s.Attempts.PeakWindow = r.Series.Width.Seconds()
-		}
-	}
-	if len(results) >= 2 {
-		s.Confidence = confidence(results, level)
-	}
-	s.Warnings = append(s.Warnings, warnings(cfg, &s)...)
-	return s
+	return a.Summary()
 }
 
-func confidence(results []*Result, level float64) *Confidence {
-	n := len(results)
-	fs := make([]replicationFigures, n)
-	for i, r := range results {
-		fs[i] = figures(r)
-	}
+func confidence(fs []replicationFigures, level float64) *Confidence {
+	n := len(fs)
 	// Every figure here is ≥ 0 and a rate is ≤ 1: an interval is cut to
 	// that range (the true value lies in it, so coverage is unchanged, and
 	// nobody reads of a success rate of 100.01 %).
@@ -493,45 +421,33 @@ func appendOnce(xs []string, x string) []string {
 // GOMAXPROCS) and returns their results in replication order. Only
 // replication 0 is traced.
 func Replicate(cfg *Config, n, workers int, opt Options) []*Result {
-	return parallel(n, workers, func(i int) *Result {
-		o := opt
-		o.Replication = i
-		if i > 0 {
-			o.Tracer = nil
-		}
-		return New(cfg, o).Run()
-	})
+	return parallel(n, workers, func(i int) *Result { return replication(cfg, opt, i) })
+}
+
+// ReplicateEach runs n replications like Replicate but hands each result
+// to each(i, r) in replication order, on the caller's goroutine, as soon as
+// it and the earlier ones are done, with a few replications computed ahead
+// at most. Fed to an Accumulator, n replications then take the memory of a
+// few, not of n.
+func ReplicateEach(cfg *Config, n, workers int, opt Options, each func(i int, r *Result)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sim.ParallelEach(n, workers, 4*workers, func(i int) *Result { return replication(cfg, opt, i) }, each)
+}
+
+// replication runs replication i of cfg; only replication 0 is traced.
+func replication(cfg *Config, opt Options, i int) *Result {
+	o := opt
+	o.Replication = i
+	if i > 0 {
+		o.Tracer = nil
+	}
+	return New(cfg, o).Run()
 }
 
 func parallel(n, workers int, fn func(i int) *Result) []*Result {
 	return sim.Parallel(n, workers, fn)
-}
-
-// stepSummaries pools each step's answered latencies, timeouts and hangs
-// over the replications.
-func stepSummaries(cfg *Config, results []*Result) []StepSummary {
-	out := make([]StepSummary, len(cfg.Steps))
-	for i, st := range cfg.Steps {
-		h := stats.NewHistogram()
-		s := &out[i]
-		s.Name, s.Tool = st.Name, cfg.Tools[st.Tool].Name
-		for _, f := range st.Fallbacks {
-			s.Fallbacks = append(s.Fallbacks, cfg.Tools[f].Name)
-		}
-		for _, r := range results {
-			if i < len(r.StepLatency) && r.StepLatency[i] != nil {
-				h.Merge(r.StepLatency[i])
-			}
-			if i < len(r.StepTimeouts) {
-				s.Timeouts += r.StepTimeouts[i]
-			}
-			if i < len(r.StepHangs) {
-				s.Hangs += r.StepHangs[i]
-			}
-		}
-		s.Latency = percentiles(h)
-	}
-	return out
 }
 
 // Pool merges the replications' latency and wait histograms.
@@ -542,86 +458,4 @@ func Pool(results []*Result) (latency, wait *stats.Histogram) {
 		wait.Merge(r.Wait)
 	}
 	return latency, wait
-}
-
-// summarizeResources fills the workers and tools blocks, the cost block and
-// the bottleneck.
-func (s *Summary) summarizeResources(cfg *Config, results []*Result, window float64) {
-	s.Workers.Count = cfg.Workers
-	var util float64
-	for _, r := range results {
-		util += r.WorkerUtilisation * r.Window.Seconds()
-	}
-	if window > 0 {
-		s.Workers.Utilisation = util / window
-	}
-	best, bestLoad := "workers", s.Workers.Utilisation
-	var end float64
-	for _, r := range results {
-		end += r.End.Seconds()
-	}
-	metered := false
-	for i, t := range cfg.Tools {
-		ts := ToolSummary{Name: t.Name, Concurrency: t.Concurrency}
-		delay := stats.NewHistogram()
-		var busy float64
-		for _, r := range results {
-			st := r.Tools[i]
-			ts.Calls += st.Calls
-			ts.Served += st.Served
-			ts.CacheHits += st.CacheHits
-			ts.RateLimited += st.RateLimited
-			ts.QueueFull += st.QueueFull
-			ts.Dropped += st.Dropped
-			ts.BusySeconds += st.BusySeconds
-			ts.WastedSeconds += st.WastedSeconds
-			ts.ClientWaitSeconds += st.ClientWaitSeconds
-			busy += st.MeanBusy * r.End.Seconds()
-			if r.ToolDelay[i] != nil {
-				delay.Merge(r.ToolDelay[i])
-			}
-		}
-		if end > 0 {
-			ts.MeanBusy = busy / end
-			ts.Throughput = float64(ts.Served) / end
-		}
-		if t.Concurrency > 0 {
-			ts.Utilisation = ts.MeanBusy / float64(t.Concurrency)
-		}
-		if t.RateLimit != nil {
-			ts.RateLimit = t.RateLimit.Rate
-			if end > 0 {
-				ts.RateUtilisation = float64(ts.Calls) / end / t.RateLimit.Rate
-			}
-		}
-		ts.Load = math.Max(ts.Utilisation, ts.RateUtilisation)
-		if delay.Count() > 0 {
-			ts.QueueDelayP50 = delay.Quantile(0.5)
-			ts.QueueDelayP99 = delay.Quantile(0.99)
-		}
-		if ts.Load > bestLoad {
-			best, bestLoad = t.Name, ts.Load
-		}
-		if t.Cost != nil {
-			metered = true
-		}
-		s.Tools = append(s.Tools, ts)
-	}
-	if bestLoad >= 0.85 {
-		s.Bottleneck = best
-	}
-	if metered {
-		c := &CostSummary{}
-		for _, r := range results {
-			c.Spent += r.Cost.Spent
-			c.Unsettled += r.Cost.Unsettled
-			c.Wasted += r.Cost.Wasted
-			c.Refused += r.Cost.Refused
-			c.Overrun += r.Cost.Overrun
-		}
-		if s.Runs.Completed > 0 {
-			c.PerSuccess = c.Spent / float64(s.Runs.Completed)
-		}
-		s.Cost = c
-	}
 }

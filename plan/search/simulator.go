@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -30,11 +31,12 @@ type Simulator struct {
 	// Interrupt stops the simulations when set and true.
 	Interrupt *atomic.Bool
 
-	has     bool
-	value   float64
-	cfg     *system.Config
-	warm    sweep.Warmup
-	results []*system.Result
+	has   bool
+	value float64
+	cfg   *system.Config
+	warm  sweep.Warmup
+	acc   *system.Accumulator // replications 0 … have−1 at value, pooled
+	have  int
 }
 
 // Probe returns the summary of replications 0 … n−1 at value v.
@@ -49,7 +51,7 @@ func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s=%s: %w", s.Range.Key, s.Range.Format(v), err)
 		}
-		s.has, s.value, s.cfg, s.results = true, v, sc.Config, nil
+		s.has, s.value, s.cfg, s.acc, s.have = true, v, sc.Config, nil, 0
 		s.warm = sweep.Warmup{Source: sweep.WarmupScenario}
 		if !sweep.FixesWarmup(sc.Source, sets) {
 			w, ok := sweep.DetectWarmup(s.cfg, s.Interrupt)
@@ -61,19 +63,29 @@ func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 			w.Apply(s.cfg)
 		}
 	}
-	have := len(s.results)
-	if n > have {
-		more := sim.Parallel(n-have, s.Parallel, func(k int) *system.Result {
-			return system.New(s.cfg, system.Options{Replication: have + k, Interrupt: s.Interrupt}).Run()
-		})
-		for _, r := range more {
-			if r.Stopped == "interrupted" {
-				return nil, ErrInterrupted
-			}
-		}
-		s.results = append(s.results, more...)
+	if n < s.have {
+		s.acc, s.have = nil, 0 // fewer than pooled: pool again from the start
 	}
-	sum := system.Summarize(s.cfg, s.results[:n], s.Level)
+	if s.acc == nil {
+		s.acc = system.NewAccumulator(s.cfg, s.Level)
+	}
+	if n > s.have {
+		// Pooled as they complete, in replication order: a probe that
+		// needs thousands of replications holds a few at a time.
+		have, interrupted := s.have, false
+		sim.ParallelEach(n-have, s.Parallel, 4*max(s.Parallel, runtime.GOMAXPROCS(0)), func(k int) *system.Result {
+			return system.New(s.cfg, system.Options{Replication: have + k, Interrupt: s.Interrupt}).Run()
+		}, func(_ int, r *system.Result) {
+			interrupted = interrupted || r.Stopped == "interrupted"
+			s.acc.Add(r)
+		})
+		if interrupted {
+			s.acc, s.have = nil, 0
+			return nil, ErrInterrupted
+		}
+		s.have = n
+	}
+	sum := s.acc.Summary()
 	if s.warm.Note != "" {
 		sum.Warnings = append(sum.Warnings, s.warm.Note)
 	}

@@ -1,0 +1,257 @@
+package system
+
+import (
+	"math"
+
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// An Accumulator pools replications one at a time, in replication order,
+// into the Summary that Summarize gives for the same results (Summarize is
+// an Accumulator fed the whole slice). A caller running many replications
+// can add each as it completes and drop it: memory then holds the pooled
+// figures, not every replication's histograms and series.
+type Accumulator struct {
+	cfg   *Config
+	level float64
+	s     Summary
+	n     int
+
+	lat, wait              *stats.Histogram
+	series                 *Series
+	window, sojourn, tavgW float64
+	steps                  []stepPool
+	util, end              float64
+	tools                  []toolPool
+	cost                   CostSummary
+	tail                   *tailTable
+	figs                   []replicationFigures
+}
+
+// stepPool is one step's answered latencies, timeouts and hangs so far.
+type stepPool struct {
+	latency         *stats.Histogram
+	timeouts, hangs int64
+}
+
+// toolPool is one tool's server-side figures so far.
+type toolPool struct {
+	ts    ToolSummary
+	busy  float64 // Σ mean busy × simulated time
+	delay *stats.Histogram
+}
+
+// NewAccumulator returns an empty Accumulator for replications of cfg,
+// with confidence intervals at level.
+func NewAccumulator(cfg *Config, level float64) *Accumulator {
+	a := &Accumulator{
+		cfg:   cfg,
+		level: level,
+		s: Summary{
+			Scenario:  cfg.Name,
+			Seed:      cfg.Seed,
+			Estimator: QuantileEstimator,
+			Warnings:  []string{},
+		},
+		lat:    stats.NewHistogram(),
+		wait:   stats.NewHistogram(),
+		series: newSeries(len(cfg.Tools)),
+		steps:  make([]stepPool, len(cfg.Steps)),
+		tools:  make([]toolPool, len(cfg.Tools)),
+		tail:   &tailTable{stages: len(cfg.Steps) + 2},
+	}
+	for i := range a.steps {
+		a.steps[i].latency = stats.NewHistogram()
+	}
+	for i, t := range cfg.Tools {
+		a.tools[i] = toolPool{ts: ToolSummary{Name: t.Name, Concurrency: t.Concurrency}, delay: stats.NewHistogram()}
+	}
+	return a
+}
+
+// Add pools replication r; replications must come in replication order
+// (the sums are of floats: another order could change the last digit).
+func (a *Accumulator) Add(r *Result) {
+	s := &a.s
+	a.n++
+	s.Runs.Merge(r.Runs)
+	s.Attempts.AttemptCounts.Merge(r.Attempts)
+	a.lat.Merge(r.Latency)
+	a.wait.Merge(r.Wait)
+	a.series.Merge(r.Series)
+	w := r.Window.Seconds()
+	a.window += w
+	a.sojourn += r.SojournSum
+	a.tavgW += r.TimeAvgInSystem * w
+	s.Events += r.Events
+	s.Little.PeakInSystem = max(s.Little.PeakInSystem, r.PeakInSystem)
+	if r.Stopped != "" {
+		s.Partial = true
+		s.Warnings = appendOnce(s.Warnings, "partial result: "+r.Stopped)
+	}
+	for i := range a.steps {
+		st := &a.steps[i]
+		if i < len(r.StepLatency) && r.StepLatency[i] != nil {
+			st.latency.Merge(r.StepLatency[i])
+		}
+		if i < len(r.StepTimeouts) {
+			st.timeouts += r.StepTimeouts[i]
+		}
+		if i < len(r.StepHangs) {
+			st.hangs += r.StepHangs[i]
+		}
+	}
+	a.util += r.WorkerUtilisation * r.Window.Seconds()
+	a.end += r.End.Seconds()
+	for i := range a.tools {
+		tp, st := &a.tools[i], r.Tools[i]
+		ts := &tp.ts
+		ts.Calls += st.Calls
+		ts.Served += st.Served
+		ts.CacheHits += st.CacheHits
+		ts.RateLimited += st.RateLimited
+		ts.QueueFull += st.QueueFull
+		ts.Dropped += st.Dropped
+		ts.BusySeconds += st.BusySeconds
+		ts.WastedSeconds += st.WastedSeconds
+		ts.ClientWaitSeconds += st.ClientWaitSeconds
+		tp.busy += st.MeanBusy * r.End.Seconds()
+		if r.ToolDelay[i] != nil {
+			tp.delay.Merge(r.ToolDelay[i])
+		}
+	}
+	c := &a.cost
+	c.Spent += r.Cost.Spent
+	c.Unsettled += r.Cost.Unsettled
+	c.Wasted += r.Cost.Wasted
+	c.Refused += r.Cost.Refused
+	c.Overrun += r.Cost.Overrun
+	if r.Tail.table != nil {
+		a.tail.merge(r.Tail.table)
+	}
+	// Peak attempt rate: per replication (the runs of different
+	// replications never overlap in reality), so take the maximum.
+	if p := r.Series.PeakAttemptRate(); p > s.Attempts.PeakRate {
+		s.Attempts.PeakRate = p
+		s.Attempts.PeakWindow = r.Series.Width.Seconds()
+	}
+	a.figs = append(a.figs, figures(r))
+}
+
+// Latency and Wait return the pooled completion and wait histograms (what
+// Pool returns for the same results). They are the Accumulator's own.
+func (a *Accumulator) Latency() *stats.Histogram { return a.lat }
+
+// Wait returns the pooled wait histogram; see Latency.
+func (a *Accumulator) Wait() *stats.Histogram { return a.wait }
+
+// Summary returns the summary of the replications added so far.
+func (a *Accumulator) Summary() Summary {
+	cfg, s := a.cfg, a.s
+	s.Replications = a.n
+	s.Warnings = append([]string{}, a.s.Warnings...)
+	s.Latency = percentiles(a.lat)
+	s.Wait = percentiles(a.wait)
+	s.Steps = a.stepSummaries()
+	s.Recovery = recovery(cfg, a.series)
+	a.resources(&s)
+	tail := a.tail.result(a.lat)
+	s.Tail = TailSummary{P99: tail.P99, N: tail.N}
+	for i, sec := range tail.Stages {
+		name := "queue"
+		switch {
+		case i == len(tail.Stages)-1:
+			name = "backoff"
+		case i > 0:
+			name = "step:" + cfg.Steps[i-1].Name
+		}
+		s.Tail.Stages = append(s.Tail.Stages, StageShare{Stage: name, Seconds: sec})
+	}
+	if s.Runs.Arrived > 0 {
+		s.SuccessRate = float64(s.Runs.Completed) / float64(s.Runs.Arrived)
+		s.Attempts.PerRun = float64(s.Attempts.Attempts) / float64(s.Runs.Arrived)
+	}
+	if a.window > 0 {
+		s.Little.ArrivalRate = float64(s.Runs.Arrived) / a.window
+		s.Little.Throughput = float64(s.Runs.Completed) / a.window
+		s.Little.TimeAvgInSystem = a.tavgW / a.window
+	}
+	if n := s.Runs.Ended(); n > 0 {
+		s.Little.MeanInSystem = a.sojourn / float64(n)
+	}
+	s.Little.LambdaW = s.Little.ArrivalRate * s.Little.MeanInSystem
+	if a.n >= 2 {
+		s.Confidence = confidence(a.figs, a.level)
+	}
+	s.Warnings = append(s.Warnings, warnings(cfg, &s)...)
+	return s
+}
+
+// stepSummaries gives each step's pooled answered latencies, timeouts and
+// hangs.
+func (a *Accumulator) stepSummaries() []StepSummary {
+	cfg := a.cfg
+	out := make([]StepSummary, len(cfg.Steps))
+	for i, st := range cfg.Steps {
+		o := &out[i]
+		o.Name, o.Tool = st.Name, cfg.Tools[st.Tool].Name
+		for _, f := range st.Fallbacks {
+			o.Fallbacks = append(o.Fallbacks, cfg.Tools[f].Name)
+		}
+		o.Timeouts, o.Hangs = a.steps[i].timeouts, a.steps[i].hangs
+		o.Latency = percentiles(a.steps[i].latency)
+	}
+	return out
+}
+
+// resources fills the workers and tools blocks, the cost block and the
+// bottleneck.
+func (a *Accumulator) resources(s *Summary) {
+	cfg := a.cfg
+	s.Workers.Count = cfg.Workers
+	if a.window > 0 {
+		s.Workers.Utilisation = a.util / a.window
+	}
+	best, bestLoad := "workers", s.Workers.Utilisation
+	metered := false
+	s.Tools = nil
+	for i, t := range cfg.Tools {
+		tp := &a.tools[i]
+		ts := tp.ts
+		if a.end > 0 {
+			ts.MeanBusy = tp.busy / a.end
+			ts.Throughput = float64(ts.Served) / a.end
+		}
+		if t.Concurrency > 0 {
+			ts.Utilisation = ts.MeanBusy / float64(t.Concurrency)
+		}
+		if t.RateLimit != nil {
+			ts.RateLimit = t.RateLimit.Rate
+			if a.end > 0 {
+				ts.RateUtilisation = float64(ts.Calls) / a.end / t.RateLimit.Rate
+			}
+		}
+		ts.Load = math.Max(ts.Utilisation, ts.RateUtilisation)
+		if tp.delay.Count() > 0 {
+			ts.QueueDelayP50 = tp.delay.Quantile(0.5)
+			ts.QueueDelayP99 = tp.delay.Quantile(0.99)
+		}
+		if ts.Load > bestLoad {
+			best, bestLoad = t.Name, ts.Load
+		}
+		if t.Cost != nil {
+			metered = true
+		}
+		s.Tools = append(s.Tools, ts)
+	}
+	if bestLoad >= 0.85 {
+		s.Bottleneck = best
+	}
+	if metered {
+		c := a.cost
+		if s.Runs.Completed > 0 {
+			c.PerSuccess = c.Spent / float64(s.Runs.Completed)
+		}
+		s.Cost = &c
+	}
+}
