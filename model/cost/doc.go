@@ -8,9 +8,11 @@
 //	    │
 //	    ├── Release(r)         the call was never dialed: full refund
 //	    ├── Settle(r, actual)  usage known: spend actual, refund max − actual
-//	    └── Hold(r)            usage unknown (a metered call timed out):
-//	            │              the whole max stays committed, as Pending
-//	            └── Reconcile(r, actual)  the real figure arrived: settle it
+//	    ├── Hold(r)            usage unknown (a metered call timed out):
+//	    │       │              the whole max stays committed, as Pending
+//	    │       └── Reconcile(r, actual)  the real figure arrived: settle it
+//	    └── HoldForever(r)     usage unknown and never to be learnt (a
+//	                           simulation): Pending for good, no record kept
 //
 // A timed-out metered call is never settled as zero: the provider may have
 // done (and billed) all of the work, so its maximum stays out of the budget
