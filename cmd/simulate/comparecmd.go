@@ -100,14 +100,7 @@ func (e *env) compare(args []string) error {
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}
-		acc := system.NewAccumulator(sc.Config, sf.level)
-		var first *system.Result
-		system.ReplicateEach(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted}, func(i int, r *system.Result) {
-			acc.Add(r)
-			if i == 0 {
-				first = r
-			}
-		})
+		acc, first := system.ReplicatePooled(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted}, sf.level)
 		out = append(out, variantSummary{Variant: variant, Summary: acc.Summary()})
 		labels = append(labels, strings.Join(label, " "))
 		if files != nil {

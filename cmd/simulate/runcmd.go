@@ -132,14 +132,7 @@ func (e *env) run(args []string) error {
 	}
 	// Replications are pooled as they complete: memory holds a few, not
 	// all of them. Replication 0's series is kept for --out.
-	acc := system.NewAccumulator(cfg, sf.level)
-	var first *system.Result
-	system.ReplicateEach(cfg, sf.replications, sf.parallel, opt, func(i int, r *system.Result) {
-		acc.Add(r)
-		if i == 0 {
-			first = r
-		}
-	})
+	acc, first := system.ReplicatePooled(cfg, sf.replications, sf.parallel, opt, sf.level)
 	sum := acc.Summary()
 	if finishTrace != nil {
 		if err := finishTrace(true); err != nil {

@@ -97,9 +97,10 @@ func (c *Chrome) add(e chromeEvent) {
 		c.err = err
 		return
 	}
-	c.buf = append(c.buf[:0], ',')
 	if c.n == 0 {
 		c.buf = append(c.buf[:0], `{"traceEvents":[`...)
+	} else {
+		c.buf = append(c.buf[:0], ',')
 	}
 	c.buf = append(c.buf, b...)
 	c.n++

@@ -436,6 +436,21 @@ func ReplicateEach(cfg *Config, n, workers int, opt Options, each func(i int, r 
 	sim.ParallelEach(n, workers, 4*workers, func(i int) *Result { return replication(cfg, opt, i) }, each)
 }
 
+// ReplicatePooled runs n replications through ReplicateEach into an
+// Accumulator at level and returns it with replication 0's result (whose
+// series the output files and charts show), or nil when n is 0.
+func ReplicatePooled(cfg *Config, n, workers int, opt Options, level float64) (*Accumulator, *Result) {
+	acc := NewAccumulator(cfg, level)
+	var first *Result
+	ReplicateEach(cfg, n, workers, opt, func(i int, r *Result) {
+		acc.Add(r)
+		if i == 0 {
+			first = r
+		}
+	})
+	return acc, first
+}
+
 // replication runs replication i of cfg; only replication 0 is traced.
 func replication(cfg *Config, opt Options, i int) *Result {
 	o := opt

@@ -342,6 +342,24 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		return reps, figs, nil
 	}
 
+	// keep adds each completed replication (and its figures, under the
+	// stop rule) to its point; it reports whether an interrupt left one out.
+	figs := make(map[int][]figures, len(mine))
+	keep := func(units []unit, reps []*Replica, fs []figures) (cut bool) {
+		for k, rep := range reps {
+			if rep == nil {
+				cut = true
+				continue
+			}
+			pi := units[k].point
+			rps[pi].Results = append(rps[pi].Results, *rep)
+			if fs != nil {
+				figs[pi] = append(figs[pi], fs[k])
+			}
+		}
+		return cut
+	}
+
 	if spec.RelError == 0 {
 		// Chunks of points, in grid order: each point's results are
 		// complete at the end of its chunk and can be handed on.
@@ -365,15 +383,8 @@ func Run(spec Spec, opt Options) (*Record, error) {
 			if err != nil {
 				return nil, err
 			}
-			for k, rep := range reps {
-				if rep == nil {
-					rec.Partial = true
-					continue
-				}
-				rp := rps[units[k].point]
-				rp.Results = append(rp.Results, *rep)
-			}
-			if rec.Partial {
+			if keep(units, reps, nil) {
+				rec.Partial = true
 				return rec, nil
 			}
 			for _, pi := range pis {
@@ -387,7 +398,6 @@ func Run(spec Spec, opt Options) (*Record, error) {
 
 	// The stop rule: whole batches for every point still open, then a
 	// check per point.
-	figs := make(map[int][]figures, len(mine))
 	open := slices.Clone(mine)
 	for len(open) > 0 {
 		var units []unit
@@ -402,16 +412,8 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		for k, rep := range reps {
-			if rep == nil {
-				rec.Partial = true
-				continue
-			}
-			pi := units[k].point
-			rps[pi].Results = append(rps[pi].Results, *rep)
-			figs[pi] = append(figs[pi], fs[k])
-		}
-		if rec.Partial {
+		if keep(units, reps, fs) {
+			rec.Partial = true
 			for _, pi := range open {
 				rps[pi].Planned = len(rps[pi].Results)
 			}
