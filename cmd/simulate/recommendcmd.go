@@ -213,8 +213,8 @@ func (e *env) recommendScenario(name string, sf scenarioFlags, opt recommend.Opt
 	if err != nil {
 		return err
 	}
-	results := system.Replicate(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted})
-	plan, err := recommend.FromResults(sc.Config, results, opt)
+	acc, _ := system.ReplicatePooled(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted}, sf.level)
+	plan, err := recommend.FromAccumulator(acc, opt)
 	if err != nil {
 		return err
 	}

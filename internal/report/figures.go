@@ -25,25 +25,25 @@ type figure struct {
 // p99 run's tail breakdown.
 func figures(in *Input) []Figure {
 	name := in.Scenario.Config.Name
-	lat, _ := system.Pool(in.Results)
+	lat, n := in.Pooled.Latency(), in.Pooled.Replications()
 	cdf := charts.CDF{Variant: name}
 	for _, p := range lat.CDFPoints(nil) {
 		cdf.Points = append(cdf.Points, charts.CDFPoint{Value: p.Value, Fraction: p.Fraction})
 	}
-	rep0 := in.Results[0]
+	rep0 := in.First
 	var series []charts.Series
 	if rep0.Series != nil {
 		series = []charts.Series{seriesOf(name, rep0.Series)}
 	}
 	sums := []charts.Summary{{Label: name, Summary: in.Summary}}
 	reps := "replication 0"
-	if len(in.Results) > 1 {
-		reps = fmt.Sprintf("replication 0 of %d (one replication's time series: bins do not pool)", len(in.Results))
+	if n > 1 {
+		reps = fmt.Sprintf("replication 0 of %d (one replication's time series: bins do not pool)", n)
 	}
 
 	fs := []figure{
 		{"latency_cdf", "Completion time of completed runs",
-			fmt.Sprintf("%s completed runs of %d replication(s), pooled; the markers are the summary's p50, p99 and p99.9.", render.Number(float64(lat.Count())), len(in.Results)),
+			fmt.Sprintf("%s completed runs of %d replication(s), pooled; the markers are the summary's p50, p99 and p99.9.", render.Number(float64(lat.Count())), n),
 			func() (*charts.Chart, error) { return charts.CDFChart([]charts.CDF{cdf}) }},
 		{"attempt_rate", "Attempts dialed per second",
 			"Attempts against arrivals over virtual time, " + reps + ": retries are the gap between the lines; synchronised retries show as spikes.",

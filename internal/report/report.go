@@ -41,9 +41,14 @@ type Options struct {
 type Input struct {
 	// Scenario is the scenario simulated, with its YAML source.
 	Scenario *scenarios.Scenario
-	// Results are the replications in order (system.Replicate's), and
-	// Summary their pooled summary (system.Summarize).
-	Results []*system.Result
+	// Pooled holds the replications pooled in order (a
+	// system.Accumulator, as system.ReplicatePooled returns it), First
+	// replication 0's result (whose time series the charts show), and
+	// Summary the pooled summary (Pooled.Summary()). No replication but
+	// the first is kept, so a report's memory does not grow with its
+	// replications.
+	Pooled  *system.Accumulator
+	First   *system.Result
 	Summary system.Summary
 	// Trace holds the slowest run of replication 0; nil draws no
 	// timeline.
@@ -79,16 +84,17 @@ func Simulate(sc *scenarios.Scenario, opt Options) (*Input, error) {
 		return nil, fmt.Errorf("parallel: must be ≥ 0, got %d", opt.Parallel)
 	}
 	tr := &SlowestRun{}
-	results := system.Replicate(sc.Config, opt.Replications, opt.Parallel, system.Options{
+	acc, first := system.ReplicatePooled(sc.Config, opt.Replications, opt.Parallel, system.Options{
 		Tracer: tr, TraceRuns: math.MaxInt64, Interrupt: opt.Interrupt,
-	})
+	}, opt.Level)
 	in := &Input{
 		Scenario: sc,
-		Results:  results,
-		Summary:  system.Summarize(sc.Config, results, opt.Level),
+		Pooled:   acc,
+		First:    first,
+		Summary:  acc.Summary(),
 		Trace:    tr,
 	}
-	in.Plan, in.PlanErr = recommend.FromResults(sc.Config, results, recommend.Options{})
+	in.Plan, in.PlanErr = recommend.FromAccumulator(acc, recommend.Options{})
 	return in, nil
 }
 
@@ -171,13 +177,13 @@ type Figure struct {
 }
 
 // New builds the report of in. It fails only when in lacks a scenario or
-// results; a chart that cannot be drawn becomes a skipped Figure and a
+// results (Pooled and First); a chart that cannot be drawn becomes a skipped Figure and a
 // warning.
 func New(in *Input) (*Report, error) {
 	if in == nil || in.Scenario == nil || in.Scenario.Config == nil {
 		return nil, errors.New("input: no scenario")
 	}
-	if len(in.Results) == 0 {
+	if in.Pooled == nil || in.Pooled.Replications() == 0 || in.First == nil {
 		return nil, errors.New("input: results: need at least 1 replication, got 0")
 	}
 	cfg, s := in.Scenario.Config, &in.Summary
@@ -206,7 +212,7 @@ func New(in *Input) (*Report, error) {
 	}
 	r.Facts = []Fact{
 		{"seed", strconv.FormatUint(cfg.Seed, 10) + " (replication i uses sim.ReplicationSeed(seed, i))"},
-		{"replications", strconv.Itoa(len(in.Results))},
+		{"replications", strconv.Itoa(in.Pooled.Replications())},
 		{"each replication", runs},
 		{"confidence", level},
 		{"simulated events", render.Number(float64(s.Events))},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -323,8 +324,9 @@ func TestNewErrors(t *testing.T) {
 		want string
 	}{
 		{"nil", nil, "input: no scenario"},
-		{"no scenario", &Input{Results: []*system.Result{{}}}, "input: no scenario"},
+		{"no scenario", &Input{First: &system.Result{}}, "input: no scenario"},
 		{"no results", &Input{Scenario: sc}, "input: results: need at least 1 replication, got 0"},
+		{"nothing pooled", &Input{Scenario: sc, Pooled: system.NewAccumulator(sc.Config, 0.95), First: &system.Result{}}, "input: results: need at least 1 replication, got 0"},
 	}
 	for _, c := range cases {
 		if _, err := New(c.in); err == nil || err.Error() != c.want {
@@ -509,4 +511,28 @@ func BenchmarkReport(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestSimulateMemory: a report of 200 replications keeps replication 0 and
+// the pooled figures, not every replication (each ~800 KB here: all 200
+// would hold 160 MB), and says how many it pooled.
+func TestSimulateMemory(t *testing.T) {
+	sc := load(t, "mmc", "runs=2000", "warmup=100")
+	in, err := Simulate(sc, Options{Replications: 200, Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 40<<20 {
+		t.Errorf("heap holds %d MB after simulating 200 replications: results are kept", m.HeapAlloc>>20)
+	}
+	if n := in.Pooled.Replications(); n != 200 || in.Summary.Replications != 200 {
+		t.Errorf("pooled %d replications, summary says %d; want 200", n, in.Summary.Replications)
+	}
+	if got, want := in.Pooled.Latency().Count(), in.Summary.Runs.Completed; int64(got) != want {
+		t.Errorf("pooled latency histogram has %d runs, the summary %d completed", got, want)
+	}
+	runtime.KeepAlive(in)
 }

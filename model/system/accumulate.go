@@ -20,7 +20,8 @@ type Accumulator struct {
 	lat, wait              *stats.Histogram
 	series                 *Series
 	window, sojourn, tavgW float64
-	steps                  []stepPool
+	steps                  []StepCalls
+	stops                  []Stop
 	util, end              float64
 	tools                  []toolPool
 	cost                   CostSummary
@@ -28,10 +29,19 @@ type Accumulator struct {
 	figs                   []replicationFigures
 }
 
-// stepPool is one step's answered latencies, timeouts and hangs so far.
-type stepPool struct {
-	latency         *stats.Histogram
-	timeouts, hangs int64
+// StepCalls is one step's calls pooled over the replications added so
+// far: the latencies of its answered attempts, its attempts that timed out
+// and, of those, the hangs (calls that would never have answered).
+type StepCalls struct {
+	Latency         *stats.Histogram
+	Timeouts, Hangs int64
+}
+
+// Stop records a replication that stopped early and why (its
+// Result.Stopped).
+type Stop struct {
+	Replication int
+	Reason      string
 }
 
 // toolPool is one tool's server-side figures so far.
@@ -56,12 +66,12 @@ func NewAccumulator(cfg *Config, level float64) *Accumulator {
 		lat:    stats.NewHistogram(),
 		wait:   stats.NewHistogram(),
 		series: newSeries(len(cfg.Tools)),
-		steps:  make([]stepPool, len(cfg.Steps)),
+		steps:  make([]StepCalls, len(cfg.Steps)),
 		tools:  make([]toolPool, len(cfg.Tools)),
 		tail:   &tailTable{stages: len(cfg.Steps) + 2},
 	}
 	for i := range a.steps {
-		a.steps[i].latency = stats.NewHistogram()
+		a.steps[i].Latency = stats.NewHistogram()
 	}
 	for i, t := range cfg.Tools {
 		a.tools[i] = toolPool{ts: ToolSummary{Name: t.Name, Concurrency: t.Concurrency}, delay: stats.NewHistogram()}
@@ -73,6 +83,9 @@ func NewAccumulator(cfg *Config, level float64) *Accumulator {
 // (the sums are of floats: another order could change the last digit).
 func (a *Accumulator) Add(r *Result) {
 	s := &a.s
+	if r.Stopped != "" {
+		a.stops = append(a.stops, Stop{Replication: a.n, Reason: r.Stopped})
+	}
 	a.n++
 	s.Runs.Merge(r.Runs)
 	s.Attempts.AttemptCounts.Merge(r.Attempts)
@@ -92,13 +105,13 @@ func (a *Accumulator) Add(r *Result) {
 	for i := range a.steps {
 		st := &a.steps[i]
 		if i < len(r.StepLatency) && r.StepLatency[i] != nil {
-			st.latency.Merge(r.StepLatency[i])
+			st.Latency.Merge(r.StepLatency[i])
 		}
 		if i < len(r.StepTimeouts) {
-			st.timeouts += r.StepTimeouts[i]
+			st.Timeouts += r.StepTimeouts[i]
 		}
 		if i < len(r.StepHangs) {
-			st.hangs += r.StepHangs[i]
+			st.Hangs += r.StepHangs[i]
 		}
 	}
 	a.util += r.WorkerUtilisation * r.Window.Seconds()
@@ -144,6 +157,20 @@ func (a *Accumulator) Latency() *stats.Histogram { return a.lat }
 
 // Wait returns the pooled wait histogram; see Latency.
 func (a *Accumulator) Wait() *stats.Histogram { return a.wait }
+
+// Config returns the configuration the Accumulator pools replications of.
+func (a *Accumulator) Config() *Config { return a.cfg }
+
+// Replications returns the number of replications added so far.
+func (a *Accumulator) Replications() int { return a.n }
+
+// StepCalls returns each step's pooled calls, in the configuration's step
+// order; the histograms are the Accumulator's own.
+func (a *Accumulator) StepCalls() []StepCalls { return a.steps }
+
+// Stops returns the replications added so far that stopped early, in
+// replication order (counted from 0 in the order they were added).
+func (a *Accumulator) Stops() []Stop { return a.stops }
 
 // Summary returns the summary of the replications added so far.
 func (a *Accumulator) Summary() Summary {
@@ -198,8 +225,8 @@ func (a *Accumulator) stepSummaries() []StepSummary {
 		for _, f := range st.Fallbacks {
 			o.Fallbacks = append(o.Fallbacks, cfg.Tools[f].Name)
 		}
-		o.Timeouts, o.Hangs = a.steps[i].timeouts, a.steps[i].hangs
-		o.Latency = percentiles(a.steps[i].latency)
+		o.Timeouts, o.Hangs = a.steps[i].Timeouts, a.steps[i].Hangs
+		o.Latency = percentiles(a.steps[i].Latency)
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/system"
-	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 // Plan is the recommendation for every step of a simulated scenario, plus
@@ -74,10 +73,25 @@ type Plan struct {
 // not in the independence model: a step whose tool or policy has them gets
 // a warning.
 func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Plan, error) {
+	acc := system.NewAccumulator(cfg, 0.95)
+	for _, r := range results {
+		acc.Add(r)
+	}
+	return FromAccumulator(acc, opt)
+}
+
+// FromAccumulator is FromResults for replications already pooled, in
+// replication order, by acc (system.ReplicatePooled's, or one fed as
+// replications complete): it reads each step's pooled calls
+// (Accumulator.StepCalls) and the replications that stopped early, so a
+// caller need not keep every replication's result. FromResults of the
+// same replications gives the same plan.
+func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
+	cfg := acc.Config()
 	if len(cfg.Steps) == 0 {
 		return nil, errNoSteps
 	}
-	if len(results) == 0 {
+	if acc.Replications() == 0 {
 		return nil, fmt.Errorf("results: need at least 1 replication, got 0")
 	}
 	if opt.ErrorRate != 0 || opt.PermanentRate != 0 {
@@ -92,7 +106,7 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 	}
 	p := &Plan{
 		Scenario:     cfg.Name,
-		Replications: len(results),
+		Replications: acc.Replications(),
 		Success:      success,
 		StepSuccess:  math.Pow(success, 1/float64(len(cfg.Steps))),
 		Reserve:      opt.Reserve,
@@ -105,28 +119,15 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 	if p.GivenDeadline == 0 {
 		p.GivenDeadline = cfg.Deadline
 	}
-	for i, r := range results {
-		if r.Stopped != "" {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("replication %d stopped early (%s): its measurements are partial", i, r.Stopped))
-		}
+	for _, stop := range acc.Stops() {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("replication %d stopped early (%s): its measurements are partial", stop.Replication, stop.Reason))
 	}
+	pooled := acc.StepCalls()
 	p.PredictedSuccess = 1
 	for i := range cfg.Steps {
 		st := &cfg.Steps[i]
 		tool := &cfg.Tools[st.Tool]
-		h := stats.NewHistogram()
-		var timeouts, hangs int64
-		for _, r := range results {
-			if i < len(r.StepLatency) {
-				h.Merge(r.StepLatency[i])
-			}
-			if i < len(r.StepTimeouts) {
-				timeouts += r.StepTimeouts[i]
-			}
-			if i < len(r.StepHangs) {
-				hangs += r.StepHangs[i]
-			}
-		}
+		h, timeouts, hangs := pooled[i].Latency, pooled[i].Timeouts, pooled[i].Hangs
 		censored := timeouts - hangs
 
 		so := opt

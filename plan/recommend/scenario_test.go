@@ -1,6 +1,8 @@
 package recommend
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -117,5 +119,59 @@ func TestUnsafeStep(t *testing.T) {
 	}
 	if s := plan.Steps[0]; s.AttemptLimit != 1 || s.Attempts != 1 || s.TargetMet {
 		t.Errorf("unsafe search: AttemptLimit, Attempts, TargetMet = %d, %d, %v, want 1, 1, false", s.AttemptLimit, s.Attempts, s.TargetMet)
+	}
+}
+
+// TestFromAccumulator: replications pooled as they complete (what simulate
+// recommend and report do, keeping none of them) give the plan of the same
+// replications kept whole; each step's sample count is the replications'
+// answered calls plus their censored timeouts, summed by hand here; and a
+// replication that stopped early is named by its index.
+func TestFromAccumulator(t *testing.T) {
+	sc, err := scenarios.Load("retry-storm", []string{"runs=6000", "warmup=100"}) // past the stall: timeouts
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sc.Config
+	results := system.Replicate(cfg, 3, 1, system.Options{})
+	results[1].Stopped = "interrupted" // as if replication 1 had been cut short
+	want, err := FromResults(cfg, results, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := system.NewAccumulator(cfg, 0.9)
+	for _, r := range results {
+		acc.Add(r)
+	}
+	got, err := FromAccumulator(acc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if !bytes.Equal(gj, wj) {
+		t.Errorf("FromAccumulator's plan differs from FromResults':\n%s\n%s", gj, wj)
+	}
+	if got.Replications != 3 {
+		t.Errorf("plan of %d replications, want 3", got.Replications)
+	}
+	if len(got.Warnings) == 0 || got.Warnings[0] != "replication 1 stopped early (interrupted): its measurements are partial" {
+		t.Errorf("warnings %q, want replication 1's early stop first", got.Warnings)
+	}
+	for i, st := range got.Steps {
+		var answered, censored int64
+		for _, r := range results {
+			answered += int64(r.StepLatency[i].Count())
+			censored += r.StepTimeouts[i] - r.StepHangs[i]
+		}
+		if censored == 0 {
+			t.Errorf("step %s: no censored calls; the test needs some", st.Step)
+		}
+		if st.Samples != answered+censored || st.Censored != censored {
+			t.Errorf("step %s: %d samples, %d censored; the replications have %d answered and %d censored", st.Step, st.Samples, st.Censored, answered, censored)
+		}
+	}
+	if _, err := FromAccumulator(system.NewAccumulator(cfg, 0.95), Options{}); err == nil || err.Error() != "results: need at least 1 replication, got 0" {
+		t.Errorf("FromAccumulator(empty) error = %v", err)
 	}
 }
