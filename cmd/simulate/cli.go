@@ -112,7 +112,12 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		sort.Strings(names)
 		return usagef("unknown command %q (commands: %s, help)", name, strings.Join(names, ", "))
 	}
-	return c.run(e, rest)
+	// A command asked for -h returns flag.ErrHelp once its usage is
+	// printed: that is a success, not an error.
+	if err := c.run(e, rest); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
 }
 
 type env struct {
@@ -144,6 +149,16 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// newScenarioFlagSet is newFlagSet with the flags every command that
+// simulates a scenario shares (--set, --seed, --runs, --replications, …)
+// registered; the command adds its own.
+func newScenarioFlagSet(name string, stderr io.Writer, synopsis string) (*flag.FlagSet, *scenarioFlags) {
+	fs := newFlagSet(name, stderr, synopsis)
+	sf := &scenarioFlags{}
+	sf.register(fs)
+	return fs, sf
 }
 
 func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,16 +38,11 @@ func init() {
 }
 
 func (e *env) compare(args []string) error {
-	fs := newFlagSet("compare", e.stderr, "compare SCENARIO --vary key=v1,v2[,…] [--vary …] [flags]")
-	var sf scenarioFlags
-	sf.register(fs)
+	fs, sf := newScenarioFlagSet("compare", e.stderr, "compare SCENARIO --vary key=v1,v2[,…] [--vary …] [flags]")
 	var varies stringList
 	outDir := fs.String("out", "", "also write compare.json, summary.csv, latency_cdf.csv and series.csv (one row group per variant) to `DIR`")
 	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…` or key=a..b:n; two --vary flags form a grid")
-	scenario, err := scenarioArg(fs, &sf, args, "compare")
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+	scenario, err := scenarioArg(fs, sf, args, "compare")
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"run", "mmc", "--set", "steps.nope.timeout=1s"}, 1, []string{`no list item named "nope"`}},
 		{[]string{"run", "mmc", "--set", "arrivals.rate=fast"}, 1, []string{"arrivals.rate", "no unit"}},
 		{[]string{"compare", "mmc"}, 2, []string{"at least one --vary"}},
+		{[]string{"list", "mmc"}, 2, []string{`list takes no arguments but --names (one name per line, for scripts), got "mmc"`}},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, "", c.args...)
@@ -109,6 +110,22 @@ func TestErrors(t *testing.T) {
 				t.Errorf("simulate %s: stderr lacks %q:\n%s", strings.Join(c.args, " "), w, errOut)
 			}
 		}
+	}
+}
+
+// TestHelp: every command's -h prints its usage and flags to stderr and
+// exits 0, having done nothing else.
+func TestHelp(t *testing.T) {
+	for name := range commands {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", name, "-h")
+			if code != 0 || out != "" {
+				t.Errorf("simulate %s -h: exit %d, stdout %q; want exit 0 and nothing on stdout", name, code, out)
+			}
+			if !strings.HasPrefix(errOut, "Usage: simulate "+name) || !strings.Contains(errOut, "Flags:") {
+				t.Errorf("simulate %s -h: stderr does not start with its usage:\n%s", name, errOut)
+			}
+		})
 	}
 }
 

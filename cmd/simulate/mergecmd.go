@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,9 +18,6 @@ func (e *env) merge(args []string) error {
 	scenario := fs.String("scenario", "", "load the scenario from `PATH` instead of the path the shards recorded (it must have the same text)")
 	format := fs.String("format", "table", "output: table or json")
 	pos, err := parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

@@ -21,9 +21,7 @@ func init() {
 }
 
 func (e *env) plan(args []string) error {
-	fs := newFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|json] [--out DIR]")
-	var sf scenarioFlags
-	sf.register(fs)
+	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|json] [--out DIR]")
 	var slos stringList
 	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
 	searchFlag := fs.String("search", "", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
@@ -31,10 +29,7 @@ func (e *env) plan(args []string) error {
 	tolerance := fs.Float64("tolerance", search.DefaultTolerance, "for a non-integer key (a rate, a duration), stop when the bracket is narrower than this `fraction` of its upper end")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
 	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
-	scenario, err := scenarioArg(fs, &sf, args, "plan")
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+	scenario, err := scenarioArg(fs, sf, args, "plan")
 	if err != nil {
 		return err
 	}

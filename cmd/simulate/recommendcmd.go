@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -55,15 +54,10 @@ func (f *recommendFlags) register(fs *flag.FlagSet) {
 }
 
 func (e *env) recommend(args []string) error {
-	fs := newFlagSet("recommend", e.stderr, "recommend (--latencies FILE [--column NAME] [--unit ms] | SCENARIO) [flags]")
-	var sf scenarioFlags
-	sf.register(fs)
+	fs, sf := newScenarioFlagSet("recommend", e.stderr, "recommend (--latencies FILE [--column NAME] [--unit ms] | SCENARIO) [flags]")
 	var rf recommendFlags
 	rf.register(fs)
 	pos, err := parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}
@@ -105,7 +99,7 @@ func (e *env) recommend(args []string) error {
 			return usagef("--%s applies to --latencies; a scenario's error rates come from its tools (--set tools.NAME.errors.transient=…)", n)
 		}
 	}
-	return e.recommendScenario(pos[0], sf, opt)
+	return e.recommendScenario(pos[0], *sf, opt)
 }
 
 // options converts the flags to recommend.Options; set holds the flags

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 
@@ -28,9 +27,6 @@ func (e *env) report(args []string) error {
 	out := fs.String("out", "report.html", "write the report to `FILE` (atomically)")
 	date := fs.String("date", "", "show `DATE` in the report's header (none by default, so that the same scenario and seed give the same bytes)")
 	scenario, err := scenarioArg(fs, &sf, args, "report")
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

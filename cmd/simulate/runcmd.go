@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,17 +74,12 @@ func init() {
 }
 
 func (e *env) run(args []string) error {
-	fs := newFlagSet("run", e.stderr, "run SCENARIO [flags]")
-	var sf scenarioFlags
-	sf.register(fs)
+	fs, sf := newScenarioFlagSet("run", e.stderr, "run SCENARIO [flags]")
 	tracePath := fs.String("trace", "", "write a per-attempt trace of replication 0 to `FILE`")
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
 	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv and series.csv to `DIR` (atomically)")
-	scenario, err := scenarioArg(fs, &sf, args, "run")
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+	scenario, err := scenarioArg(fs, sf, args, "run")
 	if err != nil {
 		return err
 	}
@@ -228,14 +222,20 @@ func init() {
 }
 
 func (e *env) list(args []string) error {
-	if len(args) == 1 && args[0] == "--names" {
+	fs := newFlagSet("list", e.stderr, "list [--names]")
+	names := fs.Bool("names", false, "print only the names, one per line (for scripts)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("list takes no arguments but --names (one name per line, for scripts), got %q", pos[0])
+	}
+	if *names {
 		for _, n := range scenarios.Names() {
 			fmt.Fprintln(e.stdout, n)
 		}
 		return nil
-	}
-	if len(args) > 0 {
-		return usagef("list takes no arguments but --names (one name per line, for scripts)")
 	}
 	var rows [][]string
 	for _, n := range scenarios.Names() {

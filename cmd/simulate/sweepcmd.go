@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,19 +19,14 @@ func init() {
 }
 
 func (e *env) sweep(args []string) error {
-	fs := newFlagSet("sweep", e.stderr, "sweep SCENARIO --vary key=a..b:n|v1,v2 [--vary …] [--out DIR] [--shard i/n] [--rel-error 0.05 --max-replications 200] [flags]")
-	var sf scenarioFlags
-	sf.register(fs)
+	fs, sf := newScenarioFlagSet("sweep", e.stderr, "sweep SCENARIO --vary key=a..b:n|v1,v2 [--vary …] [--out DIR] [--shard i/n] [--rel-error 0.05 --max-replications 200] [flags]")
 	var varies stringList
 	fs.Var(&varies, "vary", "a key and its values: `key=a..b:n` (n points from a to b: 1/s..10/s:10, 100ms..2s:5, 1..200:20) or key=v1,v2,…; two --vary form a grid")
 	outDir := fs.String("out", "", "write sweep.csv and sweep.json (or, with --shard, shard-i-of-n.json) to `DIR`, atomically")
 	shardFlag := fs.String("shard", "", "run slice `i/n` (0-based i) of the work and write DIR/shard-i-of-n.json; combine the n files with 'simulate merge'")
 	relErr := fs.Float64("rel-error", 0, "add batches of --replications replications to each point until the confidence half-width of its mean and p99 latency and success rate is below this `fraction` of the estimate (0: fixed replications)")
 	maxReps := fs.Int("max-replications", sweep.DefaultMaxReplications, "with --rel-error: at most this many replications per point")
-	scenario, err := scenarioArg(fs, &sf, args, "sweep")
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+	scenario, err := scenarioArg(fs, sf, args, "sweep")
 	if err != nil {
 		return err
 	}

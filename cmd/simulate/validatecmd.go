@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -22,9 +20,6 @@ func (e *env) validate(args []string) error {
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("only", "", "comma-separated scenarios to validate (default: mm1,mmc,mmck,md1,mg1)")
 	pos, err := parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}
