@@ -58,13 +58,15 @@ func (e *env) sweep(args []string) error {
 	opt := sweep.Options{Parallel: sf.parallel, Interrupt: e.interrupted}
 	var sum *sweep.Summarizer
 	if *shardFlag == "" {
-		// A whole sweep summarises each point as soon as it is complete
-		// and drops its results: memory holds the points in progress, not
-		// the grid's every replication.
+		// A whole sweep pools each replication into its point as it
+		// completes and summarises the point when the stop rule closes
+		// it: memory holds the pooled figures of the points in progress,
+		// never their replications.
 		if sum, err = sweep.NewSummarizer(spec); err != nil {
 			return err
 		}
-		opt.PointDone = func(rp *sweep.RawPoint) error { return sum.Add(rp, false) }
+		opt.Result = sum.Result
+		opt.PointDone = func(rp *sweep.RawPoint) error { return sum.Done(rp, false) }
 	}
 	prog := newProgress(e.stderr, "sweep")
 	opt.Progress = prog.update
@@ -87,7 +89,7 @@ func (e *env) sweep(args []string) error {
 		}
 		return nil
 	}
-	// The points an interrupt cut short still hold their results.
+	// The points an interrupt cut short are still open.
 	for _, rp := range rec.Points {
 		if err := sum.Add(rp, rec.Partial); err != nil {
 			return err

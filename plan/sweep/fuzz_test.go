@@ -100,79 +100,137 @@ func FuzzParseAxis(f *testing.F) {
 	})
 }
 
-// TestPointDoneMatchesSummarize: a sweep summarised point by point as Run
-// completes them (Options.PointDone, what `simulate sweep` does) gives the
-// same summaries, byte for byte, as summarising the whole record at the end
-// — with fixed replications, under the stop rule, and when an interrupt
-// cuts a point short — and the record keeps no results of the points it
-// handed on.
+// TestPointDoneMatchesSummarize: a sweep summarised as Run goes gives the
+// same summaries, byte for byte, as summarising the whole record at the
+// end, whether points are handed on whole (Options.PointDone with
+// Summarizer.Add) or replication by replication (Options.Result with
+// Summarizer.Result and Done, what simulate sweep does) — with fixed
+// replications, under the stop rule, and when an interrupt cuts a point
+// short — and the record keeps no results of what it handed on.
 func TestPointDoneMatchesSummarize(t *testing.T) {
 	path := writeScenario(t, mmcYAML)
 	base := sweep.Spec{Scenario: path, Sets: []string{"runs=300", "warmup=10"}, Axes: []sweep.Axis{mustAxis(t, "workers=5,6,7")}, Replications: 3, Level: 0.95, Shards: 1}
 	stopRule := base
 	stopRule.Replications, stopRule.RelError, stopRule.MaxReplications = 2, 0.2, 8
+	wide := stopRule // more points than the stop rule keeps open at once
+	wide.Axes = []sweep.Axis{mustAxis(t, "seed=1..20:20")}
+	const (
+		record  = iota // summarise the record at the end
+		byPoint        // PointDone → Summarizer.Add
+		byRep          // Result → Summarizer.Result, PointDone → Done
+	)
 	for _, tc := range []struct {
 		name      string
 		spec      sweep.Spec
 		interrupt int // stop after this many replications (0: never)
-	}{{"fixed", base, 0}, {"stop rule", stopRule, 0}, {"interrupted", base, 4}} {
-		run := func(streaming bool) ([]byte, *sweep.Record, int) {
+	}{{"fixed", base, 0}, {"stop rule", stopRule, 0}, {"stop rule, 20 points", wide, 0}, {"interrupted", base, 4}} {
+		run := func(mode int) ([]byte, *sweep.Record, int) {
 			var stop atomic.Bool
 			opt := sweep.Options{Parallel: 1, Interrupt: &stop, Progress: func(done, _ int) {
 				if done == tc.interrupt {
 					stop.Store(true)
 				}
 			}}
-			var sum *sweep.Summarizer
+			sum, err := sweep.NewSummarizer(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
 			handed := 0
-			if streaming {
-				var err error
-				if sum, err = sweep.NewSummarizer(tc.spec); err != nil {
-					t.Fatal(err)
-				}
+			switch mode {
+			case byPoint:
 				opt.PointDone = func(rp *sweep.RawPoint) error { handed++; return sum.Add(rp, false) }
+			case byRep:
+				opt.Result = sum.Result
+				opt.PointDone = func(rp *sweep.RawPoint) error { handed++; return sum.Done(rp, false) }
 			}
 			rec, err := sweep.Run(tc.spec, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var sums []sweep.PointSummary
-			if streaming {
+			if mode == record {
+				if sums, err = sweep.Summarize(rec); err != nil {
+					t.Fatal(err)
+				}
+			} else {
 				for _, rp := range rec.Points {
 					if err := sum.Add(rp, rec.Partial); err != nil {
 						t.Fatal(err)
 					}
 				}
 				sums = sum.Summaries(rec.Partial)
-			} else if sums, err = sweep.Summarize(rec); err != nil {
-				t.Fatal(err)
 			}
 			b, _ := json.Marshal(sums)
 			return b, rec, handed
 		}
-		want, _, _ := run(false)
-		got, rec, handed := run(true)
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: summaries point by point differ from the whole record's:\n%s\nwant\n%s", tc.name, got, want)
-		}
-		left := 0
-		for _, rp := range rec.Points {
-			left += len(rp.Results)
-		}
-		switch {
-		case tc.interrupt == 0 && (handed != 3 || left != 0):
-			t.Errorf("%s: %d points handed on, %d results left in the record; want 3 and 0", tc.name, handed, left)
-		case tc.interrupt > 0 && left+3*handed != tc.interrupt:
-			// Parallel 1, 3 replications a point, stop after 4: the 4
-			// results are either handed on with a complete point or
-			// still in the record.
-			t.Errorf("%s: %d points handed on, %d results left; want %d results in all", tc.name, handed, left, tc.interrupt)
+		want, _, _ := run(record)
+		points := len(sweep.Grid(tc.spec.Axes))
+		for _, mode := range []int{byPoint, byRep} {
+			got, rec, handed := run(mode)
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, mode %d: summaries as Run goes differ from the whole record's:\n%s\nwant\n%s", tc.name, mode, got, want)
+			}
+			left := 0
+			for _, rp := range rec.Points {
+				left += len(rp.Results)
+			}
+			switch {
+			case mode == byRep && left != 0:
+				t.Errorf("%s: %d results left in the record; Options.Result keeps none", tc.name, left)
+			case tc.interrupt == 0 && (handed != points || left != 0):
+				t.Errorf("%s, mode %d: %d points handed on, %d results left in the record; want %d and 0", tc.name, mode, handed, left, points)
+			case tc.interrupt > 0 && mode == byPoint && left+3*handed != tc.interrupt:
+				// Parallel 1, 3 replications a point, stop after 4: the 4
+				// results are either handed on with a complete point or
+				// still in the record.
+				t.Errorf("%s: %d points handed on, %d results left; want %d results in all", tc.name, handed, left, tc.interrupt)
+			case tc.interrupt > 0 && handed != 1:
+				t.Errorf("%s, mode %d: %d points handed on as complete, want 1 (4 replications, 3 a point)", tc.name, mode, handed)
+			}
 		}
 	}
 	sharded := base
 	sharded.Shards = 2
 	if _, err := sweep.Run(sharded, sweep.Options{PointDone: func(*sweep.RawPoint) error { return nil }}); err == nil {
 		t.Error("Run(shard 0 of 2) with PointDone: no error; a shard's record must keep its results")
+	}
+	if _, err := sweep.Run(sharded, sweep.Options{Result: func(*sweep.RawPoint, *system.Result) error { return nil }}); err == nil {
+		t.Error("Run(shard 0 of 2) with Result: no error; a shard's record must keep its results")
+	}
+}
+
+// TestStopRuleKeepsFewPointsOpen: under the stop rule, Run hands on every
+// replication of a point before the point closes, in replication order,
+// and never has more than a few points open (begun, not closed) at once,
+// however large the grid: 100 points that never converge hold the pooled
+// figures of 8 per goroutine, not 100.
+func TestStopRuleKeepsFewPointsOpen(t *testing.T) {
+	spec := sweep.Spec{Scenario: writeScenario(t, mmcYAML), Sets: []string{"runs=50", "warmup=5"}, Axes: []sweep.Axis{mustAxis(t, "seed=1..100:100")},
+		Replications: 4, RelError: 1e-9, MaxReplications: 8, Level: 0.95, Shards: 1}
+	next := map[int]int{} // point → next replication expected
+	closed := map[int]bool{}
+	peak := 0
+	_, err := sweep.Run(spec, sweep.Options{Parallel: 2,
+		Result: func(rp *sweep.RawPoint, r *system.Result) error {
+			if closed[rp.Index] {
+				t.Errorf("point %d: a replication after it closed", rp.Index)
+			}
+			next[rp.Index]++
+			peak = max(peak, len(next)-len(closed))
+			return nil
+		},
+		PointDone: func(rp *sweep.RawPoint) error {
+			if next[rp.Index] != 8 || rp.Planned != 8 || !strings.Contains(rp.Note, "not reached after 8 replications") {
+				t.Errorf("point %d closed after %d replications (planned %d, note %q); want 8, at the cap", rp.Index, next[rp.Index], rp.Planned, rp.Note)
+			}
+			closed[rp.Index] = true
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(closed) != 100 || peak > 16 || peak < 2 {
+		t.Errorf("%d points closed, at most %d open at once; want 100 and between 2 and 16 (8 per goroutine)", len(closed), peak)
 	}
 }
 

@@ -134,17 +134,21 @@ type Options struct {
 	// it has. An error from PointDone ends Run with that error. Only for a
 	// whole sweep (Shards == 1): a shard's record must keep its results.
 	PointDone func(rp *RawPoint) error
+	// Result, when set, receives each replication's result as soon as it
+	// and the earlier units are done (from Run's goroutine; for each
+	// point in replication order, before the point's PointDone), and the
+	// Record keeps no results at all: memory holds a few replications in
+	// flight, whatever the grid, the replications or the stop rule ask.
+	// A Summarizer's Result takes them. An error from Result ends Run with
+	// that error. Only for a whole sweep (Shards == 1).
+	Result func(rp *RawPoint, r *system.Result) error
 }
 
-// pointChunk bounds how many replications Run keeps in flight (with their
-// results) when the replication count is fixed: enough to keep every core
-// busy, few enough that PointDone can release results as it goes.
-func pointChunk(reps, workers int) int {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	return max(1, max(256, 16*workers)/max(reps, 1))
-}
+// openPoints is how many points the stop rule keeps open at once on
+// workers goroutines: each round runs a batch (at least minBatch
+// replications) of every open point, so this keeps every core busy
+// through a round while bounding the points pooled at once.
+func openPoints(workers int) int { return 8 * workers }
 
 // unit is one replication of one point.
 type unit struct{ point, rep int }
@@ -291,6 +295,9 @@ func Run(spec Spec, opt Options) (*Record, error) {
 	if opt.PointDone != nil && spec.Shards > 1 {
 		return nil, fmt.Errorf("sweep: Options.PointDone is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
 	}
+	if opt.Result != nil && spec.Shards > 1 {
+		return nil, fmt.Errorf("sweep: Options.Result is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
+	}
 	// pointDone hands a complete point to PointDone and drops its results.
 	pointDone := func(rp *RawPoint) error {
 		if opt.PointDone == nil {
@@ -302,26 +309,49 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		rp.Results = nil
 		return nil
 	}
+	workers := opt.Parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	var mu sync.Mutex
 	done, scheduled := 0, 0
-	runUnits := func(units []unit) ([]*Replica, []figures, error) {
+	// kept counts each point's replications handed on so far, and figs
+	// holds their figures for the stop rule.
+	kept := make(map[int]int, len(mine))
+	figs := make(map[int][]figures, len(mine))
+	// runUnits runs units (point-major, replications ascending) on the
+	// pool and hands each completed replication on in unit order, a few
+	// computed ahead at most: to Options.Result when set, else encoded
+	// into its point's Results. After unit k is handed on, after(k) runs
+	// (nil: nothing), unless a unit before it was cut. It reports whether an interrupt left a unit out; no
+	// unit is handed on after a failed one.
+	runUnits := func(units []unit, after func(k int) error) (cut bool, err error) {
 		type out struct {
+			res *system.Result
 			rep *Replica
 			fig figures
 			err error
 		}
-		outs := sim.Parallel(len(units), opt.Parallel, func(k int) out {
+		var failed atomic.Bool
+		sim.ParallelEach(len(units), workers, 4*workers, func(k int) out {
 			u := units[k]
-			if interrupted() {
+			if interrupted() || failed.Load() {
 				return out{}
 			}
 			res := system.New(cfgs[u.point], system.Options{Replication: u.rep, Interrupt: opt.Interrupt}).Run()
 			if res.Stopped == "interrupted" {
 				return out{}
 			}
-			b, err := EncodeResult(res)
-			if err != nil {
-				return out{err: fmt.Errorf("point %s replication %d: %w", points[u.point].Label(spec.Axes), u.rep, err)}
+			o := out{fig: figuresOf(res)}
+			if opt.Result != nil {
+				o.res = res
+			} else {
+				b, err := EncodeResult(res)
+				if err != nil {
+					failed.Store(true)
+					return out{err: fmt.Errorf("point %s replication %d: %w", points[u.point].Label(spec.Axes), u.rep, err)}
+				}
+				o.rep = &Replica{Replication: u.rep, Result: b}
 			}
 			if opt.Progress != nil {
 				mu.Lock()
@@ -329,100 +359,104 @@ func Run(spec Spec, opt Options) (*Record, error) {
 				opt.Progress(done, scheduled)
 				mu.Unlock()
 			}
-			return out{rep: &Replica{Replication: u.rep, Result: b}, fig: figuresOf(res)}
-		})
-		reps := make([]*Replica, len(outs))
-		figs := make([]figures, len(outs))
-		for k, o := range outs {
-			if o.err != nil {
-				return nil, nil, o.err
-			}
-			reps[k], figs[k] = o.rep, o.fig
-		}
-		return reps, figs, nil
-	}
-
-	// keep adds each completed replication (and its figures, under the
-	// stop rule) to its point; it reports whether an interrupt left one out.
-	figs := make(map[int][]figures, len(mine))
-	keep := func(units []unit, reps []*Replica, fs []figures) (cut bool) {
-		for k, rep := range reps {
-			if rep == nil {
+			return o
+		}, func(k int, o out) {
+			switch {
+			case err != nil:
+				return
+			case o.err != nil:
+				err = o.err
+				return
+			case o.res == nil && o.rep == nil:
 				cut = true
-				continue
+				return
 			}
 			pi := units[k].point
-			rps[pi].Results = append(rps[pi].Results, *rep)
-			if fs != nil {
-				figs[pi] = append(figs[pi], fs[k])
+			rp := rps[pi]
+			if o.res != nil {
+				if err = opt.Result(rp, o.res); err != nil {
+					failed.Store(true)
+					return
+				}
+			} else {
+				rp.Results = append(rp.Results, *o.rep)
 			}
-		}
-		return cut
+			kept[pi]++
+			if spec.RelError > 0 {
+				figs[pi] = append(figs[pi], o.fig)
+			}
+			if after != nil && !cut {
+				if err = after(k); err != nil {
+					failed.Store(true)
+				}
+			}
+		})
+		return cut, err
 	}
 
 	if spec.RelError == 0 {
-		// Chunks of points, in grid order: each point's results are
-		// complete at the end of its chunk and can be handed on.
-		unitsOf := func(pis []int) []unit {
-			var units []unit
-			for _, pi := range pis {
-				for r := range spec.Replications {
-					if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
-						units = append(units, u)
-					}
+		// Every unit of the shard in grid order; a point is complete when
+		// its last unit is handed on, unless an interrupt cut one of its
+		// units before that.
+		var units []unit
+		for _, pi := range mine {
+			for r := range spec.Replications {
+				if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
+					units = append(units, u)
 				}
 			}
-			return units
 		}
-		scheduled = len(unitsOf(mine))
-		chunk := pointChunk(spec.Replications, opt.Parallel)
-		for start := 0; start < len(mine); start += chunk {
-			pis := mine[start:min(start+chunk, len(mine))]
-			units := unitsOf(pis)
-			reps, _, err := runUnits(units)
-			if err != nil {
-				return nil, err
+		scheduled = len(units)
+		cut, err := runUnits(units, func(k int) error {
+			pi := units[k].point
+			if kept[pi] < spec.Replications || (k+1 < len(units) && units[k+1].point == pi) {
+				return nil
 			}
-			if keep(units, reps, nil) {
-				rec.Partial = true
-				return rec, nil
-			}
-			for _, pi := range pis {
-				if err := pointDone(rps[pi]); err != nil {
-					return nil, err
-				}
-			}
+			return pointDone(rps[pi])
+		})
+		if err != nil {
+			return nil, err
+		}
+		if cut {
+			rec.Partial = true
 		}
 		return rec, nil
 	}
 
 	// The stop rule: whole batches for every point still open, then a
-	// check per point.
-	open := slices.Clone(mine)
-	for len(open) > 0 {
+	// check per point. At most openPoints(workers) points are open at
+	// once, refilled in grid order as points close, so memory holds the
+	// pooled figures of a few points, not of the grid. A point's batches
+	// and checks depend only on its own replications, so which points
+	// share a round changes nothing in the result.
+	queue, limit := mine, openPoints(workers)
+	var open []int
+	for len(open) > 0 || len(queue) > 0 {
+		k := min(limit-len(open), len(queue))
+		open, queue = append(open, queue[:k]...), queue[k:]
 		var units []unit
 		for _, pi := range open {
-			n := len(rps[pi].Results)
+			n := kept[pi]
 			for r := n; r < min(n+spec.batch(), spec.MaxReplications); r++ {
 				units = append(units, unit{pi, r})
 			}
 		}
 		scheduled += len(units)
-		reps, fs, err := runUnits(units)
+		cut, err := runUnits(units, nil)
 		if err != nil {
 			return nil, err
 		}
-		if keep(units, reps, fs) {
+		if cut {
 			rec.Partial = true
 			for _, pi := range open {
-				rps[pi].Planned = len(rps[pi].Results)
+				rps[pi].Planned = kept[pi]
 			}
 			return rec, nil
 		}
 		var still []int
 		for _, pi := range open {
 			rp := rps[pi]
-			n := len(rp.Results)
+			n := kept[pi]
 			ok, desc := converged(figs[pi], spec.Level, spec.RelError)
 			switch {
 			case ok:
@@ -437,6 +471,7 @@ func Run(spec Spec, opt Options) (*Record, error) {
 			if err := pointDone(rp); err != nil {
 				return nil, err
 			}
+			delete(figs, pi)
 		}
 		open = still
 	}

@@ -61,15 +61,15 @@ func (v Values) MarshalJSON() ([]byte, error) {
 // scenario is loaded again (Spec.Scenario with Spec.Sets and the point's
 // overrides, checked against ScenarioSHA256) and given the recorded
 // warm-up, and its replications are decoded in replication order and pooled
-// by system.Summarize at Spec.Level. The warm-up's and the stop rule's
+// at Spec.Level as system.Summarize pools them. The warm-up's and the stop rule's
 // notes are appended to the summary's warnings.
 //
 // A Partial record (interrupted) gives summaries for the points that have
 // at least one replication; each point cut short is marked Partial with a
 // warning saying how many of its replications completed, and every point
 // carries a warning saying how many of the grid's points have results. Any
-// other incomplete record is an error. Points are decoded one at a time, so memory holds one point's
-// results.
+// other incomplete record is an error. Results are decoded and pooled one
+// at a time, so memory holds one replication's result.
 func Summarize(rec *Record) ([]PointSummary, error) {
 	if !rec.Partial {
 		if err := rec.checkComplete(); err != nil {
@@ -92,14 +92,24 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 }
 
 // A Summarizer summarises a sweep's points one at a time, as Summarize
-// does for a whole record. Run's Options.PointDone hands it each point as
-// soon as the point is complete, so that a sweep of thousands of points
-// holds only the results of the points in progress.
+// does for a whole record. Run's Options.Result and Options.PointDone hand
+// it each replication as it completes and each point as the stop rule
+// closes it (Result, then Done), so that a sweep holds only the pooled
+// figures of the points in progress, never their replications; Add takes
+// a point whose encoded results are in hand (a record's).
 type Summarizer struct {
 	spec Spec
 	grid []Point
 	hash string // SHA-256 of the scenario's text as loaded now
 	sums map[int]PointSummary
+	open map[int]*openPoint
+}
+
+// openPoint is a point whose replications are being pooled.
+type openPoint struct {
+	label string
+	cfg   *system.Config
+	acc   *system.Accumulator
 }
 
 // NewSummarizer loads the sweep's scenario (to check it and to rebuild
@@ -109,59 +119,108 @@ func NewSummarizer(spec Spec) (*Summarizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Summarizer{spec: spec, grid: spec.Points(), hash: sourceHash(base.Source), sums: map[int]PointSummary{}}, nil
+	return &Summarizer{spec: spec, grid: spec.Points(), hash: sourceHash(base.Source), sums: map[int]PointSummary{}, open: map[int]*openPoint{}}, nil
 }
 
-// Add summarises one point: its scenario is loaded again (Spec.Scenario
-// with Spec.Sets and the point's overrides) and given the recorded
-// warm-up, and its replications are decoded in order, checked against the
-// scenario (Result.CheckAgainst) and pooled by system.Summarize at
-// Spec.Level; the warm-up's and the stop rule's notes are appended to its
-// warnings. interrupted says the sweep was cut short: a point with fewer
-// replications than planned is then marked Partial. A point without
-// results is skipped.
-func (s *Summarizer) Add(rp *RawPoint, interrupted bool) error {
-	spec := s.spec
-	if len(rp.Results) == 0 {
-		return nil
+// point returns rp's pooling state, starting it on first use: the
+// scenario is loaded again (Spec.Scenario with Spec.Sets and the point's
+// overrides) and given the recorded warm-up.
+func (s *Summarizer) point(rp *RawPoint) (*openPoint, error) {
+	if op := s.open[rp.Index]; op != nil {
+		return op, nil
 	}
+	spec := s.spec
 	if rp.Index < 0 || rp.Index >= len(s.grid) {
-		return fmt.Errorf("point %d: outside the grid of %d points", rp.Index, len(s.grid))
+		return nil, fmt.Errorf("point %d: outside the grid of %d points", rp.Index, len(s.grid))
+	}
+	if _, ok := s.sums[rp.Index]; ok {
+		return nil, fmt.Errorf("point %s: already summarised", s.grid[rp.Index].Label(spec.Axes))
 	}
 	p := s.grid[rp.Index]
 	sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
 	sc, err := scenarios.Load(spec.Scenario, sets)
 	if err != nil {
-		return fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
+		return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
 	}
 	cfg := sc.Config
 	rp.Warmup.Apply(cfg)
-	results := make([]*system.Result, len(rp.Results))
-	for i, rep := range rp.Results {
-		if results[i], err = DecodeResult(rep.Result); err == nil {
-			err = results[i].CheckAgainst(cfg)
-		}
-		if err != nil {
-			return fmt.Errorf("point %s replication %d: %w", p.Label(spec.Axes), rep.Replication, err)
-		}
+	op := &openPoint{label: p.Label(spec.Axes), cfg: cfg, acc: system.NewAccumulator(cfg, spec.Level)}
+	s.open[rp.Index] = op
+	return op, nil
+}
+
+// Result pools one replication of point rp (a system.Accumulator at
+// Spec.Level); a point's replications must come in replication order. It
+// fits Run's Options.Result.
+func (s *Summarizer) Result(rp *RawPoint, r *system.Result) error {
+	op, err := s.point(rp)
+	if err != nil {
+		return err
 	}
-	sum := system.Summarize(cfg, results, spec.Level)
+	op.acc.Add(r)
+	return nil
+}
+
+// Done summarises point rp from the replications Result pooled; the
+// warm-up's and the stop rule's notes (rp.Warmup.Note, rp.Note) are
+// appended to its warnings. interrupted says the sweep was cut short: a
+// point with fewer replications than rp.Planned is then marked Partial. A
+// point without replications is skipped. Done with interrupted false fits
+// Run's Options.PointDone.
+func (s *Summarizer) Done(rp *RawPoint, interrupted bool) error {
+	op := s.open[rp.Index]
+	if op == nil {
+		return nil
+	}
+	delete(s.open, rp.Index)
+	n := op.acc.Replications()
+	if n == 0 {
+		return nil
+	}
+	sum := op.acc.Summary()
 	if rp.Warmup.Note != "" {
 		sum.Warnings = append(sum.Warnings, rp.Warmup.Note)
 	}
 	if rp.Note != "" {
 		sum.Warnings = append(sum.Warnings, rp.Note)
 	}
-	if interrupted && len(rp.Results) < rp.Planned {
+	if interrupted && n < rp.Planned {
 		sum.Partial = true
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", len(rp.Results), rp.Planned))
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", n, rp.Planned))
 	}
-	ps := PointSummary{Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: p.Label(spec.Axes)}
+	spec, p := s.spec, s.grid[rp.Index]
+	ps := PointSummary{Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: op.label}
 	for k, a := range spec.Axes {
 		ps.Point = append(ps.Point, KeyValue{a.Key, p.Values[k]})
 	}
 	s.sums[rp.Index] = ps
 	return nil
+}
+
+// Add summarises one point from the encoded results it holds (a record's
+// RawPoint): each is decoded in order, checked against the point's
+// scenario (Result.CheckAgainst) and pooled by Result, then the point is
+// closed by Done. Replications Result already pooled for the point come
+// first (a point an interrupt cut short after Run handed some on). A point
+// without results is skipped.
+func (s *Summarizer) Add(rp *RawPoint, interrupted bool) error {
+	if len(rp.Results) > 0 {
+		op, err := s.point(rp)
+		if err != nil {
+			return err
+		}
+		for _, rep := range rp.Results {
+			r, err := DecodeResult(rep.Result)
+			if err == nil {
+				err = r.CheckAgainst(op.cfg)
+			}
+			if err != nil {
+				return fmt.Errorf("point %s replication %d: %w", op.label, rep.Replication, err)
+			}
+			op.acc.Add(r)
+		}
+	}
+	return s.Done(rp, interrupted)
 }
 
 // Summaries returns the points added so far in grid order. When the sweep
