@@ -30,6 +30,12 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 // c = 10), 1M runs per op: the figure the README quotes.
 func BenchmarkMMc(b *testing.B) { benchScenario(b, "mmc", "runs=1000000", "warmup=10000") }
 
+// BenchmarkSmallReplication is one short replication of M/M/c (2100
+// runs), the size sweeps and plan's probes run by the thousand: set-up,
+// the first allocations and the series' fine early bins weigh here as
+// they do not in 1 M runs.
+func BenchmarkSmallReplication(b *testing.B) { benchScenario(b, "mmc", "runs=2100", "warmup=100") }
+
 // BenchmarkSeedPlanLoad is the seed's three-step plan with deadlines,
 // retries, a hanging fetch and a search tool rate-limited below the
 // arrival rate (server-enforced: 429 + Retry-After), under a steady Poisson

@@ -1,7 +1,7 @@
 package system
 
-// chunkBits sets the size of a chunked table's chunks: 1024 entries.
-const chunkBits = 10
+// chunkBits sets the size of a chunked table's chunks: 128 entries.
+const chunkBits = 7
 
 // chunked is a table of T that grows by fixed-size chunks. Entries never
 // move, so growing it copies nothing, and a table that grows large (the

@@ -274,7 +274,7 @@ func New(cfg *Config, opt Options) *Model {
 		cfg:           cfg,
 		opt:           opt,
 		guards:        cfg.Guards.withDefaults(),
-		s:             sim.New(1024),
+		s:             sim.New(64), // grows with the events pending; most scenarios keep few
 		toolQueueFull: -1,
 		res: &Result{
 			Seed:    seed,

@@ -81,12 +81,22 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 		// between replications running in parallel.
 		s.ToolBusy[t] = b
 	}
-	for i := first; i <= last; i++ {
+	span := func(i int) {
 		lo := max(from, time.Duration(i)*s.Width)
 		hi := min(to, time.Duration(i+1)*s.Width)
 		if hi > lo {
 			b[i] += float64(hi-lo) / 1e9
 		}
+	}
+	span(first)
+	if last > first {
+		// The bins between are covered whole: each gets the width, the
+		// same float the general case computes for them.
+		w := float64(s.Width) / 1e9
+		for i := first + 1; i < last; i++ {
+			b[i] += w
+		}
+		span(last)
 	}
 }
 
