@@ -3,6 +3,8 @@ package sweep_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -252,5 +254,68 @@ func TestPointDoneStreams(t *testing.T) {
 	}
 	if handed != 300 || handedAtLast <= 0 {
 		t.Fatalf("%d points handed on, %d of them before the last replication ran; want 300 and most", handed, handedAtLast)
+	}
+}
+
+// TestStopRuleInterrupted: an interrupt under the stop rule leaves the
+// points it had not closed marked partial, saying the stop rule had not
+// closed them, whether the point's batch was cut (2 of 4 replications) or
+// complete but not yet enough (4, the rule asking for more); points not
+// begun have no summary; summarising the record and pooling as Run goes
+// agree.
+func TestStopRuleInterrupted(t *testing.T) {
+	spec := sweep.Spec{Scenario: writeScenario(t, mmcYAML), Sets: []string{"runs=50", "warmup=5"}, Axes: []sweep.Axis{mustAxis(t, "seed=1..20:20")},
+		Replications: 4, RelError: 1e-9, MaxReplications: 8, Level: 0.95, Shards: 1}
+	var out [2][]byte
+	for mode := range 2 {
+		var stop atomic.Bool
+		opt := sweep.Options{Parallel: 1, Interrupt: &stop, Progress: func(done, _ int) {
+			if done == 6 {
+				stop.Store(true)
+			}
+		}}
+		sum, err := sweep.NewSummarizer(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode == 1 {
+			opt.Result = sum.Result
+			opt.PointDone = func(rp *sweep.RawPoint) error { return sum.Done(rp, false) }
+		}
+		rec, err := sweep.Run(spec, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rec.Partial {
+			t.Fatal("record not partial after an interrupt")
+		}
+		var sums []sweep.PointSummary
+		if mode == 0 {
+			sums, err = sweep.Summarize(rec)
+		} else {
+			for _, rp := range rec.Points {
+				if err = sum.Add(rp, true); err != nil {
+					break
+				}
+			}
+			sums = sum.Summaries(true)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sums) != 2 {
+			t.Fatalf("mode %d: %d points summarised, want 2 (one with 4 replications, one with 2)", mode, len(sums))
+		}
+		for i, want := range []int{4, 2} {
+			s := sums[i].Summary
+			note := fmt.Sprintf("partial: interrupted after %d replications, before the stop rule closed the point", want)
+			if s.Replications != want || !s.Partial || !slices.Contains(s.Warnings, note) {
+				t.Errorf("mode %d, point %d: %d replications, partial %v, warnings %q; want %d, partial, %q", mode, i, s.Replications, s.Partial, s.Warnings, want, note)
+			}
+		}
+		out[mode], _ = json.Marshal(sums)
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Errorf("the record's summaries and those pooled as Run went differ:\n%s\n%s", out[0], out[1])
 	}
 }

@@ -40,7 +40,8 @@ type RawPoint struct {
 	// Warmup is the warm-up every replication of the point used.
 	Warmup Warmup `json:"warmup"`
 	// Planned is the number of replications the point has in the whole
-	// sweep: Spec.Replications, or where the stop rule stopped.
+	// sweep: Spec.Replications, or where the stop rule stopped; 0 in an
+	// interrupted record for a point the stop rule had not closed.
 	Planned int `json:"planned"`
 	// Note is a caveat for the summary's warnings (e.g. the stop rule hit
 	// its cap).

@@ -442,21 +442,22 @@ func Run(spec Spec, opt Options) (*Record, error) {
 			}
 		}
 		scheduled += len(units)
+		target := make(map[int]int, len(open))
+		for _, pi := range open {
+			target[pi] = min(kept[pi]+spec.batch(), spec.MaxReplications)
+		}
 		cut, err := runUnits(units, nil)
 		if err != nil {
 			return nil, err
-		}
-		if cut {
-			rec.Partial = true
-			for _, pi := range open {
-				rps[pi].Planned = kept[pi]
-			}
-			return rec, nil
 		}
 		var still []int
 		for _, pi := range open {
 			rp := rps[pi]
 			n := kept[pi]
+			if n < target[pi] { // cut short by an interrupt: not checked
+				still = append(still, pi)
+				continue
+			}
 			ok, desc := converged(figs[pi], spec.Level, spec.RelError)
 			switch {
 			case ok:
@@ -472,6 +473,15 @@ func Run(spec Spec, opt Options) (*Record, error) {
 				return nil, err
 			}
 			delete(figs, pi)
+		}
+		if cut {
+			// The points still open had not been closed by the stop
+			// rule: how many replications they needed is unknown.
+			rec.Partial = true
+			for _, pi := range still {
+				rps[pi].Planned = 0
+			}
+			return rec, nil
 		}
 		open = still
 	}

@@ -164,7 +164,8 @@ func (s *Summarizer) Result(rp *RawPoint, r *system.Result) error {
 // Done summarises point rp from the replications Result pooled; the
 // warm-up's and the stop rule's notes (rp.Warmup.Note, rp.Note) are
 // appended to its warnings. interrupted says the sweep was cut short: a
-// point with fewer replications than rp.Planned is then marked Partial. A
+// point with fewer replications than rp.Planned, or with Planned 0 (one the
+// stop rule had not closed), is then marked Partial. A
 // point without replications is skipped. Done with interrupted false fits
 // Run's Options.PointDone.
 func (s *Summarizer) Done(rp *RawPoint, interrupted bool) error {
@@ -184,7 +185,11 @@ func (s *Summarizer) Done(rp *RawPoint, interrupted bool) error {
 	if rp.Note != "" {
 		sum.Warnings = append(sum.Warnings, rp.Note)
 	}
-	if interrupted && n < rp.Planned {
+	switch {
+	case interrupted && rp.Planned == 0:
+		sum.Partial = true
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d replications, before the stop rule closed the point", n))
+	case interrupted && n < rp.Planned:
 		sum.Partial = true
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", n, rp.Planned))
 	}
