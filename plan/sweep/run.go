@@ -323,8 +323,9 @@ func Run(spec Spec, opt Options) (*Record, error) {
 	// pool and hands each completed replication on in unit order, a few
 	// computed ahead at most: to Options.Result when set, else encoded
 	// into its point's Results. After unit k is handed on, after(k) runs
-	// (nil: nothing), unless a unit before it was cut. It reports whether an interrupt left a unit out; no
-	// unit is handed on after a failed one.
+	// (nil: nothing), unless a unit before it was cut. It reports whether
+	// an interrupt left a unit out; no unit is handed on after a failed
+	// one.
 	runUnits := func(units []unit, after func(k int) error) (cut bool, err error) {
 		type out struct {
 			res *system.Result

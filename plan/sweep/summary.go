@@ -60,9 +60,9 @@ func (v Values) MarshalJSON() ([]byte, error) {
 // Merge) into one PointSummary per point, in grid order. Each point's
 // scenario is loaded again (Spec.Scenario with Spec.Sets and the point's
 // overrides, checked against ScenarioSHA256) and given the recorded
-// warm-up, and its replications are decoded in replication order and pooled
-// at Spec.Level as system.Summarize pools them. The warm-up's and the stop rule's
-// notes are appended to the summary's warnings.
+// warm-up, and its replications are decoded in replication order and
+// pooled at Spec.Level as system.Summarize pools them. The warm-up's and
+// the stop rule's notes are appended to the summary's warnings.
 //
 // A Partial record (interrupted) gives summaries for the points that have
 // at least one replication; each point cut short is marked Partial with a
