@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -169,4 +170,40 @@ func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// checkOutDir makes sure dir (an --out directory) exists, creating it,
+// and that a file can be written there, before anything is simulated: a
+// typo in --out then costs nothing rather than the whole simulation.
+func checkOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	return probeWrite("--out "+dir, dir)
+}
+
+// checkOutFile makes sure the directory of path (an output file) exists and
+// takes a new file, before anything is simulated; flagName names the flag
+// in the error.
+func checkOutFile(flagName, path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s: %w", flagName, path, dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flagName, path, dir)
+	}
+	return probeWrite(flagName+" "+path, dir)
+}
+
+// probeWrite creates and removes a temporary file in dir.
+func probeWrite(what, dir string) error {
+	f, err := os.CreateTemp(dir, ".budgetsim-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %w", what, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

@@ -70,6 +70,9 @@ func (e *env) compare(args []string) error {
 	if *outDir != "" {
 		// The per-variant files are written as the variants complete, so
 		// memory holds one variant's histograms and series at a time.
+		if err := checkOutDir(*outDir); err != nil {
+			return err
+		}
 		var err error
 		if files, err = newCompareFiles(*outDir); err != nil {
 			return err

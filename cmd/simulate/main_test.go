@@ -113,6 +113,30 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestOutCheckedFirst: an --out that cannot be written is refused before
+// anything is simulated, with an error naming the flag and the path, for
+// every command that writes files at the end.
+func TestOutCheckedFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(file, "sub")
+	for _, args := range [][]string{
+		{"run", "mmc", "--out", bad},
+		{"sweep", "mmc", "--vary", "workers=10,11", "--out", bad},
+		{"sweep", "mmc", "--vary", "workers=10,11", "--shard", "0/2", "--out", bad},
+		{"plan", "mmc", "--slo", "p99<=3s", "--search", "workers=10..20", "--out", bad},
+		{"report", "mmc", "--out", filepath.Join(bad, "r.html")},
+		{"compare", "mmc", "--vary", "workers=10,11", "--out", bad},
+	} {
+		out, errOut, code := runCLI(t, "", args...)
+		if code != 1 || out != "" || !strings.HasPrefix(errOut, "simulate: --out "+bad) {
+			t.Errorf("simulate %s: exit %d, stdout %q, stderr %q; want exit 1, no output, an error naming --out %s", strings.Join(args, " "), code, out, errOut, bad)
+		}
+	}
+}
+
 // TestHelp: every command's -h prints its usage and flags to stderr and
 // exits 0, having done nothing else.
 func TestHelp(t *testing.T) {

@@ -72,6 +72,11 @@ func (e *env) plan(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *outDir != "" {
+		if err := checkOutDir(*outDir); err != nil {
+			return err
+		}
+	}
 	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level, Tolerance: *tolerance}
 	var start *search.Analytic
 	if !*noAnalytic {

@@ -37,6 +37,9 @@ func (e *env) report(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutFile("--out", *out); err != nil {
+		return err
+	}
 	in, err := report.Simulate(sc, report.Options{Replications: sf.replications, Parallel: sf.parallel, Level: sf.level, Interrupt: e.interrupted})
 	if err != nil {
 		return err

@@ -93,6 +93,11 @@ func (e *env) run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *outDir != "" {
+		if err := checkOutDir(*outDir); err != nil {
+			return err
+		}
+	}
 	cfg := sc.Config
 	opt := system.Options{Interrupt: e.interrupted, TraceRuns: *traceRuns}
 	var finishTrace func(ok bool) error

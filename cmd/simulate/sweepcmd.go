@@ -55,6 +55,11 @@ func (e *env) sweep(args []string) error {
 	if err := spec.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if *outDir != "" {
+		if err := checkOutDir(*outDir); err != nil {
+			return err
+		}
+	}
 	opt := sweep.Options{Parallel: sf.parallel, Interrupt: e.interrupted}
 	var sum *sweep.Summarizer
 	if *shardFlag == "" {
