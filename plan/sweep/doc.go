@@ -12,12 +12,19 @@
 // Records of all shards combine with Merge; Summarize pools a whole-sweep
 // record into one system.Summary per point; WriteCSV writes sweep.csv.
 //
+// A whole sweep on one machine need not keep its results: with
+// Options.Result and Options.PointDone feeding a Summarizer, each
+// replication is pooled into its point as it completes and each point is
+// summarised when the stop rule closes it, so memory holds a few
+// replications in flight and the pooled figures of the open points.
+//
 // Determinism: replication i of every point uses seed
-// sim.ReplicationSeed(seed, i); results are assembled in replication order;
-// the stop rule is checked after whole batches; and the single-machine path
-// decodes the same serialised results a merge does. So sweep.csv and
-// sweep.json depend only on the Spec, never on GOMAXPROCS, Options.Parallel
-// or the number of shards.
+// sim.ReplicationSeed(seed, i); results are pooled in replication order;
+// the stop rule is checked after whole batches, on each point's own
+// replications; and EncodeResult keeps everything the pooling reads, so a
+// merge of shards pools the same values the single-machine path does.
+// So sweep.csv and sweep.json depend only on the Spec, never on
+// GOMAXPROCS, Options.Parallel or the number of shards.
 //
 // Warm-up: when a scenario fixes none, each point's warm-up is chosen by
 // MSER-5 on a pilot replication (DetectWarmup), since the transient grows
