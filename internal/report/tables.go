@@ -216,7 +216,7 @@ func capacitySection(s *system.Summary) Section {
 		Caption: "Capacity",
 		Header:  []string{"resource", "size", "load", "calls (served/s)", "queue delay p50 / p99", "limit 429 / full 503 / dropped", "wasted work", "cache hits"},
 		Rows:    rows,
-		Notes:   []string{"Load is the larger of busy servers / concurrency and admitted calls / rate limit; for an unlimited tool, the mean number of calls in service. Limit 429 / full 503 / dropped count what the tool's own rate limit, full queue and deadline-aware dropping sent back; 429s drawn from its error rates are in the attempts table. Tool figures cover the whole simulation, warm-up included."},
+		Notes:   []string{"Load is the larger of busy servers / concurrency and admitted calls / rate limit; for an unlimited tool, the mean number of calls in service. Limit 429 / full 503 / dropped count what the tool's own rate limit, full queue and deadline-aware dropping sent back; 429s drawn from its error rates are in the attempts table. Tool figures cover the measured window, from the end of the warm-up to the end of the simulation (requests of warm-up runs served in it included)."},
 	}}}
 	if s.Tail.N > 0 {
 		var rows []Row

@@ -22,7 +22,7 @@ type Accumulator struct {
 	window, sojourn, tavgW float64
 	steps                  []StepCalls
 	stops                  []Stop
-	util, end              float64
+	util, toolWindow       float64
 	tools                  []toolPool
 	cost                   CostSummary
 	tail                   *tailTable
@@ -115,7 +115,7 @@ func (a *Accumulator) Add(r *Result) {
 		}
 	}
 	a.util += r.WorkerUtilisation * r.Window.Seconds()
-	a.end += r.End.Seconds()
+	a.toolWindow += r.ToolWindow.Seconds()
 	for i := range a.tools {
 		tp, st := &a.tools[i], r.Tools[i]
 		ts := &tp.ts
@@ -128,7 +128,7 @@ func (a *Accumulator) Add(r *Result) {
 		ts.BusySeconds += st.BusySeconds
 		ts.WastedSeconds += st.WastedSeconds
 		ts.ClientWaitSeconds += st.ClientWaitSeconds
-		tp.busy += st.MeanBusy * r.End.Seconds()
+		tp.busy += st.MeanBusy * r.ToolWindow.Seconds()
 		if r.ToolDelay[i] != nil {
 			tp.delay.Merge(r.ToolDelay[i])
 		}
@@ -245,17 +245,17 @@ func (a *Accumulator) resources(s *Summary) {
 	for i, t := range cfg.Tools {
 		tp := &a.tools[i]
 		ts := tp.ts
-		if a.end > 0 {
-			ts.MeanBusy = tp.busy / a.end
-			ts.Throughput = float64(ts.Served) / a.end
+		if a.toolWindow > 0 {
+			ts.MeanBusy = tp.busy / a.toolWindow
+			ts.Throughput = float64(ts.Served) / a.toolWindow
 		}
 		if t.Concurrency > 0 {
 			ts.Utilisation = ts.MeanBusy / float64(t.Concurrency)
 		}
 		if t.RateLimit != nil {
 			ts.RateLimit = t.RateLimit.Rate
-			if a.end > 0 {
-				ts.RateUtilisation = float64(ts.Calls) / a.end / t.RateLimit.Rate
+			if a.toolWindow > 0 {
+				ts.RateUtilisation = float64(ts.Calls) / a.toolWindow / t.RateLimit.Rate
 			}
 		}
 		ts.Load = math.Max(ts.Utilisation, ts.RateUtilisation)

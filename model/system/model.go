@@ -186,11 +186,17 @@ type Result struct {
 	// never have answered (a hang: the tool's hang rate, an outage or a
 	// scripted timeout); the rest were slow calls cut off by their lease.
 	StepHangs []int64
-	// Tools holds each tool's server-side figures (Config.Tools order).
+	// Tools holds each tool's server-side figures (Config.Tools order) over
+	// ToolWindow.
 	Tools []ToolStats
 	// ToolDelay holds each tool's queueing delay (seconds) for tools with
-	// capacity.
+	// capacity, of the requests that started service in ToolWindow.
 	ToolDelay []*stats.Histogram
+	// ToolWindow is the interval the tool figures cover: from the first
+	// measured arrival (the end of the warm-up) to End, as the workers'
+	// and runs' figures start there too; the whole simulation when no run
+	// was measured.
+	ToolWindow time.Duration
 	// Cost is the money side of the measured runs.
 	Cost CostStats
 	// Tail is the mean time per stage of the completed runs at the p99 of
@@ -223,8 +229,11 @@ type Result struct {
 	_       sim.CacheLinePad
 }
 
-// ToolStats are a tool's server-side figures over the whole simulation
-// (warm-up included: the server does not know which runs are measured).
+// ToolStats are a tool's server-side figures over the measured window
+// (Result.ToolWindow: from the end of the warm-up to the end of the
+// simulation), whichever runs the requests came from: the server does not
+// know which runs are measured, but its load during the warm-up's
+// transient is not the steady state's.
 type ToolStats struct {
 	// Calls is the requests that reached the tool (cache hits and local
 	// refusals excluded); Served those it finished serving.
@@ -306,7 +315,7 @@ func New(cfg *Config, opt Options) *Model {
 		m.toolRng[i] = sim.NewStream(seed, "tool:"+t.Name)
 		ts := &m.tools[i]
 		ts.queue.init(16)
-		ts.busyTW.Start(0, 0) // server figures cover the whole run, warm-up included
+		ts.busyTW.Start(0, 0) // restarted when the warm-up ends (startMeasuring)
 		if t.Concurrency > 0 {
 			ts.delay = stats.NewHistogram()
 			m.res.ToolDelay[i] = ts.delay
@@ -460,14 +469,15 @@ func (m *Model) finish(stop string) *Result {
 			r.WorkerUtilisation = workers.Mean(wend) / float64(m.cfg.Workers)
 		}
 	}
+	r.ToolWindow = end - m.warmStart // warmStart is 0 until a run is measured
 	for i := range m.tools {
 		ts := &m.tools[i]
 		switch {
-		case end <= 0:
+		case r.ToolWindow <= 0:
 		case m.cfg.Tools[i].Concurrency > 0:
 			ts.stats.MeanBusy = ts.busyTW.Mean(end)
 		default:
-			ts.stats.MeanBusy = ts.stats.BusySeconds / secs(end)
+			ts.stats.MeanBusy = ts.stats.BusySeconds / secs(r.ToolWindow)
 		}
 		r.Tools[i] = ts.stats
 	}
@@ -513,6 +523,24 @@ func (m *Model) think(key int64) {
 	m.s.At(at, evArrival, 0, 0)
 }
 
+// startMeasuring ends the warm-up at now, the first measured arrival: the
+// time-average figures of runs, workers and tools start here, and the
+// tools' counters and queueing delays start again from zero.
+func (m *Model) startMeasuring(now time.Duration) {
+	m.warm = true
+	m.warmStart = now
+	m.inSystemTW.Start(now, 0)
+	m.workersTW.Start(now, float64(m.busy))
+	for i := range m.tools {
+		ts := &m.tools[i]
+		ts.stats = ToolStats{}
+		ts.busyTW.Start(now, ts.busyTW.Level())
+		if ts.delay != nil {
+			*ts.delay = stats.Histogram{}
+		}
+	}
+}
+
 func (m *Model) onArrival() {
 	now := m.s.Now()
 	cfg := m.cfg
@@ -530,10 +558,7 @@ func (m *Model) onArrival() {
 	}
 	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime
 	if measured && !m.warm {
-		m.warm = true
-		m.warmStart = now
-		m.inSystemTW.Start(now, 0)
-		m.workersTW.Start(now, float64(m.busy))
+		m.startMeasuring(now)
 	}
 	if measured {
 		m.res.Runs.Arrived++

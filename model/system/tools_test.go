@@ -3,6 +3,8 @@ package system_test
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
@@ -454,5 +456,60 @@ func TestStepSummaryNamesFallbacks(t *testing.T) {
 	// one more from cheap.
 	if n := st.Latency.N; n <= 4000 || n != uint64(s.Attempts.Attempts) {
 		t.Fatalf("%d answered of %d attempts; want every attempt, fallbacks included (> 4000)", n, s.Attempts.Attempts)
+	}
+}
+
+// TestToolFiguresCoverTheMeasuredWindow: arrivals at 1/s during a 1000 s
+// warm-up, then 8/s for 1000 s, into a tool of 20 servers with 1 s mean
+// service. Over the measured window the tool's mean busy servers is
+// λ/μ = 8 (Little's law at the tool; the switch's transient lasts ~1/μ
+// = 1 s of the 1000), its throughput λ = 8/s, and the workers, each
+// holding its run through the call, show the same busy count; a whole-run
+// figure would be (1 + 8)/2 = 4.5. The mean busy count over the 10
+// replications must hold 8 in its 99.9 % Student-t interval. The pooled
+// throughput and utilisation get fixed bands of about 10 standard errors:
+// completions in 10 000 s are ~Poisson(80 000), sd 0.028/s; the time
+// average of an M/M/∞-like busy count has variance ≈ 2·Var(N)/(μT) =
+// 2·8/10 000, sd 0.04 busy servers, 0.002 of utilisation.
+func TestToolFiguresCoverTheMeasuredWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "warm-tools.yaml")
+	if err := os.WriteFile(path, []byte(`name: warm-tools
+seed: 5
+horizon: 2000s
+warmup: 1000s
+arrivals:
+  process: schedule
+  rates:
+    - {at: 0s, rate: 1/s}
+    - {at: 1000s, rate: 8/s}
+workers: 1000
+steps:
+  - {name: call, tool: backend}
+tools:
+  backend:
+    concurrency: 20
+    latency: {dist: exponential, mean: 1s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := load(t, path)
+	res := system.Replicate(cfg, 10, 0, system.Options{})
+	busy := make([]float64, len(res))
+	for i, r := range res {
+		busy[i] = r.Tools[0].MeanBusy
+		if w := r.ToolWindow.Seconds(); w < 999 || w > 1010 {
+			t.Errorf("replication %d: tool window %.1f s, want the 1000 s after the warm-up", i, w)
+		}
+	}
+	if iv := stats.MeanCI(busy, 0.999); !iv.Contains(8) {
+		t.Errorf("tool mean busy %v over replications; λ/μ = 8 outside it", iv)
+	}
+	s := system.Summarize(cfg, res, 0.95)
+	tool := s.Tools[0]
+	if math.Abs(tool.Throughput-8) > 0.3 || math.Abs(tool.Utilisation-0.4) > 0.02 {
+		t.Errorf("tool throughput %.3f/s, utilisation %.4f; want ≈ 8/s and 0.4", tool.Throughput, tool.Utilisation)
+	}
+	if got := s.Workers.Utilisation * 1000; math.Abs(got-tool.MeanBusy) > 0.05 {
+		t.Errorf("workers busy %.3f, tool busy %.3f: the same runs over the same window should agree", got, tool.MeanBusy)
 	}
 }
