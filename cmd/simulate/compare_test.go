@@ -11,6 +11,7 @@ import (
 // TestCompareOutFiles: compare --out writes its per-variant CSVs as the
 // variants complete. Every variant has its rows in latency_cdf.csv and
 // series.csv; tools.csv holds only the variant whose tool has a capacity
+// (a rate limit would count too)
 // (the file is started when the first such variant completes); nothing
 // temporary is left behind.
 func TestCompareOutFiles(t *testing.T) {

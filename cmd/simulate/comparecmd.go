@@ -153,8 +153,9 @@ func (e *env) compare(args []string) error {
 
 // compareFiles writes a comparison's files into a directory, each
 // atomically: latency_cdf.csv, series.csv and (once a variant has a tool
-// with capacity) tools.csv grow variant by variant in temporary files;
-// commit adds compare.json and summary.csv and renames them all into place.
+// with a capacity or a rate limit) tools.csv grow variant by variant in
+// temporary files; commit adds compare.json and summary.csv and renames
+// them all into place.
 type compareFiles struct {
 	dir                string
 	cdf, series, tools *csvFile
@@ -212,7 +213,7 @@ func (cf *compareFiles) add(label string, cfg *system.Config, lat *stats.Histogr
 	if err := render.SeriesRows(cf.series.cw, label, series); err != nil {
 		return err
 	}
-	if !render.HasCapacityTools(cfg) {
+	if !render.HasLimitedTools(cfg) {
 		return nil
 	}
 	if cf.tools == nil {

@@ -198,7 +198,7 @@ func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *s
 		return nil
 	}
 	series := []*system.Series{first.Series}
-	if render.HasCapacityTools(sc.Config) {
+	if render.HasLimitedTools(sc.Config) {
 		if err := writeCSV(filepath.Join(dir, "tools.csv"), func(w io.Writer) error {
 			return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series)
 		}); err != nil {

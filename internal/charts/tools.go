@@ -36,7 +36,7 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 	if vkey != "" {
 		ch.Title += " by " + vkey
 	}
-	p := newPlot("simulated time", "utilisation (busy / capacity)")
+	p := newPlot("simulated time", "utilisation (of capacity or rate limit)")
 	ch.Plot = p
 	from, to, top := time.Duration(-1), time.Duration(0), 1.0
 	for _, k := range order {
@@ -74,6 +74,6 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 	p.X.Min, p.X.Max = from.Seconds(), to.Seconds()
 	p.Y.Tick.Marker = percentTicks{}
 	p.Y.Min, p.Y.Max = 0, top*1.05
-	ch.Notes = append(ch.Notes, "From tools.csv: busy time / (capacity × bin width) per bin; the dashed line is 100%.")
+	ch.Notes = append(ch.Notes, "From tools.csv, per bin: busy time / (concurrency × bin width), or calls / (rate limit × bin width) for a rate-limited tool; the dashed line is 100%.")
 	return ch, nil
 }

@@ -758,6 +758,9 @@ func (m *Model) dial(ri int32) {
 			return
 		}
 		ts.stats.Calls++
+		if tool.RateLimit != nil {
+			m.res.Series.addCall(now, int(r.tool))
+		}
 		if tool.Concurrency > 0 {
 			m.submit(ri, lease)
 			return

@@ -22,6 +22,9 @@ type Series struct {
 	// the bin: each served request's service interval is spread over the
 	// bins it overlaps.
 	ToolBusy [][]float64
+	// ToolCalls holds, per tool with a rate limit and bin, the calls that
+	// reached the tool (ToolStats.Calls) in the bin; nil for other tools.
+	ToolCalls [][]int64
 
 	// The bin index last returned and its interval [curLo, curHi): time
 	// mostly moves within one bin, which then needs no division. curHi = 0
@@ -57,6 +60,7 @@ func newSeries(tools int) *Series {
 	for i := range s.ToolBusy {
 		s.ToolBusy[i] = make([]float64, 0, maxBins)
 	}
+	s.ToolCalls = make([][]int64, tools)
 	return s
 }
 
@@ -98,6 +102,19 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 		}
 		span(last)
 	}
+}
+
+// addCall counts a call that reached tool t at instant at.
+func (s *Series) addCall(at time.Duration, t int) {
+	i := s.index(at)
+	c := s.ToolCalls[t]
+	if len(c) <= i {
+		for len(c) <= i {
+			c = append(c, 0)
+		}
+		s.ToolCalls[t] = c
+	}
+	c[i]++
 }
 
 // index returns at's bin, coarsening the series until it fits.
@@ -149,18 +166,43 @@ func (s *Series) halve() {
 	}
 	s.Bins = s.Bins[:n]
 	for t, b := range s.ToolBusy {
-		m := (len(b) + 1) / 2
-		for i := range m {
-			v := b[2*i]
-			if 2*i+1 < len(b) {
-				v += b[2*i+1]
-			}
-			b[i] = v
-		}
-		s.ToolBusy[t] = b[:m]
+		s.ToolBusy[t] = halvePairs(b)
+	}
+	for t, c := range s.ToolCalls {
+		s.ToolCalls[t] = halvePairs(c)
 	}
 	s.Width *= 2
 	s.curLo, s.curHi, s.cur = 0, 0, 0
+}
+
+// halvePairs sums adjacent pairs of xs in place and returns the halved
+// slice.
+func halvePairs[T int64 | float64](xs []T) []T {
+	m := (len(xs) + 1) / 2
+	for i := range m {
+		v := xs[2*i]
+		if 2*i+1 < len(xs) {
+			v += xs[2*i+1]
+		}
+		xs[i] = v
+	}
+	return xs[:m]
+}
+
+// addBins adds src to dst bin by bin, growing dst as needed.
+func addBins[T int64 | float64](dst [][]T, src [][]T) [][]T {
+	for len(dst) < len(src) {
+		dst = append(dst, nil)
+	}
+	for t, b := range src {
+		for len(dst[t]) < len(b) {
+			dst[t] = append(dst[t], 0)
+		}
+		for i, v := range b {
+			dst[t][i] += v
+		}
+	}
+	return dst
 }
 
 // PeakAttemptRate returns the largest number of attempts dialed in one bin,
@@ -189,6 +231,10 @@ func (s *Series) Merge(o *Series) {
 		for t, b := range o.ToolBusy {
 			c.ToolBusy[t] = slices.Clone(b)
 		}
+		c.ToolCalls = make([][]int64, len(o.ToolCalls))
+		for t, b := range o.ToolCalls {
+			c.ToolCalls[t] = slices.Clone(b)
+		}
 		for c.Width < s.Width {
 			c.halve()
 		}
@@ -203,15 +249,6 @@ func (s *Series) Merge(o *Series) {
 		s.Bins[i].Completed += b.Completed
 		s.Bins[i].Ended += b.Ended
 	}
-	for len(s.ToolBusy) < len(oc.ToolBusy) {
-		s.ToolBusy = append(s.ToolBusy, nil)
-	}
-	for t, b := range oc.ToolBusy {
-		for len(s.ToolBusy[t]) < len(b) {
-			s.ToolBusy[t] = append(s.ToolBusy[t], 0)
-		}
-		for i, v := range b {
-			s.ToolBusy[t][i] += v
-		}
-	}
+	s.ToolBusy = addBins(s.ToolBusy, oc.ToolBusy)
+	s.ToolCalls = addBins(s.ToolCalls, oc.ToolCalls)
 }

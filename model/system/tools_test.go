@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
@@ -240,6 +241,57 @@ func TestToolBusySeries(t *testing.T) {
 	}
 	if want := r.Tools[0].BusySeconds; math.Abs(sum-want) > 1e-6*want {
 		t.Fatalf("series busy time %.6fs, tool busy time %.6fs", sum, want)
+	}
+}
+
+// TestToolCallsSeries: the per-bin calls of a rate-limited tool add up to
+// its calls (no warm-up, so both cover the whole run) through the series'
+// many halvings and through Merge; no bin of a limit of 2/s with a burst
+// of 1 holds more than 2 × width + 1 calls; a tool without a rate limit
+// has no call series.
+func TestToolCallsSeries(t *testing.T) {
+	cfg := load(t, "tool-bottleneck", "warmup=0")
+	search, model := -1, -1
+	for i, tool := range cfg.Tools {
+		switch tool.Name {
+		case "search":
+			search = i
+		case "model":
+			model = i
+		}
+	}
+	res := system.Replicate(cfg, 2, 1, system.Options{})
+	limit := cfg.Tools[search].RateLimit.Rate*res[0].Series.Width.Seconds() + float64(cfg.Tools[search].RateLimit.Burst)
+	var want int64
+	for _, r := range res {
+		var sum int64
+		for i, c := range r.Series.ToolCalls[search] {
+			sum += c
+			if float64(c) > limit {
+				t.Errorf("bin %d holds %d calls, above %.1f", i, c, limit)
+			}
+		}
+		if sum != r.Tools[search].Calls || sum == 0 {
+			t.Errorf("series calls %d, tool calls %d", sum, r.Tools[search].Calls)
+		}
+		if r.Series.ToolCalls[model] != nil {
+			t.Errorf("the unlimited model tool has a call series of %d bins", len(r.Series.ToolCalls[model]))
+		}
+		want += sum
+	}
+	merged := *res[0].Series
+	merged.ToolCalls = nil
+	for _, c := range res[0].Series.ToolCalls {
+		merged.ToolCalls = append(merged.ToolCalls, slices.Clone(c))
+	}
+	merged.Bins, merged.ToolBusy = slices.Clone(merged.Bins), nil
+	merged.Merge(res[1].Series)
+	var got int64
+	for _, c := range merged.ToolCalls[search] {
+		got += c
+	}
+	if got != want {
+		t.Errorf("merged series holds %d calls, the replications %d", got, want)
 	}
 }
 
