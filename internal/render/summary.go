@@ -362,11 +362,21 @@ func ToolsCSV(w io.Writer, cfgs []*system.Config, variants []string, series []*s
 // between 78 % and 117 %) and draws a solid band instead of a line.
 const minCallsPerRow = 50
 
-// ToolRows writes one variant's rows of tools.csv (see ToolsCSV). A
+// ToolBin is one row of tools.csv before formatting: tool Tool's
+// utilisation over the series' bins [First, First+Bins).
+type ToolBin struct {
+	Tool        string
+	First, Bins int
+	Utilisation float64
+}
+
+// ToolUtilisation returns the rows of tools.csv for series s of a
+// simulation of cfg, tool by tool in cfg's order (see ToolsCSV). A
 // rate-limited tool's rows group the series' bins so that each holds at
-// least minCallsPerRow calls at the limit; its width_s says so.
-func ToolRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
+// least minCallsPerRow calls at the limit.
+func ToolUtilisation(cfg *system.Config, s *system.Series) []ToolBin {
 	width := s.Width.Seconds()
+	var out []ToolBin
 	for t, tool := range cfg.Tools {
 		var busy []float64
 		var calls []int64
@@ -412,13 +422,23 @@ func ToolRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Seri
 			if rate > 0 {
 				u = max(u, float64(a)/(w*rate))
 			}
-			if err := cw.Write([]string{variant, tool.Name,
-				strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
-				strconv.FormatFloat(w, 'g', -1, 64),
-				strconv.FormatFloat(u, 'g', -1, 64),
-			}); err != nil {
-				return err
-			}
+			out = append(out, ToolBin{Tool: tool.Name, First: k, Bins: n, Utilisation: u})
+		}
+	}
+	return out
+}
+
+// ToolRows writes one variant's rows of tools.csv (see ToolsCSV and
+// ToolUtilisation); width_s is each row's width.
+func ToolRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
+	width := s.Width.Seconds()
+	for _, b := range ToolUtilisation(cfg, s) {
+		if err := cw.Write([]string{variant, b.Tool,
+			strconv.FormatFloat(float64(b.First)*width, 'g', -1, 64),
+			strconv.FormatFloat(float64(b.Bins)*width, 'g', -1, 64),
+			strconv.FormatFloat(b.Utilisation, 'g', -1, 64),
+		}); err != nil {
+			return err
 		}
 	}
 	return nil

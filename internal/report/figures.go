@@ -21,8 +21,9 @@ type figure struct {
 }
 
 // figures draws the report's charts in a fixed order: completion-time
-// CDF, attempt rate, runs in system, the slowest run's timeline and the
-// p99 run's tail breakdown.
+// CDF, attempt rate, runs in system, tool utilisation (when a tool has a
+// concurrency or a rate limit), the slowest run's timeline and the p99
+// run's tail breakdown.
 func figures(in *Input) []Figure {
 	name := in.Scenario.Config.Name
 	lat, n := in.Pooled.Latency(), in.Pooled.Replications()
@@ -51,6 +52,12 @@ func figures(in *Input) []Figure {
 		{"in_system", "Runs in the system",
 			"Runs in the system over virtual time, " + reps + ", against Little's law's λW of all replications.",
 			func() (*charts.Chart, error) { return charts.InSystemChart(series, sums) }},
+	}
+	if render.HasLimitedTools(in.Scenario.Config) && rep0.Series != nil {
+		samples := toolSamplesOf(in.Scenario.Config, name, rep0.Series)
+		fs = append(fs, figure{"utilisation", "Tool utilisation",
+			"Each tool with a concurrency or a rate limit over virtual time, " + reps + ": busy servers / concurrency, or calls / rate limit (bins grouped to 50 calls at the limit); a tool pinned at 100% is the bottleneck, and more workers will not move it.",
+			func() (*charts.Chart, error) { return charts.UtilisationChart(samples) }})
 	}
 	if in.Trace != nil {
 		run, attempts, ok := in.Trace.Slowest()
@@ -86,6 +93,17 @@ func seriesOf(name string, s *system.Series) charts.Series {
 			Arrivals: b.Arrivals, Attempts: b.Attempts, Completed: b.Completed, Ended: b.Ended, InSystem: math.NaN()}
 	}
 	return cs
+}
+
+// toolSamplesOf converts a replication's tool utilisation (the rows of
+// tools.csv) to the charts' samples.
+func toolSamplesOf(cfg *system.Config, name string, s *system.Series) []charts.ToolSample {
+	var out []charts.ToolSample
+	for _, b := range render.ToolUtilisation(cfg, s) {
+		out = append(out, charts.ToolSample{Variant: name, Tool: b.Tool,
+			Start: time.Duration(b.First) * s.Width, Width: time.Duration(b.Bins) * s.Width, Utilisation: b.Utilisation})
+	}
+	return out
 }
 
 // draw builds and renders one chart; a failure becomes Figure.Skipped.

@@ -97,7 +97,7 @@ func TestWriteHTML(t *testing.T) {
 	}
 
 	figs := figuresOf(r)
-	wantFigs := []string{"latency_cdf", "attempt_rate", "in_system", "timeline", "tail"}
+	wantFigs := []string{"latency_cdf", "attempt_rate", "in_system", "utilisation", "timeline", "tail"}
 	if len(figs) != len(wantFigs) {
 		t.Fatalf("len(figures) = %d, want %d", len(figs), len(wantFigs))
 	}
@@ -303,6 +303,11 @@ func TestSkippedCharts(t *testing.T) {
 	}
 	if got, want := strings.Join(skipped, ","), "latency_cdf,tail"; got != want {
 		t.Errorf("skipped figures = %s, want %s", got, want)
+	}
+	for _, f := range figuresOf(r) {
+		if f.Name == "utilisation" {
+			t.Errorf("a utilisation chart for seed-plan, whose tools have neither a concurrency nor a rate limit")
+		}
 	}
 	doc := string(html)
 	if n := strings.Count(doc, `<div class="skipped">`); n != 2 {
