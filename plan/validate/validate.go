@@ -1,11 +1,12 @@
 // Package validate checks the simulator against closed forms of queueing
 // theory: M/M/1, M/M/c (Erlang C), M/M/c/K, M/D/1 and M/G/1
-// (Pollaczek–Khinchine), and Little's law on each. Every check simulates
-// independent replications of a bundled scenario, builds a Student-t
-// confidence interval from the per-replication estimates, and passes when
-// the analytic value lies inside it, widened on each side by the percentile
-// sketch's stated relative error where the figure is a percentile. The
-// analytic values are computed from the scenario's own parameters.
+// (Pollaczek–Khinchine), and the utilisation law and Little's law on each.
+// Every check simulates independent replications of a bundled scenario,
+// builds a Student-t confidence interval from the per-replication
+// estimates, and passes when the analytic value lies inside it, widened on
+// each side by the percentile sketch's stated relative error where the
+// figure is a percentile. The analytic values are computed from the
+// scenario's own parameters.
 package validate
 
 import (
@@ -106,6 +107,16 @@ func littleGap(r *system.Result) float64 {
 	return (float64(r.Runs.Arrived)/w*meanSojourn(r) - r.TimeAvgInSystem) / r.TimeAvgInSystem
 }
 
+// utilisation is the time-average share of busy workers over the
+// measured window.
+func utilisation(r *system.Result) float64 { return r.WorkerUtilisation }
+
+// utilisationFigure is the utilisation law, U = X·E[S]/c: the carried
+// load over the servers. rho gives its analytic value for a config.
+func utilisationFigure(formula string, rho func(c *system.Config) (float64, error)) figure {
+	return figure{name: "worker utilisation", formula: formula, analytic: rho, estimate: utilisation}
+}
+
 var littleFigure = figure{
 	name:     "(λW − L)/L (Little's law)",
 	formula:  "Little: L = λW, so the relative gap is 0 (to rounding, 1e-9)",
@@ -124,6 +135,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mm1(c).SojournQuantile(0.99) }, estimate: p99Sojourn},
 			{name: "mean runs in system", formula: "M/M/1: L = ρ/(1 − ρ)",
 				analytic: func(c *system.Config) (float64, error) { return mm1(c).MeanInSystem() }, estimate: timeAvg},
+			utilisationFigure("utilisation law: U = ρ = λ/μ", func(c *system.Config) (float64, error) { return mm1(c).Rho() }),
 			littleFigure,
 		}},
 		{"mmc", "M/M/c", []figure{
@@ -136,6 +148,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mmc(c).SojournQuantile(0.99) }, estimate: p99Sojourn},
 			{name: "mean runs in system", formula: "M/M/c: L = λ(Wq + 1/μ)",
 				analytic: func(c *system.Config) (float64, error) { return mmc(c).MeanInSystem() }, estimate: timeAvg},
+			utilisationFigure("utilisation law: U = λ/(cμ)", func(c *system.Config) (float64, error) { return mmc(c).Rho() }),
 			littleFigure,
 		}},
 		{"mmck", "M/M/c/K", []figure{
@@ -147,6 +160,10 @@ func models() []model {
 			{name: "mean time in system, admitted (s)", formula: "M/M/c/K: W = L / (λ(1 − p_K)) (Little)",
 				analytic: func(c *system.Config) (float64, error) { return mmck(c).MeanSojourn() },
 				estimate: func(r *system.Result) float64 { return r.Latency.Mean() }},
+			utilisationFigure("utilisation law on admitted runs: U = λ(1 − p_K)/(cμ)", func(c *system.Config) (float64, error) {
+				x, err := mmck(c).Throughput()
+				return x / (float64(c.Workers) * mu(c)), err
+			}),
 			littleFigure,
 		}},
 		{"md1", "M/D/1", []figure{
@@ -154,6 +171,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanWait() }, estimate: meanWait},
 			{name: "mean runs in system", formula: "Pollaczek–Khinchine + Little: L = λ(Wq + E[S])",
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanInSystem() }, estimate: timeAvg},
+			utilisationFigure("utilisation law: U = ρ = λE[S]", func(c *system.Config) (float64, error) { return mg1(c).Rho() }),
 			littleFigure,
 		}},
 		{"mg1", "M/G/1 (lognormal)", []figure{
@@ -161,6 +179,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanWait() }, estimate: meanWait},
 			{name: "mean runs in system", formula: "Pollaczek–Khinchine + Little: L = λ(Wq + E[S])",
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanInSystem() }, estimate: timeAvg},
+			utilisationFigure("utilisation law: U = ρ = λE[S]", func(c *system.Config) (float64, error) { return mg1(c).Rho() }),
 			littleFigure,
 		}},
 	}

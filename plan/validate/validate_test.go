@@ -19,6 +19,15 @@ func TestClosedForms(t *testing.T) {
 	if len(rep.Checks) < 15 {
 		t.Fatalf("only %d checks ran", len(rep.Checks))
 	}
+	utilisation := 0
+	for _, c := range rep.Checks {
+		if c.Figure == "worker utilisation" {
+			utilisation++
+		}
+	}
+	if utilisation != 5 {
+		t.Errorf("%d worker-utilisation checks, want one per model (5)", utilisation)
+	}
 	for _, c := range rep.Checks {
 		if !c.Pass {
 			t.Errorf("%s %s: analytic %.6g outside [%.6g, %.6g] ± %.3g (%s)", c.Model, c.Figure, c.Analytic, c.Lo, c.Hi, c.Allowance, c.Formula)
