@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +54,53 @@ func TestCompareOutFiles(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "compare.json latency_cdf.csv series.csv summary.csv tools.csv" {
 		t.Errorf("files %q, want the five outputs and nothing temporary", got)
+	}
+}
+
+// TestCompareWarnings: the table names each variant's warnings under it,
+// each distinct warning once with the variants it concerns: an unstable
+// M/M/1 (utilisation 2) is reported for its variant only.
+func TestCompareWarnings(t *testing.T) {
+	out := mustRun(t, "compare", "mm1", "--runs", "20000", "--vary", "arrivals.rate=0.5/s,2/s")
+	if !strings.Contains(out, "\nWarnings:\n  1. utilisation 2.000 ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists (arrivals.rate=2/s)\n") {
+		t.Errorf("compare of a stable and an unstable M/M/1 does not warn about the unstable one alone:\n%s", out)
+	}
+}
+
+// TestVariantWarningsList: a warning every variant shares says "all
+// variants"; one shared by 11 of 12 names the first 10 and counts the
+// rest; past 20 distinct warnings the list says how many it left out.
+func TestVariantWarningsList(t *testing.T) {
+	var labels []string
+	var out []variantSummary
+	for i := range 12 {
+		labels = append(labels, fmt.Sprintf("v%d", i))
+		var s variantSummary
+		s.Warnings = []string{"shared"}
+		if i > 0 {
+			s.Warnings = append(s.Warnings, "most")
+		}
+		out = append(out, s)
+	}
+	for i := range 25 {
+		out[0].Warnings = append(out[0].Warnings, fmt.Sprintf("only v0, #%d", i))
+	}
+	var b strings.Builder
+	writeVariantWarnings(&b, labels, out)
+	got := b.String()
+	for _, want := range []string{
+		"\nWarnings:\n  1. shared (all variants)\n",
+		"  2. only v0, #0 (v0)\n",
+		"  20. only v0, #18 (v0)\n  … and 7 more distinct warnings (--format json has each variant's)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	out[0].Warnings = []string{"shared"}
+	b.Reset()
+	writeVariantWarnings(&b, labels, out)
+	if want := "  2. most (v1; v2; v3; v4; v5; v6; v7; v8; v9; v10; and 1 more)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("warnings lack %q:\n%s", want, b.String())
 	}
 }

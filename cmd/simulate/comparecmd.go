@@ -144,6 +144,7 @@ func (e *env) compare(args []string) error {
 		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
 		}
+		writeVariantWarnings(e.stdout, labels, out)
 	}
 	if e.interrupted.Load() {
 		return errInterrupted
@@ -265,4 +266,37 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// writeVariantWarnings lists the variants' warnings under the table, as
+// run lists a summary's: each distinct warning once, in order of first
+// appearance, with the variants it applies to (the first few of a large
+// grid; --format json has every variant's own).
+func writeVariantWarnings(w io.Writer, labels []string, out []variantSummary) {
+	const shown = 10
+	var order []string
+	who := map[string][]string{}
+	for i, v := range out {
+		for _, warn := range v.Warnings {
+			if _, ok := who[warn]; !ok {
+				order = append(order, warn)
+			}
+			who[warn] = append(who[warn], labels[i])
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nWarnings:")
+	for i, warn := range order {
+		if i == 2*shown {
+			fmt.Fprintf(w, "  … and %d more distinct warnings (--format json has each variant's)\n", len(order)-i)
+			break
+		}
+		vs := "all variants"
+		if len(who[warn]) < len(out) {
+			vs = firstFew(who[warn], shown)
+		}
+		fmt.Fprintf(w, "  %d. %s (%s)\n", i+1, warn, vs)
+	}
 }

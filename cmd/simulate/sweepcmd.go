@@ -197,19 +197,38 @@ func writeSweep(dir string, sums []sweep.PointSummary) error {
 func sweepWarnings(w io.Writer, sums []sweep.PointSummary) {
 	// p99.9 needs 10 samples above it: n ≥ 10/(1−0.999) completions.
 	const need = 10000
+	// A grid of thousands of points names the first few on stderr;
+	// sweep.json has every point's warnings.
+	const shown = 10
 	var thin []string
+	notes := 0
 	for _, s := range sums {
 		if n := s.Summary.Latency.N; n > 0 && n < need {
 			thin = append(thin, s.Label)
 		}
 		if s.Warmup.Note != "" {
-			fmt.Fprintf(w, "simulate: warning: %s: %s\n", s.Label, s.Warmup.Note)
+			if notes < shown {
+				fmt.Fprintf(w, "simulate: warning: %s: %s\n", s.Label, s.Warmup.Note)
+			}
+			notes++
 		}
+	}
+	if notes > shown {
+		fmt.Fprintf(w, "simulate: warning: %d more points have warm-up notes (each point's warnings are in sweep.json)\n", notes-shown)
 	}
 	if len(thin) > 0 {
 		fmt.Fprintf(w, "simulate: warning: %d of %d points have fewer than %d completed runs, so their p99.9 rests on fewer than 10 samples (add --runs or --replications): %s\n",
-			len(thin), len(sums), need, strings.Join(thin, "; "))
+			len(thin), len(sums), need, firstFew(thin, shown))
 	}
+}
+
+// firstFew joins up to n of labels with "; " and says how many it left
+// out.
+func firstFew(labels []string, n int) string {
+	if len(labels) <= n {
+		return strings.Join(labels, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(labels[:n], "; "), len(labels)-n)
 }
 
 func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error {

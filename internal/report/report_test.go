@@ -455,7 +455,7 @@ func ExampleNew() {
 	// Little's law and attempts: 3 tables, 0 charts
 	// Capacity, tail, cost and recovery: 2 tables, 0 charts
 	// Recommendations: 0 tables, 0 charts
-	// warning: only 1 completed runs: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions
+	// warning: only 1 completed run: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions
 	// warning: recommendations: steps.search: samples: need at least 2 answered calls, got 1
 }
 

@@ -376,7 +376,11 @@ func warnings(cfg *Config, s *Summary) []string {
 		}
 	}
 	if n := s.Latency.N; n > 0 && n < 10000 {
-		w = append(w, fmt.Sprintf("only %d completed runs: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions", n))
+		runs := "runs"
+		if n == 1 {
+			runs = "run"
+		}
+		w = append(w, fmt.Sprintf("only %d completed %s: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions", n, runs))
 	}
 	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != Batch && cfg.Arrivals.Process != Closed {
 		w = append(w, "no warm-up discarded: the first runs met an empty system, which biases waits low")
