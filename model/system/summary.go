@@ -121,8 +121,10 @@ type WorkersSummary struct {
 	Utilisation float64 `json:"utilisation"`
 }
 
-// ToolSummary is one tool's server-side block. Figures cover the whole
-// simulation (a server does not know which runs are measured).
+// ToolSummary is one tool's server-side block. Figures cover the measured
+// window (Result.ToolWindow: from the end of the warm-up to the end of the
+// simulation), pooled over replications, whichever runs the requests came
+// from.
 type ToolSummary struct {
 	Name string `json:"name"`
 	ToolStats
