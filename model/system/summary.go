@@ -128,7 +128,7 @@ type WorkersSummary struct {
 type ToolSummary struct {
 	Name string `json:"name"`
 	ToolStats
-	// Throughput is calls served per second of simulated time.
+	// Throughput is calls served per second of the measured window.
 	Throughput float64 `json:"throughput"`
 	// Utilisation is mean busy servers / concurrency (tools with capacity
 	// only; else 0 with Concurrency 0).
