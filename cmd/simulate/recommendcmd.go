@@ -281,7 +281,7 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 	n := r.Samples
 	answered := n - r.Censored
 	rank := func(q float64) string {
-		k := int64(math.Ceil(q*float64(n) - 1e-9))
+		k := int64(math.Ceil(float64(q*float64(n)) - 1e-9))
 		k = max(k, 1)
 		s := fmt.Sprintf("rank ⌈%g·n⌉ = %d of %d", q, k, n)
 		switch {

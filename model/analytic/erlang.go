@@ -72,13 +72,13 @@ func erlangB(a float64, c int) float64 {
 
 // erlangBStep returns B(k) from B(k-1) = b.
 func erlangBStep(a, b float64, k int) float64 {
-	ab := a * b
+	ab := float64(a * b) // float64(): no fused multiply-add, the same bits on every CPU
 	return ab / (float64(k) + ab)
 }
 
 // erlangCFromB converts Erlang B to Erlang C at utilisation rho < 1.
 func erlangCFromB(b, rho float64) float64 {
-	return b / (1 - rho*(1-b))
+	return b / (1 - float64(rho*(1-b)))
 }
 
 // expm1Ratio returns (1 - e^{-x})/x for x >= 0, and its limit 1 at x = 0,

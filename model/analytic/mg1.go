@@ -55,7 +55,7 @@ func MG1FromCV(lambda, mean, cv float64) (MG1, error) {
 	if !(cv >= 0) || math.IsInf(cv, 1) {
 		return MG1{}, fmt.Errorf("cv: must be finite and >= 0, got %v", cv)
 	}
-	q := MG1{Lambda: lambda, MeanService: mean, SecondMoment: mean * mean * (1 + cv*cv)}
+	q := MG1{Lambda: lambda, MeanService: mean, SecondMoment: mean * mean * (1 + float64(cv*cv))}
 	if err := q.validate(); err != nil { // mean² (1 + cv²) overflow
 		return MG1{}, err
 	}

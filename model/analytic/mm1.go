@@ -103,7 +103,7 @@ func (q MM1) WaitCDF(t float64) (float64, error) {
 	if t < 0 {
 		return 0, nil
 	}
-	return 1 - rho*math.Exp(-(q.Mu-q.Lambda)*t), nil
+	return 1 - float64(rho*math.Exp(-(q.Mu-q.Lambda)*t)), nil
 }
 
 // WaitQuantile returns the p-quantile of the wait in seconds: the smallest t

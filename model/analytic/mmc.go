@@ -46,7 +46,7 @@ func (q MMc) erlangC() (pw, theta float64, err error) {
 	if err := checkStable(rho); err != nil {
 		return 0, 0, err
 	}
-	return erlangCFromB(erlangB(q.Lambda/q.Mu, q.C), rho), float64(q.C)*q.Mu - q.Lambda, nil
+	return erlangCFromB(erlangB(q.Lambda/q.Mu, q.C), rho), float64(float64(q.C)*q.Mu) - q.Lambda, nil
 }
 
 // Rho returns the utilisation rho = lambda/(c mu), the mean fraction of
@@ -132,7 +132,7 @@ func (q MMc) WaitCDF(t float64) (float64, error) {
 
 // waitSurvival returns P(Wq > t) = C e^{-theta t} for t >= 0.
 func waitSurvival(pw, theta, t float64) float64 {
-	return pw * math.Exp(-theta*t)
+	return float64(pw * math.Exp(-theta*t))
 }
 
 // waitQuantileSurv returns the smallest t with P(Wq > t) <= s.
@@ -197,8 +197,8 @@ func sojournSurvival(pw, mu, theta, t float64) float64 {
 		return 0
 	}
 	a, b := min(mu, theta), max(mu, theta)
-	h := math.Exp(-a*t) * (1 + a*t*expm1Ratio((b-a)*t))
-	return (1-pw)*math.Exp(-mu*t) + pw*h
+	h := math.Exp(-a*t) * (1 + float64(a*t*expm1Ratio((b-a)*t)))
+	return float64((1-pw)*math.Exp(-mu*t)) + float64(pw*h)
 }
 
 // SojournQuantile returns the p-quantile of the sojourn time in seconds: the

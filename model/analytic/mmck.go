@@ -73,9 +73,9 @@ type mmckSums struct {
 
 func (s *mmckSums) add(q MMcK, n int, w float64) {
 	s.z += w
-	s.n += float64(n) * w
-	s.queue += float64(max(n-q.C, 0)) * w
-	s.busy += float64(min(n, q.C)) * w
+	s.n += float64(float64(n) * w)
+	s.queue += float64(float64(max(n-q.C, 0)) * w)
+	s.busy += float64(float64(min(n, q.C)) * w)
 	if n == q.K {
 		s.last = w
 	}
@@ -94,11 +94,11 @@ func (q MMcK) sums() (mmckSums, error) {
 	w := 1.0
 	for n := m; n >= 0 && w > 0; n-- {
 		s.add(q, n, w)
-		w *= float64(min(n, q.C)) / a // q_{n-1} = q_n min(n,c)/A
+		w = float64(w * (float64(min(n, q.C)) / a)) // q_{n-1} = q_n min(n,c)/A; float64(): no fused multiply-add
 	}
 	w = 1.0
 	for n := m + 1; n <= q.K; n++ {
-		w *= a / float64(min(n, q.C)) // q_n = q_{n-1} A/min(n,c)
+		w = float64(w * (a / float64(min(n, q.C)))) // q_n = q_{n-1} A/min(n,c)
 		if w == 0 {
 			break
 		}

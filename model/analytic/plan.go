@@ -42,7 +42,7 @@ func MinServersForWait(lambda, mu, p, maxWait float64) (int, error) {
 			continue
 		}
 		pw := erlangCFromB(b, rho)
-		theta := float64(c)*mu - lambda
+		theta := float64(float64(c)*mu) - lambda
 		if 1-waitSurvival(pw, theta, maxWait) >= p {
 			return c, nil
 		}
@@ -79,7 +79,7 @@ func MinServersForMeanWait(lambda, mu, maxMeanWait float64) (int, error) {
 		if !(rho < 1) {
 			continue
 		}
-		if erlangCFromB(b, rho)/(float64(c)*mu-lambda) <= maxMeanWait {
+		if erlangCFromB(b, rho)/(float64(float64(c)*mu)-lambda) <= maxMeanWait {
 			return c, nil
 		}
 	}

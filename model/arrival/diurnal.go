@@ -61,12 +61,12 @@ func (d *diurnal) angle(t time.Duration) float64 {
 	if o < 0 {
 		o += d.period
 	}
-	return 2*math.Pi*(float64(o)/float64(d.period)) + d.phase
+	return float64(2*math.Pi*(float64(o)/float64(d.period))) + d.phase
 }
 
 // rateAt returns rate(t) in arrivals per second.
 func (d *diurnal) rateAt(t time.Duration) float64 {
-	return max(d.mean*(1+d.amplitude*math.Sin(d.angle(t))), 0)
+	return max(d.mean*(1+float64(d.amplitude*math.Sin(d.angle(t)))), 0)
 }
 
 func (d *diurnal) Next(n int64, prev time.Duration, r *rand.Rand) (time.Duration, bool) {
@@ -95,8 +95,8 @@ func (d *diurnal) Expected(from, to time.Duration) float64 {
 		return 0
 	}
 	w := d.period.Seconds() / (2 * math.Pi)
-	return d.mean*(to-from).Seconds() +
-		d.mean*d.amplitude*w*(math.Cos(d.angle(from))-math.Cos(d.angle(to)))
+	return float64(d.mean*(to-from).Seconds()) +
+		float64(d.mean*d.amplitude*w*(math.Cos(d.angle(from))-math.Cos(d.angle(to))))
 }
 
 func (d *diurnal) String() string {

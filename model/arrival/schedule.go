@@ -79,11 +79,11 @@ func Schedule(points []RatePoint, repeat time.Duration) (Process, error) {
 	for k, p := range points {
 		s.at[k], s.rate[k] = p.At, p.Rate
 		if k > 0 {
-			s.cum[k] = s.cum[k-1] + s.rate[k-1]*(s.at[k]-s.at[k-1]).Seconds()
+			s.cum[k] = s.cum[k-1] + float64(s.rate[k-1]*(s.at[k]-s.at[k-1]).Seconds())
 		}
 	}
 	if repeat > 0 {
-		s.perPeriod = s.cum[last] + s.rate[last]*(repeat-s.at[last]).Seconds()
+		s.perPeriod = s.cum[last] + float64(s.rate[last]*(repeat-s.at[last]).Seconds())
 	}
 	return s, nil
 }
@@ -134,7 +134,7 @@ func (s *schedule) Next(n int64, prev time.Duration, r *rand.Rand) (time.Duratio
 			end = s.at[k+1]
 		}
 		if rate > 0 {
-			c := rate * (end - o).Seconds() // Λ over the rest of the segment
+			c := float64(rate * (end - o).Seconds()) // Λ over the rest of the segment
 			if e < c {
 				at, ok := after(base+o, e/rate)
 				// e/rate < end − o, but rounding to the nanosecond may
@@ -160,7 +160,7 @@ func (s *schedule) Next(n int64, prev time.Duration, r *rand.Rand) (time.Duratio
 			return 0, false
 		}
 		base += time.Duration(skip) * s.repeat
-		e = max(e-(skip-1)*s.perPeriod, 0)
+		e = max(e-float64((skip-1)*s.perPeriod), 0)
 		k, o = 0, 0
 	}
 }
@@ -173,7 +173,7 @@ func (s *schedule) cumulative(t time.Duration) (q int64, within float64) {
 		q, t = int64(t/s.repeat), t%s.repeat
 	}
 	k := s.segment(t)
-	return q, s.cum[k] + s.rate[k]*(t-s.at[k]).Seconds()
+	return q, s.cum[k] + float64(s.rate[k]*(t-s.at[k]).Seconds())
 }
 
 func (s *schedule) Expected(from, to time.Duration) float64 {
@@ -183,7 +183,7 @@ func (s *schedule) Expected(from, to time.Duration) float64 {
 	}
 	qf, wf := s.cumulative(from)
 	qt, wt := s.cumulative(to)
-	return float64(qt-qf)*s.perPeriod + (wt - wf)
+	return float64(float64(qt-qf)*s.perPeriod) + (wt - wf)
 }
 
 func (s *schedule) MeanRate() float64 {

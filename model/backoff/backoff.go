@@ -208,7 +208,7 @@ func (p Policy) Delay(retry int, prev time.Duration, u float64) time.Duration {
 		if spread == 0 {
 			spread = DefaultSpread
 		}
-		return fromFloat(float64(c) * (1 + spread*(2*u-1)))
+		return fromFloat(float64(c) * (1 + float64(spread*float64(2*u-1))))
 	default:
 		return c
 	}

@@ -72,7 +72,7 @@ func SecondMoment(d Dist) float64 {
 	if math.IsInf(m, 0) || math.IsInf(v, 0) {
 		return math.Inf(1)
 	}
-	return v + m*m
+	return v + float64(m*m)
 }
 
 // formatFloat renders x in the shortest form that parses back to the same

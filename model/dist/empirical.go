@@ -69,12 +69,12 @@ func (e empirical) CDF(x float64) float64 {
 
 func (e empirical) Quantile(p float64) float64 {
 	checkP(p)
-	h := float64(len(e.s)-1) * p
+	h := float64(float64(len(e.s)-1) * p)
 	lo := int(h)
 	if lo >= len(e.s)-1 {
 		return e.s[len(e.s)-1]
 	}
-	return e.s[lo] + (h-float64(lo))*(e.s[lo+1]-e.s[lo])
+	return e.s[lo] + float64((h-float64(lo))*(e.s[lo+1]-e.s[lo]))
 }
 
 // String returns "empirical(n=…, min=…, mean=…, max=…)": a summary, not

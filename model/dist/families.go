@@ -314,7 +314,7 @@ func (g gamma) lowerQuantile(p float64) float64 {
 			break
 		}
 		// d/dt ln F(e^t) = x*f(x)/F(x), with ln f(x) = k ln b - lnΓ(k) + (k-1) ln x - b x.
-		lslope := k*math.Log(b) - lgk + k*t - b*x - math.Log(F)
+		lslope := float64(k*math.Log(b)) - lgk + float64(k*t) - float64(b*x) - math.Log(F)
 		step := (math.Log(F) - lp) / math.Exp(lslope)
 		step = math.Max(-50, math.Min(50, step)) // a far-right start has slope ~0
 		t -= step

@@ -80,7 +80,7 @@ func (m mixture) Sample(r *rand.Rand) float64 {
 func (m mixture) Mean() float64 {
 	s := 0.0
 	for i, c := range m.comps {
-		s += m.w[i] * c.Mean()
+		s += float64(m.w[i] * c.Mean())
 	}
 	return s
 }
@@ -93,7 +93,7 @@ func (m mixture) Variance() float64 {
 	s := 0.0
 	for i, c := range m.comps {
 		d := c.Mean() - mean
-		s += m.w[i] * (c.Variance() + d*d)
+		s += float64(m.w[i] * (c.Variance() + float64(d*d)))
 	}
 	return s
 }
@@ -101,7 +101,7 @@ func (m mixture) Variance() float64 {
 func (m mixture) CDF(x float64) float64 {
 	s := 0.0
 	for i, c := range m.comps {
-		s += m.w[i] * c.CDF(x)
+		s += float64(m.w[i] * c.CDF(x))
 	}
 	return math.Min(1, math.Max(0, s))
 }

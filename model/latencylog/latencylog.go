@@ -501,7 +501,7 @@ func parseValue(f []byte, unitSec float64) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, errNotFinite
 	}
-	v *= mul
+	v = float64(v * mul)
 	if math.IsInf(v, 0) {
 		return 0, errNotFinite // "1e308h"
 	}

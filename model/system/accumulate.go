@@ -95,7 +95,7 @@ func (a *Accumulator) Add(r *Result) {
 	w := r.Window.Seconds()
 	a.window += w
 	a.sojourn += r.SojournSum
-	a.tavgW += r.TimeAvgInSystem * w
+	a.tavgW += float64(r.TimeAvgInSystem * w)
 	s.Events += r.Events
 	s.Little.PeakInSystem = max(s.Little.PeakInSystem, r.PeakInSystem)
 	if r.Stopped != "" {
@@ -114,7 +114,7 @@ func (a *Accumulator) Add(r *Result) {
 			st.Hangs += r.StepHangs[i]
 		}
 	}
-	a.util += r.WorkerUtilisation * r.Window.Seconds()
+	a.util += float64(r.WorkerUtilisation * r.Window.Seconds())
 	a.toolWindow += r.ToolWindow.Seconds()
 	for i := range a.tools {
 		tp, st := &a.tools[i], r.Tools[i]
@@ -128,7 +128,7 @@ func (a *Accumulator) Add(r *Result) {
 		ts.BusySeconds += st.BusySeconds
 		ts.WastedSeconds += st.WastedSeconds
 		ts.ClientWaitSeconds += st.ClientWaitSeconds
-		tp.busy += st.MeanBusy * r.ToolWindow.Seconds()
+		tp.busy += float64(st.MeanBusy * r.ToolWindow.Seconds())
 		if r.ToolDelay[i] != nil {
 			tp.delay.Merge(r.ToolDelay[i])
 		}

@@ -859,7 +859,7 @@ func (m *Model) usage(r *run, c *ToolCost) cost.Amount {
 		u = c.Usage.Sample(rnd)
 	}
 	for i := range c.Dims {
-		u += c.Dims[i].Price * c.Dims[i].Usage.Sample(rnd)
+		u += float64(c.Dims[i].Price * c.Dims[i].Usage.Sample(rnd))
 	}
 	a, err := cost.AmountFromFloat(u)
 	if err != nil || a > c.Reserve {
@@ -1362,7 +1362,7 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 // seconds converts float seconds to a Duration, rounding to the nearest
 // nanosecond and saturating instead of overflowing.
 func seconds(s float64) time.Duration {
-	ns := s * 1e9
+	ns := float64(s * 1e9) // float64(): no fused multiply-add (see internal/fpcheck)
 	if ns >= float64(noLimit) || math.IsInf(ns, 1) {
 		return noLimit
 	}

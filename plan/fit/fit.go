@@ -246,11 +246,11 @@ func (r *Report) setTail(x []float64) {
 	p, nf := r.TailP, float64(n)
 	// The 1e-9 keeps float rounding in n*p (999.0000000000001) from
 	// moving the rank.
-	r.TailEmpirical = x[orderIndex(math.Ceil(nf*p-1e-9), n)]
+	r.TailEmpirical = x[orderIndex(math.Ceil(float64(nf*p)-1e-9), n)]
 	fitted := r.Best.Quantile(p)
 	r.TailRatio = r.TailEmpirical / fitted
 	r.TailLower, r.TailHeavier = 0, false
-	if rank := math.Floor(nf*p - tailZ*math.Sqrt(nf*p*(1-p))); rank >= 1 {
+	if rank := math.Floor(float64(nf*p) - float64(tailZ*math.Sqrt(nf*p*(1-p)))); rank >= 1 {
 		r.TailLower = x[orderIndex(rank, n)]
 		r.TailHeavier = r.TailLower > fitted
 	}
@@ -283,7 +283,7 @@ func newData(x []float64) *data {
 	d.mean, d.meanLog = sum/n, sumLog/n
 	var ss float64
 	for _, l := range d.logx {
-		ss += (l - d.meanLog) * (l - d.meanLog)
+		ss += float64((l - d.meanLog) * (l - d.meanLog))
 	}
 	d.sdLog = math.Sqrt(ss / n)
 	return d
@@ -309,8 +309,8 @@ func fitWeibull(d *data) (model, map[string]float64, error) {
 			ly := l - lmax
 			yk := math.Exp(k * ly)
 			b += yk
-			a += yk * ly
-			c += yk * ly * ly
+			a += float64(yk * ly)
+			c += float64(yk * ly * ly)
 		}
 		return b, a, c
 	}
@@ -318,7 +318,7 @@ func fitWeibull(d *data) (model, map[string]float64, error) {
 	// Cauchy–Schwarz), from +inf at 0+ to mean(ln y) - max(ln y) < 0.
 	g := func(k float64) (float64, float64) {
 		b, a, c := sums(k)
-		return 1/k + meanLogY - a/b, -1/(k*k) - (c*b-a*a)/(b*b)
+		return 1/k + meanLogY - a/b, -1/float64(k*k) - (float64(c*b)-float64(a*a))/float64(b*b)
 	}
 	// Initial value: Var(ln X) = pi^2 / (6 k^2) for a Weibull variable.
 	k0 := math.Pi / (math.Sqrt(6) * d.sdLog)
@@ -337,7 +337,7 @@ func fitGamma(d *data) (model, map[string]float64, error) {
 		return nil, nil, fmt.Errorf("ln(mean) - mean(ln x) = %v: must be > 0 (data too close to constant)", s)
 	}
 	// Minka (2002), eq. 7: an approximation of the root good to ~1.5%.
-	k0 := (3 - s + math.Sqrt((s-3)*(s-3)+24*s)) / (12 * s)
+	k0 := (3 - s + math.Sqrt(float64((s-3)*(s-3))+float64(24*s))) / (12 * s)
 	f := func(k float64) (float64, float64) {
 		return math.Log(k) - mathext.Digamma(k) - s, 1/k - trigamma(k)
 	}
@@ -426,10 +426,16 @@ func solveDecreasing(f func(float64) (float64, float64), k0 float64) (float64, e
 func trigamma(x float64) float64 {
 	var r float64
 	for ; x < 20; x++ {
-		r += 1 / (x * x)
+		r += 1 / float64(x*x)
 	}
 	z := 1 / (x * x)
-	return r + 1/x + z/2 + z/x*(1.0/6-z*(1.0/30-z*(1.0/42-z*(1.0/30-z*5.0/66))))
+	// float64() around each product: no fused multiply-add, the same bits
+	// on every CPU.
+	p := 1.0/30 - float64(z*5.0/66)
+	p = 1.0/42 - float64(z*p)
+	p = 1.0/30 - float64(z*p)
+	p = 1.0/6 - float64(z*p)
+	return r + 1/x + z/2 + float64(z/x*p)
 }
 
 // KS returns the one-sample Kolmogorov–Smirnov statistic
@@ -492,13 +498,13 @@ func kolmogorovQ(t float64) float64 {
 				break
 			}
 		}
-		return max(0, min(1, 1-math.Sqrt(2*math.Pi)/t*sum))
+		return max(0, min(1, 1-float64(math.Sqrt(2*math.Pi)/t*sum)))
 	default:
 		var sum float64
 		sign := 1.0
 		for j := 1; j <= 100; j++ {
 			term := math.Exp(-2 * float64(j*j) * t * t)
-			sum += sign * term
+			sum += float64(sign * term)
 			if term <= 1e-17*sum {
 				break
 			}

@@ -553,8 +553,8 @@ func recommend(d observed, fitX []float64, opt Options) (*Recommendation, error)
 	r.Floor = durationUp(floor)
 
 	c := r.CutOff
-	r.s = (1 - opt.ErrorRate - opt.PermanentRate) * (1 - c)
-	r.d = opt.PermanentRate * (1 - c)
+	r.s = float64((1 - opt.ErrorRate - opt.PermanentRate) * (1 - c))
+	r.d = float64(opt.PermanentRate * (1 - c))
 	r.r = max(0, 1-r.s-r.d)
 	r.AttemptFailure = 1 - r.s
 	r.cum = sleepBounds(opt.Backoff, opt.Bound, opt.AttemptLimit-1)

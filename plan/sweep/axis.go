@@ -161,7 +161,7 @@ func rangeValues(key, spec string) ([]string, error) {
 	switch au {
 	case rate:
 		for i := range n {
-			vals = append(vals, formatPoint((a*float64(n-1-i)+b*float64(i))/den, a, b)+"/s")
+			vals = append(vals, formatPoint((float64(a*float64(n-1-i))+float64(b*float64(i)))/den, a, b)+"/s")
 		}
 	case duration:
 		// Exact integer nanoseconds: a + (b-a)·i/(n-1), rounded.
@@ -178,7 +178,7 @@ func rangeValues(key, spec string) ([]string, error) {
 			return nil, fmt.Errorf("range %q: %s takes integers, so both ends must be integers", spec, key)
 		}
 		for i := range n {
-			x := (a*float64(n-1-i) + b*float64(i)) / den
+			x := (float64(a*float64(n-1-i)) + float64(b*float64(i))) / den
 			if integers {
 				s := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
 				if len(vals) > 0 && vals[len(vals)-1] == s {

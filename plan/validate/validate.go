@@ -104,7 +104,7 @@ func p99Sojourn(r *system.Result) float64 { return r.Latency.Quantile(0.99) }
 // littleGap is (λW − L)/L with L integrated over time.
 func littleGap(r *system.Result) float64 {
 	w := r.Window.Seconds()
-	return (float64(r.Runs.Arrived)/w*meanSojourn(r) - r.TimeAvgInSystem) / r.TimeAvgInSystem
+	return (float64(float64(r.Runs.Arrived)/w*meanSojourn(r)) - r.TimeAvgInSystem) / r.TimeAvgInSystem
 }
 
 // utilisation is the time-average share of busy workers over the

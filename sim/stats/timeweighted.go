@@ -109,7 +109,7 @@ func (tw *TimeWeighted) Integral(now time.Duration) float64 {
 	hi, lo, f := tw.accHi, tw.accLo, tw.accF
 	dt := now - tw.last
 	if tw.frac {
-		f += tw.level * float64(dt)
+		f += float64(tw.level * float64(dt))
 	} else {
 		hi, lo = add128(hi, lo, tw.ilevel, dt)
 	}
@@ -140,7 +140,7 @@ func (tw *TimeWeighted) advance(method string, now time.Duration) {
 	tw.checkTime(method, now)
 	dt := now - tw.last
 	if tw.frac {
-		tw.accF += tw.level * float64(dt)
+		tw.accF += float64(tw.level * float64(dt))
 	} else {
 		tw.accHi, tw.accLo = add128(tw.accHi, tw.accLo, tw.ilevel, dt)
 	}

@@ -1,0 +1,110 @@
+package fpcheck
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exact lists source lines whose fused multiply-add is harmless: the
+// product is by a power of two (exact), so rounding it first changes
+// nothing. Each entry is a substring of the line.
+var exact = []string{
+	"(hi-lo)/2",                        // bisection midpoint: × 0.5
+	"(passLo-lo)/2",                    // bisection midpoint: × 0.5
+	"r*0x1p-50",                        // × 2^-50
+	"1 - r.Float64()",                  // Float64 is an integer × 2^-53
+	"distuv.StudentsT{Mu: 0, Sigma: 1", // gonum's Mu + Sigma·x with Sigma 1
+	"z/2 + float64(z/x*p)",             // z/2 is × 0.5
+}
+
+var fused = regexp.MustCompile(`\b(FMADDD|FMSUBD|FNMADDD|FNMSUBD|FMADDS|FMSUBS|FNMADDS|FNMSUBS)\b`)
+var site = regexp.MustCompile(`\(([^()]*\.go):(\d+)\)`)
+
+// TestNoFusedMultiplyAdd compiles the module for arm64 with the assembly
+// listing on and fails on every fused multiply-add in its own code (charts
+// aside) that exact does not explain.
+func TestNoFusedMultiplyAdd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles the module for arm64")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", os.DevNull, "-gcflags=github.com/budgetsim/budgetsim/...=-S", "./...")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build for arm64: %v\n%s", err, out)
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if !fused.MatchString(line) {
+			continue
+		}
+		m := site.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		file, _ := filepath.Abs(m[1])
+		rel, err := filepath.Rel(root, file)
+		if err != nil || strings.HasPrefix(rel, "..") || strings.HasPrefix(rel, "internal/charts/") {
+			continue // not this module's, or a chart's
+		}
+		n++
+		key := rel + ":" + m[2]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		src := sourceLine(t, file, m[2])
+		if harmless(src) {
+			continue
+		}
+		t.Errorf("%s: fused multiply-add in %q: wrap the product in float64() so that every CPU rounds it the same way", key, strings.TrimSpace(src))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Log("no fused multiply-add at all (the listing format may have changed: check that -S still prints FMADDD)")
+	}
+}
+
+func harmless(src string) bool {
+	for _, e := range exact {
+		if strings.Contains(src, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func sourceLine(t *testing.T, file, line string) string {
+	t.Helper()
+	k, err := strconv.Atoi(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if k < 1 || k > len(lines) {
+		t.Fatalf("%s has no line %d", file, k)
+	}
+	return lines[k-1]
+}
