@@ -5,7 +5,7 @@
 # Installs qemu-user from apt when missing and it can. Prints one line per
 # scenario and build; exits 1 if any differs. Extra arguments are passed to
 # every `simulate run` (e.g. --replications 4 to compare pooled figures,
-# which the README says may differ in the last digit).
+# which the README says may still differ in a last digit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)

@@ -21,6 +21,7 @@ var exact = []string{
 	"r*0x1p-50",                        // × 2^-50
 	"1 - r.Float64()",                  // Float64 is an integer × 2^-53
 	"distuv.StudentsT{Mu: 0, Sigma: 1", // gonum's Mu + Sigma·x with Sigma 1
+	"t := tQuantile(",                  // the same, inlined; and frac × 2^16
 	"z/2 + float64(z/x*p)",             // z/2 is × 0.5
 }
 

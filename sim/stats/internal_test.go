@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestBucketIndexEdges checks the bucket of values at and around the range
@@ -228,5 +231,39 @@ func TestNearestRank(t *testing.T) {
 		if got := nearestRank(tt.p, tt.n); got != tt.want {
 			t.Errorf("nearestRank(%v, %d) = %d, want %d (p*n = %v)", tt.p, tt.n, got, tt.want, tt.p*float64(tt.n))
 		}
+	}
+}
+
+// TestTQuantileRounded: tQuantile keeps 16 significant bits of gonum's
+// Student-t quantile (so that the last digits gonum's iterations leave to
+// the CPU cannot reach the result) and stays within 2^-16 of it.
+func TestTQuantileRounded(t *testing.T) {
+	for _, nu := range []float64{1, 2, 9, 99, 1586, 9999} {
+		for _, p := range []float64{0.95, 0.975, 0.995, 0.9995, 1 - 0.01/44} {
+			got := tQuantile(nu, p)
+			want := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(p)
+			if math.Abs(got-want) > want*0x1p-16 {
+				t.Errorf("tQuantile(%v, %v) = %v, gonum %v: more than 2^-16 apart", nu, p, got, want)
+			}
+			frac, _ := math.Frexp(got)
+			if scaled := frac * (1 << 16); scaled != math.Trunc(scaled) {
+				t.Errorf("tQuantile(%v, %v) = %v keeps more than 16 significant bits", nu, p, got)
+			}
+		}
+	}
+}
+
+// TestMeanSD: meanSD agrees with gonum's stat.MeanStdDev (the same corrected
+// two-pass algorithm; gonum may sum in another order) to 1e-12, and gives
+// 0 spread for equal values.
+func TestMeanSD(t *testing.T) {
+	xs := []float64{0.1, 0.25, 1e3, 3.5, -2, 7.125, 0.3, 1e-3, 42, 5}
+	m, sd := meanSD(xs)
+	wm, wsd := stat.MeanStdDev(xs, nil)
+	if math.Abs(m-wm) > 1e-12*math.Abs(wm) || math.Abs(sd-wsd) > 1e-12*wsd {
+		t.Errorf("meanSD = %v, %v; gonum %v, %v", m, sd, wm, wsd)
+	}
+	if m, sd := meanSD([]float64{0.75, 0.75, 0.75}); m != 0.75 || sd != 0 {
+		t.Errorf("meanSD(0.75 ×3) = %v, %v; want 0.75, 0", m, sd)
 	}
 }
