@@ -53,7 +53,7 @@ type Input struct {
 	// Trace holds the slowest run of replication 0; nil draws no
 	// timeline.
 	Trace *SlowestRun
-	// Plan is recommend.FromResults' answer, or PlanErr its error (shown
+	// Plan is recommend.FromAccumulator's answer, or PlanErr its error (shown
 	// as a warning).
 	Plan    *recommend.Plan
 	PlanErr error
@@ -65,7 +65,7 @@ type Input struct {
 
 // Simulate runs opt.Replications replications of sc (replication i with
 // seed sim.ReplicationSeed(seed, i)), tracing every run of replication 0
-// to find its slowest, summarises them and asks recommend.FromResults for
+// to find its slowest, summarises them and asks recommend.FromAccumulator for
 // the step settings with its default options. It returns an error only
 // for bad options; a recommendation error goes to Input.PlanErr.
 func Simulate(sc *scenarios.Scenario, opt Options) (*Input, error) {

@@ -264,7 +264,7 @@ func capacitySection(s *system.Summary) Section {
 	return sec
 }
 
-// recommendSection is the plan of recommend.FromResults, or its error;
+// recommendSection is the plan of recommend.FromAccumulator, or its error;
 // it also returns the warnings that belong in the report's footnotes.
 func recommendSection(in *Input) (Section, []string) {
 	sec := Section{ID: "recommendations", Title: "Recommendations"}
