@@ -16,7 +16,12 @@ fi
 go build -o "$tmp/ref" ./cmd/simulate
 GOAMD64=v3 go build -o "$tmp/v3" ./cmd/simulate
 GOARCH=arm64 go build -o "$tmp/arm64" ./cmd/simulate
-runners=("v3:$tmp/v3")
+runners=()
+if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null; then
+  runners+=("v3:$tmp/v3")
+else
+  echo "this CPU cannot run a GOAMD64=v3 build (no AVX2/FMA): skipping it"
+fi
 if command -v qemu-aarch64 >/dev/null; then
   runners+=("arm64:qemu-aarch64 $tmp/arm64")
 else
