@@ -440,6 +440,9 @@ func (l *loader) warmup(n *yaml.Node, cfg *system.Config) {
 	}
 	if strings.ContainsAny(s, "smhµu") {
 		cfg.WarmupTime = d.duration(n, "warmup", MaxDuration)
+		if cfg.Horizon > 0 && cfg.WarmupTime >= cfg.Horizon {
+			d.errorf(n, "warmup", "must be < horizon (%v): no run would be measured", cfg.Horizon)
+		}
 		return
 	}
 	cfg.WarmupRuns = d.integer(n, "warmup", 0, MaxRuns)
