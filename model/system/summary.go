@@ -370,6 +370,13 @@ func confidence(fs []replicationFigures, level float64) *Confidence {
 // warnings returns the footnotes a reader of the summary must see.
 func warnings(cfg *Config, s *Summary) []string {
 	var w []string
+	if s.Runs.Arrived == 0 && !s.Partial {
+		if cfg.WarmupTime > 0 || cfg.WarmupRuns > 0 {
+			w = append(w, fmt.Sprintf("no run was measured: none arrived after the warm-up (%s); shorten the warm-up or add runs", warmupText(cfg)))
+		} else {
+			w = append(w, "no run arrived: the arrival process produced none in the simulated time")
+		}
+	}
 	if rho, ok := OfferedUtilisation(cfg); ok && rho >= 1 {
 		if cfg.QueueCapacity == Unbounded {
 			w = append(w, fmt.Sprintf("utilisation %.3f ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists", rho))
@@ -479,4 +486,16 @@ func Pool(results []*Result) (latency, wait *stats.Histogram) {
 		wait.Merge(r.Wait)
 	}
 	return latency, wait
+}
+
+// warmupText describes cfg's warm-up for a warning.
+func warmupText(cfg *Config) string {
+	switch {
+	case cfg.WarmupTime > 0 && cfg.WarmupRuns > 0:
+		return fmt.Sprintf("the first %d runs and %v", cfg.WarmupRuns, cfg.WarmupTime)
+	case cfg.WarmupTime > 0:
+		return fmt.Sprintf("the first %v", cfg.WarmupTime)
+	default:
+		return fmt.Sprintf("the first %d runs", cfg.WarmupRuns)
+	}
 }

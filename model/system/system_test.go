@@ -388,3 +388,15 @@ func TestHeldCostDoesNotGrowWithTimeouts(t *testing.T) {
 		t.Fatalf("%d bytes allocated for 20k runs, %d for 200k: held reservations keep a record each", small, big)
 	}
 }
+
+// TestNoRunMeasuredWarns: when the warm-up outlasts every arrival (100 runs
+// at 9/s take ~11 s, the warm-up is 60 s), the summary measures nothing
+// and says why instead of printing empty figures silently.
+func TestNoRunMeasuredWarns(t *testing.T) {
+	cfg := load(t, "mmc", "runs=100", "warmup=60s")
+	s := system.Summarize(cfg, system.Replicate(cfg, 1, 1, system.Options{}), 0.95)
+	want := "no run was measured: none arrived after the warm-up (the first 1m0s); shorten the warm-up or add runs"
+	if s.Runs.Arrived != 0 || len(s.Warnings) == 0 || s.Warnings[0] != want {
+		t.Errorf("arrived %d, warnings %q; want 0 and %q first", s.Runs.Arrived, s.Warnings, want)
+	}
+}
