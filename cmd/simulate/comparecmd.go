@@ -56,6 +56,11 @@ func (e *env) compare(args []string) error {
 		if err != nil {
 			return err
 		}
+		for _, w := range vs {
+			if w.Key == v.Key {
+				return usagef("--vary %s: %s is varied twice: vary each key once (two --vary of different keys form a grid)", s, v.Key)
+			}
+		}
 		vs = append(vs, v)
 		points *= len(v.Values)
 	}

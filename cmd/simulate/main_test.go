@@ -99,6 +99,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"run", "mmc", "--set", "arrivals.rate=fast"}, 1, []string{"arrivals.rate", "no unit"}},
 		{[]string{"compare", "mmc"}, 2, []string{"at least one --vary"}},
 		{[]string{"list", "mmc"}, 2, []string{`list takes no arguments but --names (one name per line, for scripts), got "mmc"`}},
+		{[]string{"compare", "mmc", "--vary", "workers=10,11", "--vary", "workers=12"}, 2, []string{"--vary workers=12: workers is varied twice"}},
+		{[]string{"sweep", "mmc", "--vary", "workers=10,11", "--vary", "workers=12,13"}, 2, []string{"--vary workers=12,13: workers is varied twice"}},
+		{[]string{"compare", "mmc", "--vary", "workers=10,10"}, 2, []string{`value "10" is listed twice`}},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, "", c.args...)

@@ -151,6 +151,11 @@ func parseAxes(varies []string) ([]sweep.Axis, error) {
 		if err != nil {
 			return nil, usagef("--vary %v", err)
 		}
+		for _, b := range axes {
+			if b.Key == a.Key {
+				return nil, usagef("--vary %s: %s is varied twice: vary each key once (two --vary of different keys form a grid)", v, a.Key)
+			}
+		}
 		axes = append(axes, a)
 		points *= len(a.Values)
 		if points > sweep.MaxPoints {

@@ -55,6 +55,13 @@ func ParseAxis(s string) (Axis, error) {
 	if len(vals) > MaxPoints {
 		return Axis{}, fmt.Errorf("%q: %d values is too many (at most %d)", s, len(vals), MaxPoints)
 	}
+	seen := make(map[string]bool, len(vals))
+	for _, v := range vals {
+		if seen[v] {
+			return Axis{}, fmt.Errorf("%q: value %q is listed twice", s, v)
+		}
+		seen[v] = true
+	}
 	return Axis{Key: key, Values: vals}, nil
 }
 

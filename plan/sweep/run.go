@@ -73,6 +73,11 @@ func (s *Spec) Validate() error {
 		if a.Key == "" || len(a.Values) == 0 {
 			return fmt.Errorf("axes[%d]: needs a key and at least one value", i)
 		}
+		for j := range i {
+			if s.Axes[j].Key == a.Key {
+				return fmt.Errorf("axes[%d]: %s is already varied by axes[%d]: vary each key once (different keys form a grid)", i, a.Key, j)
+			}
+		}
 		total *= len(a.Values)
 		if total > MaxPoints {
 			return fmt.Errorf("axes: the grid has more than %d points", MaxPoints)

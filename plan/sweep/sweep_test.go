@@ -64,6 +64,8 @@ func TestParseAxisErrors(t *testing.T) {
 		{"workers=1,,2", "empty value"},
 		{"workers=1..100000:20000", "must be an integer in [2, 10000]"},
 		{"workers=" + strings.Repeat("1,", 10000) + "1", "10001 values is too many"},
+		{"workers=10,11,10", "value \"10\" is listed twice"},
+		{"retry.backoff.jitter=full,none,full", "value \"full\" is listed twice"},
 	}
 	for _, tt := range tests {
 		_, err := sweep.ParseAxis(tt.in)
@@ -526,5 +528,16 @@ func BenchmarkDecodeResult(b *testing.B) {
 		if _, err := sweep.DecodeResult(enc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSpecRefusesAKeyVariedTwice: two axes on one key would let the second
+// silently override the first (every "grid" point the second's value).
+func TestSpecRefusesAKeyVariedTwice(t *testing.T) {
+	spec := sweep.Spec{Scenario: "mmc", Axes: []sweep.Axis{{Key: "workers", Values: []string{"10", "11"}}, {Key: "workers", Values: []string{"12"}}},
+		Replications: 1, Level: 0.95}
+	err := spec.Validate()
+	if err == nil || err.Error() != "axes[1]: workers is already varied by axes[0]: vary each key once (different keys form a grid)" {
+		t.Errorf("Validate() = %v, want the second axis refused", err)
 	}
 }
