@@ -110,6 +110,9 @@ func (e *env) plan(args []string) error {
 	switch {
 	case interrupted:
 		return errInterrupted
+	case ans.HurtsAsItGrows:
+		fmt.Fprintf(e.stderr, "simulate: %s gets worse as it grows: plan sizes keys that help as they grow (see the note)\n", rng.Key)
+		return errFailed
 	case !ans.Found:
 		fmt.Fprintf(e.stderr, "simulate: no value of %s in %s..%s meets every objective\n", rng.Key, rng.Format(rng.Lo), rng.Format(rng.Hi))
 		return errFailed

@@ -132,9 +132,14 @@ type Answer struct {
 	// Interrupted is set when the search stopped early (Ctrl-C): Found and
 	// Value then describe the probes made so far, not the smallest value,
 	// and Found false says nothing about the range.
-	Interrupted bool     `json:"interrupted"`
-	SLOs        []string `json:"slos"`
-	Range       string   `json:"range"`
+	Interrupted bool `json:"interrupted"`
+	// HurtsAsItGrows is set when nothing in the range above its low end
+	// met the objectives but the low end did: the key gets worse as it
+	// grows (an arrival rate), so there is no smallest value to find;
+	// Found is false and the note says what to do instead.
+	HurtsAsItGrows bool     `json:"hurts_as_it_grows,omitempty"`
+	SLOs           []string `json:"slos"`
+	Range          string   `json:"range"`
 	// Analytic is set by the caller when a closed form gave the start.
 	Analytic   *Analytic  `json:"analytic,omitempty"`
 	Confidence Confidence `json:"confidence"`
@@ -210,6 +215,12 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 		ans.SLOs = append(ans.SLOs, o.String())
 	}
 	_, passLo, err := s.bracket()
+	if err == nil && math.IsInf(passLo, 1) {
+		// Nothing passed: probe the low end too. If it passes, the key
+		// hurts as it grows (an arrival rate, a latency), and "none" would
+		// be wrong: finish says so instead.
+		_, err = s.pass(r.Lo)
+	}
 	s.finish(ans, passLo)
 	if errors.Is(err, ErrInterrupted) {
 		ans.Interrupted = true
@@ -411,6 +422,15 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	sort.Slice(ans.Probes, func(i, j int) bool { return ans.Probes[i].Value < ans.Probes[j].Value })
 	ans.Confidence.Level = s.p.Level
 	at, ok := s.probes[passLo]
+	if lo, probed := s.probes[s.p.Range.Lo]; !ok && probed && lo.Verdict == Pass {
+		r := s.p.Range
+		ans.HurtsAsItGrows = true
+		ans.Confidence.At = evidence(lo)
+		ans.Confidence.Resolved = lo.Resolved
+		ans.Confidence.Note = fmt.Sprintf("%s=%s meets every objective and %s=%s does not: %s hurts as it grows, and plan finds the smallest value of a key that helps as it grows (workers, capacity, limits); to find the largest %s the objectives allow, sweep it (simulate sweep --vary %s:20)",
+			r.Key, r.Format(r.Lo), r.Key, r.Format(r.Hi), r.Key, r.Key, r)
+		return
+	}
 	if !ok {
 		ans.Confidence.Note = fmt.Sprintf("no value up to %s meets every objective", s.p.Range.Format(s.p.Range.Hi))
 		if pr, ok := s.probes[s.p.Range.Hi]; ok {

@@ -521,3 +521,29 @@ func TestSearchInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchKeyThatHurts: over a key that gets worse as it grows (p99
+// rises with v; values up to 5 meet the objective), nothing at the top of
+// the range passes but the low end does: the answer is not "none", it says
+// the key hurts as it grows, shows the low end's evidence and points to
+// sweep. When even the low end fails, the answer stays "none".
+func TestSearchKeyThatHurts(t *testing.T) {
+	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 5.5}},
+		Range: search.Range{Key: "arrivals.rate", Lo: 1, Hi: 40, Integer: true}, Level: 0.95}
+	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) { return fakeSummary(v, 1e-9, n), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Found || !ans.HurtsAsItGrows || ans.Confidence.At == nil || ans.Confidence.At.Value != 1 ||
+		!strings.Contains(ans.Confidence.Note, "arrivals.rate hurts as it grows") || !strings.Contains(ans.Confidence.Note, "simulate sweep --vary arrivals.rate=1..40:20") {
+		t.Errorf("answer %+v; want not found, hurts as it grows, evidence at 1 and a sweep to run", ans)
+	}
+	prob.SLOs[0].Threshold = 0.5 // nothing passes, not even 1
+	ans, err = search.Search(prob, func(v float64, n int) (*system.Summary, error) { return fakeSummary(v, 1e-9, n), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Found || ans.HurtsAsItGrows || !strings.HasPrefix(ans.Confidence.Note, "no value up to 40 meets every objective") {
+		t.Errorf("answer %+v; want none, not hurts-as-it-grows", ans)
+	}
+}
