@@ -456,7 +456,7 @@ func ExampleNew() {
 	// Capacity, tail, cost and recovery: 2 tables, 0 charts
 	// Recommendations: 0 tables, 0 charts
 	// warning: only 1 completed run: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions
-	// warning: recommendations: steps.search: samples: need at least 2 answered calls, got 1
+	// warning: recommendations: steps.search: samples: need at least 2 answered calls, got 1 over 1 replication(s): simulate more calls (more runs, or --replications)
 }
 
 // slowestCycle traces one run of three attempts that is not the slowest.

@@ -150,6 +150,9 @@ func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
 		}
 		rec, err := FromHistogram(h, censored, so)
 		if err != nil {
+			if h.Count() < 2 {
+				return nil, fmt.Errorf("steps.%s: %w over %d replication(s): simulate more calls (more runs, or --replications)", st.Name, err, acc.Replications())
+			}
 			return nil, fmt.Errorf("steps.%s: %w", st.Name, err)
 		}
 		rec.Step, rec.Tool = st.Name, tool.Name

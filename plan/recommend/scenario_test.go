@@ -102,6 +102,14 @@ func TestFromResultsErrors(t *testing.T) {
 	if _, err := FromResults(sc.Config, nil, Options{}); err == nil {
 		t.Errorf("FromResults(no results) error = nil, want one")
 	}
+	one, err := scenarios.Load("seed-plan", nil) // a batch of one run: one call per step
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromResults(one.Config, system.Replicate(one.Config, 1, 1, system.Options{}), Options{}); err == nil ||
+		err.Error() != "steps.search: samples: need at least 2 answered calls, got 1 over 1 replication(s): simulate more calls (more runs, or --replications)" {
+		t.Errorf("FromResults(one run) error = %v, want the step named and what to do", err)
+	}
 	if _, err := FromResults(sc.Config, results, Options{Percentile: 101}); err == nil || !strings.HasPrefix(err.Error(), "steps.search: percentile") {
 		t.Errorf("FromResults(percentile 101) error = %v, want steps.search: percentile…", err)
 	}
