@@ -91,7 +91,7 @@ func TestVariantWarningsList(t *testing.T) {
 	for _, want := range []string{
 		"\nWarnings:\n  1. shared (all variants)\n",
 		"  2. only v0, #0 (v0)\n",
-		"  20. only v0, #18 (v0)\n  … and 7 more distinct warnings (--format json has each variant's)\n",
+		"  20. only v0, #18 (v0)\n  … and 7 more distinct warnings (--format json has each of the variants' own)\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q:\n%s", want, got)

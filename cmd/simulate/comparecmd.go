@@ -273,16 +273,27 @@ func orDash(s string) string {
 	return s
 }
 
-// writeVariantWarnings lists the variants' warnings under the table, as
-// run lists a summary's: each distinct warning once, in order of first
-// appearance, with the variants it applies to (the first few of a large
-// grid; --format json has every variant's own).
+// writeVariantWarnings lists the variants' warnings under compare's
+// table (see writeWarningsByLabel).
 func writeVariantWarnings(w io.Writer, labels []string, out []variantSummary) {
+	warns := make([][]string, len(out))
+	for i, v := range out {
+		warns[i] = v.Warnings
+	}
+	writeWarningsByLabel(w, "variants", labels, warns)
+}
+
+// writeWarningsByLabel lists the warnings of several summaries under a
+// table, as run lists one summary's: each distinct warning once, in order
+// of first appearance, with the labels it applies to ("all <noun>" when
+// shared; the first few of a large grid; at most 20 distinct warnings).
+// --format json keeps each summary's own.
+func writeWarningsByLabel(w io.Writer, noun string, labels []string, warns [][]string) {
 	const shown = 10
 	var order []string
 	who := map[string][]string{}
-	for i, v := range out {
-		for _, warn := range v.Warnings {
+	for i, ws := range warns {
+		for _, warn := range ws {
 			if _, ok := who[warn]; !ok {
 				order = append(order, warn)
 			}
@@ -295,11 +306,11 @@ func writeVariantWarnings(w io.Writer, labels []string, out []variantSummary) {
 	fmt.Fprintln(w, "\nWarnings:")
 	for i, warn := range order {
 		if i == 2*shown {
-			fmt.Fprintf(w, "  … and %d more distinct warnings (--format json has each variant's)\n", len(order)-i)
+			fmt.Fprintf(w, "  … and %d more distinct warnings (--format json has each of the %s' own)\n", len(order)-i, noun)
 			break
 		}
-		vs := "all variants"
-		if len(who[warn]) < len(out) {
+		vs := "all " + noun
+		if len(who[warn]) < len(labels) {
 			vs = firstFew(who[warn], shown)
 		}
 		fmt.Fprintf(w, "  %d. %s (%s)\n", i+1, warn, vs)

@@ -126,13 +126,21 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 			return err
 		}
 	}
-	sweepWarnings(e.stderr, sums)
 	if format == "json" {
+		sweepWarnings(e.stderr, sums) // stdout is the JSON alone
 		if err := render.JSON(e.stdout, sums); err != nil {
 			return err
 		}
-	} else if err := sweepTable(e.stdout, rec, sums); err != nil {
-		return err
+	} else {
+		if err := sweepTable(e.stdout, rec, sums); err != nil {
+			return err
+		}
+		labels := make([]string, len(sums))
+		warns := make([][]string, len(sums))
+		for i, p := range sums {
+			labels[i], warns[i] = p.Label, p.Summary.Warnings
+		}
+		writeWarningsByLabel(e.stdout, "points", labels, warns)
 	}
 	if rec.Partial {
 		return errInterrupted
