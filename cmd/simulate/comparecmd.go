@@ -11,21 +11,9 @@ import (
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
-	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
-
-// parseVary parses one --vary flag with the sweep's grammar: a list
-// "key=v1,v2,…" (commas inside {…} or […] do not split) or a range
-// "key=a..b:n".
-func parseVary(s string) (sweep.Axis, error) {
-	ax, err := sweep.ParseAxis(s)
-	if err != nil {
-		return sweep.Axis{}, usagef("--vary %v", err)
-	}
-	return ax, nil
-}
 
 // Variant is one point of a comparison: the overrides that define it.
 type variantSummary struct {
@@ -49,23 +37,15 @@ func (e *env) compare(args []string) error {
 	if len(varies) == 0 {
 		return usagef("compare needs at least one --vary key=v1,v2,…")
 	}
-	var vs []sweep.Axis
-	points := 1
-	for _, s := range varies {
-		v, err := parseVary(s)
-		if err != nil {
-			return err
-		}
-		for _, w := range vs {
-			if w.Key == v.Key {
-				return usagef("--vary %s: %s is varied twice: vary each key once (two --vary of different keys form a grid)", s, v.Key)
-			}
-		}
-		vs = append(vs, v)
-		points *= len(v.Values)
+	// The same parsing as sweep's: each key once, and the grid's size
+	// checked as it grows (a product taken at the end can overflow).
+	vs, err := parseAxes(varies)
+	if err != nil {
+		return err
 	}
-	if points > 10000 {
-		return usagef("--vary: %d variants is too many (at most 10000)", points)
+	points := 1
+	for _, v := range vs {
+		points *= len(v.Values)
 	}
 	// Every variant uses the same seed and the same named random streams:
 	// common random numbers, so differences come from the policy, not luck.

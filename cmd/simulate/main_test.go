@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"compare", "mmc", "--vary", "workers=10,11", "--vary", "workers=12"}, 2, []string{"--vary workers=12: workers is varied twice"}},
 		{[]string{"sweep", "mmc", "--vary", "workers=10,11", "--vary", "workers=12,13"}, 2, []string{"--vary workers=12,13: workers is varied twice"}},
 		{[]string{"compare", "mmc", "--vary", "workers=10,10"}, 2, []string{`value "10" is listed twice`}},
+		// 10000^16 is 0 modulo 2^64: a grid size multiplied at the end
+		// overflowed to 0 variants and compare panicked.
+		{append([]string{"compare", "mmc"}, sixteenAxes()...), 2, []string{"--vary: the grid has more than 10000 points"}},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, "", c.args...)
@@ -259,4 +263,13 @@ func shellFields(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// sixteenAxes returns 16 --vary flags of 10000 values each.
+func sixteenAxes() []string {
+	var args []string
+	for i := range 16 {
+		args = append(args, "--vary", fmt.Sprintf("k%d=1..10000:10000", i))
+	}
+	return args
 }
