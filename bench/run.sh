@@ -9,11 +9,11 @@
 #   3. the seed plan with retries, deadlines and a 429-answering tool, one
 #      core, whole process;
 #   4. peak RSS of 1 M and 10 M runs (memory must not grow with runs);
-#   5. replications on GOMAXPROCS=1 vs 2: wall-time ratio and byte-identical
-#      JSON (cmp).
+#   5. replications and sweep points on GOMAXPROCS=1 vs 2: wall-time ratio
+#      and byte-identical output (cmp).
 # and prints a Markdown table to paste into the README.
 #
-# Environment knobs (defaults reproduce the README's table, ~3 minutes):
+# Environment knobs (defaults reproduce the README's table, ~2 minutes):
 #   BENCH_CUSTOMERS  customers in the M/M/c comparison (1000000)
 #   BENCH_REPEAT     repetitions of each budgetsim process; the median wall
 #                    time is reported (5; in the SimPy comparison, this many
@@ -130,6 +130,11 @@ bench_metric() {
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (a == "" || b == "" || a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf f, a / b }'; }
 mega() { awk -v x="$1" 'BEGIN { if (x == "" || x == "n/a") print "n/a"; else printf "%.2f M", x / 1e6 }'; }
 mib() { awk -v k="$1" 'BEGIN { if (k == "n/a" || k == "") print "n/a"; else printf "%.1f MiB", k / 1024 }'; }
+# steady X...: empty when the largest of X is within 20 % of the smallest,
+# else a warning naming the range (this VM has slow spells of seconds).
+steady() {
+	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo > 0 && hi / lo > 1.2) printf " (**unsteady**: walls %s–%s s within the row; a slow spell of the VM: rerun before quoting)", lo, hi }'
+}
 verdict() { # verdict OK?: "met" or "**not met**"
 	if [[ $1 == 1 ]]; then echo met; else echo '**not met**'; fi
 }
@@ -233,33 +238,85 @@ timed "$OUT/mmc10m" "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
 m10_wall=$WALL m10_rss=$RSS
 m10_eps=$(div "$(json "$OUT/mmc10m" 'd["events"]')" "$m10_wall" %.0f)
 
-# --- 5. replications across cores -------------------------------------------------
+# --- 5. replications and sweep points across cores ------------------------------
 
-# Three ways to run the same 8 replications alternate, so that a drift in
-# the machine's speed (other tenants, frequency) hits all alike; medians of
+# Each workload runs three ways, alternating so that a drift in the
+# machine's speed (other tenants, frequency) hits all alike; medians of
 # each: one process on one core (GOMAXPROCS=1), one process on two
-# (GOMAXPROCS=2), and two independent one-core processes of 4 replications
+# (GOMAXPROCS=2), and two independent one-core processes of half the work
 # each at once. The last shares nothing (no runtime, no heap, no address
-# space): it is what this machine's two cores give this workload, the
+# space): it is what this machine's two cores give that workload, the
 # ceiling for the in-process ratio. (Two vCPUs that share a physical core's
-# caches, or a busy neighbour, put it well below 2.)
-say "simulate run mmc --replications 8 --format json: GOMAXPROCS=1, GOMAXPROCS=2, and 2 one-core processes of 4 at once, alternating ($REPEAT rounds)"
-r1_list=() r2_list=() rp_list=() identical=yes
-for ((i = 0; i < REPEAT; i++)); do
-	timed "$OUT/reps1" env GOMAXPROCS=1 "$SIM" run mmc --replications 8 --format json
-	r1_list+=("$WALL")
-	timed "$OUT/reps2" env GOMAXPROCS=2 "$SIM" run mmc --replications 8 --format json
-	r2_list+=("$WALL")
-	cmp -s "$OUT/reps1" "$OUT/reps2" || identical=no
-	timed "$OUT/repsp" bash -c 'GOMAXPROCS=1 "$1" run mmc --replications 4 --format json >/dev/null &
-		GOMAXPROCS=1 "$1" run mmc --replications 4 --format json >/dev/null &
-		wait' _ "$SIM"
-	rp_list+=("$WALL")
-done
-r1_wall=$(median "${r1_list[@]}") r2_wall=$(median "${r2_list[@]}") rp_wall=$(median "${rp_list[@]}")
-r1_walls=${r1_list[*]} r2_walls=${r2_list[*]} rp_walls=${rp_list[*]}
-speedup=$(div "$r1_wall" "$r2_wall")
-capacity=$(div "$r1_wall" "$rp_wall")
+# caches, or a busy neighbour, put it below 2.) The two in-process outputs
+# must be byte-identical.
+#
+# scaling NAME CMD1 -- CMD2 -- HALF_A -- HALF_B: CMD1 is run under
+# GOMAXPROCS=1 and =2 (stdout compared; with a trailing --out DIR, DIR1 and
+# DIR2 are substituted for DIR and sweep.json/sweep.csv compared too), and
+# HALF_A and HALF_B at once under GOMAXPROCS=1. Sets NAME_1, NAME_2, NAME_P
+# (median walls), NAME_speedup, NAME_ceiling, NAME_identical, NAME_walls.
+scaling() {
+	local name=$1 i g l1=() l2=() lp=() same=yes
+	shift
+	local cmd=() half_a=() half_b=()
+	while [[ $1 != -- ]]; do cmd+=("$1"); shift; done
+	shift
+	while [[ $1 != -- ]]; do half_a+=("$1"); shift; done
+	shift
+	half_b=("$@")
+	local dirs=0
+	[[ ${cmd[*]} == *' --out '* ]] && dirs=1
+	for ((i = 0; i < REPEAT; i++)); do
+		for g in 1 2; do
+			local c=("${cmd[@]}")
+			if [[ $dirs == 1 ]]; then
+				rm -rf "$OUT/$name-dir$g"
+				c=("${c[@]/#@OUT@/$OUT/$name-dir$g}")
+			fi
+			timed "$OUT/$name$g" env GOMAXPROCS=$g "$SIM" "${c[@]}"
+			if [[ $g == 1 ]]; then l1+=("$WALL"); else l2+=("$WALL"); fi
+		done
+		cmp -s "$OUT/${name}1" "$OUT/${name}2" || same=no
+		if [[ $dirs == 1 ]]; then
+			cmp -s "$OUT/$name-dir1/sweep.json" "$OUT/$name-dir2/sweep.json" || same=no
+			cmp -s "$OUT/$name-dir1/sweep.csv" "$OUT/$name-dir2/sweep.csv" || same=no
+		fi
+		rm -rf "$OUT/$name-dirp"
+		timed "$OUT/${name}p" bash -c 'a=("${@:3:$1}") b=("${@:$(($1 + 3))}")
+			GOMAXPROCS=1 "$2" "${a[@]}" >/dev/null &
+			GOMAXPROCS=1 "$2" "${b[@]}" >/dev/null &
+			wait' _ "${#half_a[@]}" "$SIM" "${half_a[@]//@OUT@/$OUT/$name-dirp/a}" "${half_b[@]//@OUT@/$OUT/$name-dirp/b}"
+		lp+=("$WALL")
+	done
+	printf -v "${name}_1" %s "$(median "${l1[@]}")"
+	printf -v "${name}_2" %s "$(median "${l2[@]}")"
+	printf -v "${name}_p" %s "$(median "${lp[@]}")"
+	printf -v "${name}_identical" %s "$same"
+	printf -v "${name}_walls" %s "one core: ${l1[*]}; two: ${l2[*]}; two processes: ${lp[*]}"
+	printf -v "${name}_steady" %s "$(steady "${l1[@]}")$(steady "${l2[@]}")"
+	local one two par
+	one=$(median "${l1[@]}") two=$(median "${l2[@]}") par=$(median "${lp[@]}")
+	printf -v "${name}_speedup" %s "$(div "$one" "$two")"
+	printf -v "${name}_ceiling" %s "$(div "$one" "$par")"
+}
+
+# The issue's system (M/M/c, N customers, no warm-up), 8 replications.
+say "simulate run mmc --runs $N --set warmup=0 --replications 8 --format json: GOMAXPROCS=1, GOMAXPROCS=2, and 2 one-core processes of 4 at once, alternating ($REPEAT rounds)"
+scaling reps run mmc --runs "$N" --set warmup=0 --replications 8 --format json \
+	-- run mmc --runs "$N" --set warmup=0 --replications 4 --format json \
+	-- run mmc --runs "$N" --set warmup=0 --replications 4 --format json
+# A sweep of 8 points of the same system, one replication each (workers
+# 10..17); the two halves are the points 10..13 and 14..17.
+say "simulate sweep mmc --vary workers=10..17:8 --runs $N --set warmup=0: the same three ways ($REPEAT rounds)"
+scaling sweep sweep mmc --vary workers=10..17:8 --runs "$N" --set warmup=0 --out @OUT@ \
+	-- sweep mmc --vary workers=10..13:4 --runs "$N" --set warmup=0 --out @OUT@ \
+	-- sweep mmc --vary workers=14..17:4 --runs "$N" --set warmup=0 --out @OUT@
+# Short replications, where the serial start-up weighs: mmc as bundled
+# (200 k runs, 10 k of them warm-up), 8 replications.
+say "simulate run mmc --replications 8 --format json (8 × 200 k runs): the same three ways ($REPEAT rounds)"
+scaling short run mmc --replications 8 --format json \
+	-- run mmc --replications 4 --format json \
+	-- run mmc --replications 4 --format json
 
 # --- table ------------------------------------------------------------------------
 
@@ -293,7 +350,7 @@ $contention
 | --- | --- | --- | --- |
 | \`simulate run mmc --runs $N --set warmup=0 --format json\` | — | ${bs_wall} s, $(mega "$bs_eps") events/s, peak RSS $(mib "$bs_rss"), mean sojourn ${bs_sojourn} s | |
 | SimPy ${sp_version} (Debian python3-simpy3, /usr/bin/python3), same system | — | ${sp_wall} s, $(mega "$sp_eps") events/s ($(mega "$sp_inner_eps") inside env.run()), peak RSS $(mib "$sp_rss"), mean sojourn ${sp_sojourn} s | |
-| budgetsim vs SimPy, whole process | ≥ 50× | ${ratio}× | $(verdict "$(ge "$ratio" 50)") |
+| budgetsim vs SimPy, whole process | ≥ 50× | ${ratio}×$(steady "${bs_list[@]}")$(steady "${sp_list[@]}") | $(verdict "$(ge "$ratio" 50)") |
 ${ciw_row}
 | Mean sojourn, Erlang C closed form | — | ${erlang} s | |
 | Engine alone, \`BenchmarkEngineMMc\` | ≥ 10 M events/s | $(mega "$eng_eps") events/s, ${eng_allocs} allocs per 200 k events | $(verdict "$(ge "$eng_eps" 10000000)") |
@@ -301,10 +358,11 @@ ${ciw_row}
 | Seed plan under load, \`BenchmarkSeedPlanLoad\`, \`-cpu 1\` | ≥ 1 M attempts/s | $(mega "$sp1_aps") attempts/s ($(mega "$sp2_aps") with GOMAXPROCS=2), ${sp1_allocs} allocs per simulation | $(verdict "$(ge "$sp1_aps" 1000000)") |
 | Seed plan, search rate-limited to 45/s (server: 429 + Retry-After), GOMAXPROCS=1, whole process, 1 M runs | ≥ 1 M attempts/s | ${seed_wall} s for ${seed_attempts} attempts (${seed_retries} retries, ${seed_429} answered 429): $(mega "$seed_aps") attempts/s | $(verdict "$(ge "$seed_aps" 1000000)") |
 | Peak RSS, 10 M runs of M/M/c | ≤ 64 MiB | $(mib "$m10_rss") (1 M runs: $(mib "$bs_rss")); ${m10_wall} s, $(mega "$m10_eps") events/s | $(verdict "$(le "$m10_rss" 65536)") |
-| \`--replications 8\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${r1_wall} s → ${r2_wall} s: ${speedup}× | $(verdict "$(ge "$speedup" 1.8)") |
-| Same, JSON output byte-identical (cmp) | identical | ${identical} | $(verdict "$([[ $identical == yes ]] && echo 1 || echo 0)") |
-| The machine's ceiling for that ratio: the same 8 replications as two independent one-core processes of 4, at once | — | ${r1_wall} s → ${rp_wall} s: ${capacity}× | |
-
+| \`run mmc --runs $N --set warmup=0 --replications 8\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${reps_1} s → ${reps_2} s: ${reps_speedup}×${reps_steady} | $(verdict "$(ge "$reps_speedup" 1.8)") |
+| \`sweep mmc --vary workers=10..17:8 --runs $N --set warmup=0\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${sweep_1} s → ${sweep_2} s: ${sweep_speedup}×${sweep_steady} | $(verdict "$(ge "$sweep_speedup" 1.8)") |
+| Same two, output byte-identical (cmp of stdout, sweep.json, sweep.csv) | identical | replications: ${reps_identical}; sweep: ${sweep_identical} | $(verdict "$([[ $reps_identical == yes && $sweep_identical == yes ]] && echo 1 || echo 0)") |
+| The machine's ceiling: the same work as two independent one-core processes of half of it, at once | — | replications: ${reps_1} s → ${reps_p} s: ${reps_ceiling}×; sweep: ${sweep_1} s → ${sweep_p} s: ${sweep_ceiling}× | |
+| Short replications: \`run mmc --replications 8\` (8 × 200 k runs as bundled), GOMAXPROCS=2 vs 1; ceiling as above | — | ${short_1} s → ${short_2} s: ${short_speedup}× (ceiling ${short_ceiling}×; identical: ${short_identical})${short_steady} | |
 EOF
 
-say "raw outputs in $OUT (budgetsim walls: $bs_walls; SimPy: $sp_walls; replications GOMAXPROCS=1: $r1_walls; =2: $r2_walls; two processes: $rp_walls)"
+say "raw outputs in $OUT (budgetsim walls: $bs_walls; SimPy: $sp_walls; replications: $reps_walls; sweep: $sweep_walls; short replications: $short_walls)"
