@@ -311,6 +311,12 @@ say "simulate sweep mmc --vary workers=10..17:8 --runs $N --set warmup=0: the sa
 scaling sweep sweep mmc --vary workers=10..17:8 --runs "$N" --set warmup=0 --out @OUT@ \
 	-- sweep mmc --vary workers=10..13:4 --runs "$N" --set warmup=0 --out @OUT@ \
 	-- sweep mmc --vary workers=14..17:4 --runs "$N" --set warmup=0 --out @OUT@
+# Many small points, as plan's probes and exploratory sweeps run them: 200
+# points of 20 000 runs (workers 10..209; halves 10..109 and 110..209).
+say "simulate sweep mmc --vary workers=10..209:200 --runs 20000 --set warmup=1000: the same three ways ($REPEAT rounds)"
+scaling small sweep mmc --vary workers=10..209:200 --runs 20000 --set warmup=1000 --format json --out @OUT@ \
+	-- sweep mmc --vary workers=10..109:100 --runs 20000 --set warmup=1000 --format json --out @OUT@ \
+	-- sweep mmc --vary workers=110..209:100 --runs 20000 --set warmup=1000 --format json --out @OUT@
 # Short replications, where the serial start-up weighs: mmc as bundled
 # (200 k runs, 10 k of them warm-up), 8 replications.
 say "simulate run mmc --replications 8 --format json (8 × 200 k runs): the same three ways ($REPEAT rounds)"
@@ -362,7 +368,8 @@ ${ciw_row}
 | \`sweep mmc --vary workers=10..17:8 --runs $N --set warmup=0\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${sweep_1} s → ${sweep_2} s: ${sweep_speedup}×${sweep_steady} | $(verdict "$(ge "$sweep_speedup" 1.8)") |
 | Same two, output byte-identical (cmp of stdout, sweep.json, sweep.csv) | identical | replications: ${reps_identical}; sweep: ${sweep_identical} | $(verdict "$([[ $reps_identical == yes && $sweep_identical == yes ]] && echo 1 || echo 0)") |
 | The machine's ceiling: the same work as two independent one-core processes of half of it, at once | — | replications: ${reps_1} s → ${reps_p} s: ${reps_ceiling}×; sweep: ${sweep_1} s → ${sweep_p} s: ${sweep_ceiling}× | |
+| Many small points: \`sweep mmc --vary workers=10..209:200 --runs 20000 --set warmup=1000\`, GOMAXPROCS=2 vs 1; ceiling as above | — | ${small_1} s → ${small_2} s: ${small_speedup}× (ceiling ${small_ceiling}×; identical: ${small_identical})${small_steady} | |
 | Short replications: \`run mmc --replications 8\` (8 × 200 k runs as bundled), GOMAXPROCS=2 vs 1; ceiling as above | — | ${short_1} s → ${short_2} s: ${short_speedup}× (ceiling ${short_ceiling}×; identical: ${short_identical})${short_steady} | |
 EOF
 
-say "raw outputs in $OUT (budgetsim walls: $bs_walls; SimPy: $sp_walls; replications: $reps_walls; sweep: $sweep_walls; short replications: $short_walls)"
+say "raw outputs in $OUT (budgetsim walls: $bs_walls; SimPy: $sp_walls; replications: $reps_walls; sweep: $sweep_walls; small points: $small_walls; short replications: $short_walls)"

@@ -63,18 +63,18 @@ func NewAccumulator(cfg *Config, level float64) *Accumulator {
 			Estimator: QuantileEstimator,
 			Warnings:  []string{},
 		},
-		lat:    stats.NewHistogram(),
-		wait:   stats.NewHistogram(),
+		lat:    newHistogram(),
+		wait:   newHistogram(),
 		series: newSeries(len(cfg.Tools)),
 		steps:  make([]StepCalls, len(cfg.Steps)),
 		tools:  make([]toolPool, len(cfg.Tools)),
 		tail:   &tailTable{stages: len(cfg.Steps) + 2},
 	}
 	for i := range a.steps {
-		a.steps[i].Latency = stats.NewHistogram()
+		a.steps[i].Latency = newHistogram()
 	}
 	for i, t := range cfg.Tools {
-		a.tools[i] = toolPool{ts: ToolSummary{Name: t.Name, Concurrency: t.Concurrency}, delay: stats.NewHistogram()}
+		a.tools[i] = toolPool{ts: ToolSummary{Name: t.Name, Concurrency: t.Concurrency}, delay: newHistogram()}
 	}
 	return a
 }

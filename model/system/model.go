@@ -287,8 +287,8 @@ func New(cfg *Config, opt Options) *Model {
 		toolQueueFull: -1,
 		res: &Result{
 			Seed:    seed,
-			Latency: stats.NewHistogram(),
-			Wait:    stats.NewHistogram(),
+			Latency: newHistogram(),
+			Wait:    newHistogram(),
 			Series:  newSeries(len(cfg.Tools)),
 		},
 	}
@@ -317,7 +317,7 @@ func New(cfg *Config, opt Options) *Model {
 		ts.queue.init(16)
 		ts.busyTW.Start(0, 0) // restarted when the warm-up ends (startMeasuring)
 		if t.Concurrency > 0 {
-			ts.delay = stats.NewHistogram()
+			ts.delay = newHistogram()
 			m.res.ToolDelay[i] = ts.delay
 		}
 		if rl := t.RateLimit; rl != nil {
@@ -344,7 +344,7 @@ func New(cfg *Config, opt Options) *Model {
 	}
 	m.res.StepLatency = make([]*stats.Histogram, len(cfg.Steps))
 	for i := range m.res.StepLatency {
-		m.res.StepLatency[i] = stats.NewHistogram()
+		m.res.StepLatency[i] = newHistogram()
 	}
 	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
 	m.res.StepHangs = make([]int64, len(cfg.Steps))

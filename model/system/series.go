@@ -54,16 +54,6 @@ const (
 
 const maxBins = 4096
 
-func newSeries(tools int) *Series {
-	s := &Series{Width: 10 * time.Millisecond, Bins: make([]Bin, 0, maxBins)}
-	s.ToolBusy = make([][]float64, tools)
-	for i := range s.ToolBusy {
-		s.ToolBusy[i] = make([]float64, 0, maxBins)
-	}
-	s.ToolCalls = make([][]int64, tools)
-	return s
-}
-
 // addBusy adds tool t's service interval [from, to) to the bins it
 // overlaps, in seconds of server time.
 func (s *Series) addBusy(from, to time.Duration, t int) {

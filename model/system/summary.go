@@ -451,7 +451,8 @@ func ReplicateEach(cfg *Config, n, workers int, opt Options, each func(i int, r 
 
 // ReplicatePooled runs n replications through ReplicateEach into an
 // Accumulator at level and returns it with replication 0's result (whose
-// series the output files and charts show), or nil when n is 0.
+// series the output files and charts show), or nil when n is 0. The other
+// results are recycled once pooled (Result.Recycle).
 func ReplicatePooled(cfg *Config, n, workers int, opt Options, level float64) (*Accumulator, *Result) {
 	acc := NewAccumulator(cfg, level)
 	var first *Result
@@ -459,6 +460,8 @@ func ReplicatePooled(cfg *Config, n, workers int, opt Options, level float64) (*
 		acc.Add(r)
 		if i == 0 {
 			first = r
+		} else {
+			r.Recycle()
 		}
 	})
 	return acc, first

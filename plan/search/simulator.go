@@ -78,6 +78,7 @@ func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 		}, func(_ int, r *system.Result) {
 			interrupted = interrupted || r.Stopped == "interrupted"
 			s.acc.Add(r)
+			r.Recycle()
 		})
 		if interrupted {
 			s.acc, s.have = nil, 0

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/budgetsim/budgetsim/model/system"
 )
 
 // Format names the version of the record (shard file) format.
@@ -49,6 +51,11 @@ type RawPoint struct {
 	// Results are the replications this record holds, by increasing
 	// Replication.
 	Results []Replica `json:"results"`
+
+	// cfg is the point's scenario with its warm-up applied, when Run
+	// loaded it in this process: the Summarizer then need not load it
+	// again. Not recorded.
+	cfg *system.Config
 }
 
 // ShardFile returns the file name of shard i of n: "shard-i-of-n.json".

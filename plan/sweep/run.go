@@ -256,16 +256,31 @@ func Run(spec Spec, opt Options) (*Record, error) {
 			}
 		}
 	}
-	cfgs := make(map[int]*system.Config, len(mine))
-	fixed := make(map[int]bool, len(mine))
-	for _, pi := range mine {
+	// Each point's scenario, loaded in parallel (a sweep of many small
+	// points would otherwise parse YAML on one core while the other
+	// waits); the first failing point in grid order is reported.
+	type loaded struct {
+		cfg   *system.Config
+		fixed bool
+		err   error
+	}
+	loads := sim.Parallel(len(mine), opt.Parallel, func(k int) loaded {
+		pi := mine[k]
 		sets := append(slices.Clone(spec.Sets), points[pi].Sets(spec.Axes)...)
 		sc, err := scenarios.Load(spec.Scenario, sets)
 		if err != nil {
-			return nil, fmt.Errorf("point %s: %w", points[pi].Label(spec.Axes), err)
+			return loaded{err: fmt.Errorf("point %s: %w", points[pi].Label(spec.Axes), err)}
 		}
-		cfgs[pi] = sc.Config
-		fixed[pi] = FixesWarmup(sc.Source, sets)
+		return loaded{cfg: sc.Config, fixed: FixesWarmup(sc.Source, sets)}
+	})
+	cfgs := make(map[int]*system.Config, len(mine))
+	fixed := make(map[int]bool, len(mine))
+	for k, pi := range mine {
+		if loads[k].err != nil {
+			return nil, loads[k].err
+		}
+		cfgs[pi] = loads[k].cfg
+		fixed[pi] = loads[k].fixed
 	}
 
 	// Warm-up pilots, in parallel over points.
@@ -292,7 +307,7 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		c := *cfgs[pi]
 		warm[k].Apply(&c)
 		cfgs[pi] = &c
-		rp := &RawPoint{Index: pi, Warmup: *warm[k], Planned: spec.Replications, Results: []Replica{}}
+		rp := &RawPoint{Index: pi, Warmup: *warm[k], Planned: spec.Replications, Results: []Replica{}, cfg: &c}
 		rps[pi] = rp
 		rec.Points = append(rec.Points, rp)
 	}

@@ -137,27 +137,32 @@ func (s *Summarizer) point(rp *RawPoint) (*openPoint, error) {
 		return nil, fmt.Errorf("point %s: already summarised", s.grid[rp.Index].Label(spec.Axes))
 	}
 	p := s.grid[rp.Index]
-	sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
-	sc, err := scenarios.Load(spec.Scenario, sets)
-	if err != nil {
-		return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
+	cfg := rp.cfg
+	if cfg == nil {
+		sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
+		sc, err := scenarios.Load(spec.Scenario, sets)
+		if err != nil {
+			return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
+		}
+		cfg = sc.Config
+		rp.Warmup.Apply(cfg)
 	}
-	cfg := sc.Config
-	rp.Warmup.Apply(cfg)
 	op := &openPoint{label: p.Label(spec.Axes), cfg: cfg, acc: system.NewAccumulator(cfg, spec.Level)}
 	s.open[rp.Index] = op
 	return op, nil
 }
 
 // Result pools one replication of point rp (a system.Accumulator at
-// Spec.Level); a point's replications must come in replication order. It
-// fits Run's Options.Result.
+// Spec.Level) and recycles r (system.Result.Recycle): keep nothing of it.
+// A point's replications must come in replication order. It fits Run's
+// Options.Result.
 func (s *Summarizer) Result(rp *RawPoint, r *system.Result) error {
 	op, err := s.point(rp)
 	if err != nil {
 		return err
 	}
 	op.acc.Add(r)
+	r.Recycle()
 	return nil
 }
 
@@ -179,6 +184,7 @@ func (s *Summarizer) Done(rp *RawPoint, interrupted bool) error {
 		return nil
 	}
 	sum := op.acc.Summary()
+	op.acc.Recycle()
 	if rp.Warmup.Note != "" {
 		sum.Warnings = append(sum.Warnings, rp.Warmup.Note)
 	}
@@ -223,6 +229,7 @@ func (s *Summarizer) Add(rp *RawPoint, interrupted bool) error {
 				return fmt.Errorf("point %s replication %d: %w", op.label, rep.Replication, err)
 			}
 			op.acc.Add(r)
+			r.Recycle()
 		}
 	}
 	return s.Done(rp, interrupted)

@@ -541,3 +541,18 @@ func TestSpecRefusesAKeyVariedTwice(t *testing.T) {
 		t.Errorf("Validate() = %v, want the second axis refused", err)
 	}
 }
+
+// TestRunReportsTheFirstBadPoint: points are loaded in parallel, and the
+// error names the first point that fails in grid order, whatever the
+// parallelism.
+func TestRunReportsTheFirstBadPoint(t *testing.T) {
+	path := writeScenario(t, mmcYAML)
+	spec := sweep.Spec{Scenario: path, Sets: []string{"runs=500", "warmup=50"},
+		Axes: []sweep.Axis{mustAxis(t, "workers=5,6,7,0,8,-1,9")}, Replications: 1, Level: 0.95}
+	for _, parallel := range []int{1, 2, 7} {
+		_, err := sweep.Run(spec, sweep.Options{Parallel: parallel})
+		if err == nil || !strings.HasPrefix(err.Error(), "point workers=0: ") {
+			t.Errorf("parallel %d: error %v, want one about point workers=0 first", parallel, err)
+		}
+	}
+}
