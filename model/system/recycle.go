@@ -67,8 +67,9 @@ func recycleSeries(s *Series) {
 	}
 }
 
-// Recycle hands r's histograms and time series to later simulations in
-// this process and sets those fields to nil. A caller that has pooled r
+// Recycle hands r's histograms, time series and tail bands to later
+// simulations in this process and sets those fields to nil (the tail's
+// p99 breakdown, already computed, stays). A caller that has pooled r
 // (Accumulator.Add) and keeps nothing of it calls Recycle to spare the
 // garbage collector about 400 KB per replication; r must not be used
 // afterwards except for its plain counters.
@@ -86,10 +87,13 @@ func (r *Result) Recycle() {
 	}
 	recycleSeries(r.Series)
 	r.Series = nil
+	if r.Tail.table != nil {
+		r.Tail.table.release()
+	}
 }
 
-// Recycle hands a's histograms and time series to later simulations in
-// this process, like Result.Recycle. Call it when nothing will read a
+// Recycle hands a's histograms, time series and tail bands to later
+// simulations in this process, like Result.Recycle. Call it when nothing will read a
 // again: not its Summary, Latency, Wait nor StepCalls, which it leaves
 // nil.
 func (a *Accumulator) Recycle() {
@@ -106,4 +110,5 @@ func (a *Accumulator) Recycle() {
 	}
 	recycleSeries(a.series)
 	a.series = nil
+	a.tail.release()
 }

@@ -1,6 +1,7 @@
 package system
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -56,6 +57,30 @@ func TestRecycledHistogramIsEmpty(t *testing.T) {
 		recycleHistogram(h)
 		if g := newHistogram(); *g != (stats.Histogram{}) {
 			t.Fatalf("recycled histogram holds %d values, want an empty one", g.Count())
+		}
+	}
+}
+
+// A tail table on recycled storage, grown up and down, holds what a new
+// one holds.
+func TestRecycledTailTableIsLikeNew(t *testing.T) {
+	fill := func(tt *tailTable) {
+		stages := []time.Duration{time.Millisecond, 2 * time.Millisecond, 0}
+		for _, lat := range []float64{1, 0.5, 3e-6, 40, 1e-9, 7, 2e4, 0.25} {
+			tt.add(lat, stages)
+		}
+	}
+	want := &tailTable{stages: 3}
+	fill(want)
+	for range 3 {
+		dirty := &tailTable{stages: 5}
+		fill(dirty)
+		dirty.add(123, []time.Duration{1, 2, 3, 4, 5})
+		dirty.release()
+		got := &tailTable{stages: 3}
+		fill(got)
+		if got.lo != want.lo || !slices.Equal(got.n, want.n) || !slices.Equal(got.sums, want.sums) {
+			t.Fatalf("tail table on recycled storage: lo %d, %d bands; want lo %d, %d bands, same counts and sums", got.lo, len(got.n), want.lo, len(want.n))
 		}
 	}
 }

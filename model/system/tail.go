@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -56,23 +57,78 @@ var minBand, maxBand = bandOf(0), bandOf(math.MaxFloat64)
 func (t *tailTable) slot(k int32) int {
 	if len(t.n) == 0 {
 		t.lo = k - 64
-		t.n = make([]int64, 128)
-		t.sums = make([]float64, 128*t.stages)
+		t.resize(128, 0)
 	}
 	for k < t.lo || int(k-t.lo) >= len(t.n) {
 		size := len(t.n)
-		n := make([]int64, 2*size)
-		sums := make([]float64, 2*size*t.stages)
 		shift := 0
 		if k < t.lo {
 			shift = size
 		}
-		copy(n[shift:], t.n)
-		copy(sums[shift*t.stages:], t.sums)
-		t.n, t.sums = n, sums
+		t.resize(2*size, shift)
 		t.lo -= int32(shift)
 	}
 	return int(k - t.lo)
+}
+
+// resize makes the window size bands long, its current bands moved up by
+// shift and every other band zero. Storage comes from the table's own
+// capacity or a recycled table's (see Result.Recycle) when it is large
+// enough.
+func (t *tailTable) resize(size, shift int) {
+	old, oldSums := t.n, t.sums
+	st := t.stages
+	if cap(old) < size || cap(oldSums) < size*st {
+		n, sums := tailStorage(size, size*st)
+		copy(n[shift:], old)
+		copy(sums[shift*st:], oldSums)
+		t.n, t.sums = n, sums
+		if cap(old) > 0 {
+			tailPool.Put(&tailBuf{old, oldSums})
+		}
+		return
+	}
+	was := len(old)
+	n, sums := old[:size], oldSums[:size*st]
+	copy(n[shift:], n[:was]) // copy moves overlapping ranges correctly
+	copy(sums[shift*st:], sums[:was*st])
+	if shift > 0 {
+		clear(n[:shift])
+		clear(sums[:shift*st])
+	}
+	clear(n[shift+was:])
+	clear(sums[(shift+was)*st:])
+	t.n, t.sums = n, sums
+}
+
+// release hands the table's storage to later tables and empties it.
+func (t *tailTable) release() {
+	if cap(t.n) > 0 {
+		tailPool.Put(&tailBuf{t.n, t.sums})
+	}
+	t.n, t.sums, t.lo = nil, nil, 0
+}
+
+// tailBuf is a tail table's storage, recycled through tailPool.
+type tailBuf struct {
+	n    []int64
+	sums []float64
+}
+
+var tailPool sync.Pool // *tailBuf
+
+// tailStorage returns zeroed slices of lengths n and sums, recycled when a
+// free pair is large enough.
+func tailStorage(n, sums int) ([]int64, []float64) {
+	if b, ok := tailPool.Get().(*tailBuf); ok {
+		if cap(b.n) >= n && cap(b.sums) >= sums {
+			bn, bs := b.n[:n], b.sums[:sums]
+			clear(bn)
+			clear(bs)
+			return bn, bs
+		}
+	}
+	return make([]int64, n), make([]float64, sums)
 }
 
 func (t *tailTable) add(latency float64, stages []time.Duration) {
