@@ -1,6 +1,9 @@
 package system
 
-import "testing"
+import (
+	"sync"
+	"testing"
+)
 
 // TestChunkedKeepsEntries: entries keep their values and their addresses
 // while the table grows across many chunks (nothing is copied).
@@ -19,5 +22,27 @@ func TestChunkedKeepsEntries(t *testing.T) {
 		if got := c.at(i).id; got != int64(i) {
 			t.Fatalf("entry %d holds %d", i, got)
 		}
+	}
+}
+
+// A table's released chunks serve the next table zeroed.
+func TestChunkedReusesChunksZeroed(t *testing.T) {
+	var pool sync.Pool
+	for range 3 {
+		a := chunked[int64]{pool: &pool}
+		for range 300 {
+			*a.at(a.add()) = 7
+		}
+		a.release()
+		if a.len() != 0 || a.chunks != nil {
+			t.Fatalf("release left %d entries", a.len())
+		}
+		b := chunked[int64]{pool: &pool}
+		for range 300 {
+			if i := b.add(); *b.at(i) != 0 {
+				t.Fatalf("entry %d of a table on recycled chunks = %d, want 0", i, *b.at(i))
+			}
+		}
+		b.release()
 	}
 }

@@ -353,6 +353,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.queue.init(64)
 	// Free lists start with a cache line or more of their own (see
 	// sim.CacheLinePad): they are written on every run.
+	m.runs.pool, m.reqs.pool = &runChunks, &requestChunks
 	m.free = make([]int32, 0, 64)
 	m.freeReqs = make([]int32, 0, 64)
 	return m
@@ -434,7 +435,12 @@ func (m *Model) Run() *Result {
 			}
 		}
 	}
-	return m.finish(stop)
+	r := m.finish(stop)
+	// The run and request tables are done with: later simulations in the
+	// process reuse their chunks (see recycle.go).
+	m.runs.release()
+	m.reqs.release()
+	return r
 }
 
 func (m *Model) finish(stop string) *Result {

@@ -18,6 +18,10 @@ import (
 var (
 	histogramPool sync.Pool // *stats.Histogram
 	seriesPool    sync.Pool // *Series
+	// Chunks of the run and request tables, returned by Model.Run when it
+	// is done with them (they never leave the model).
+	runChunks     sync.Pool // *[1 << chunkBits]run
+	requestChunks sync.Pool // *[1 << chunkBits]request
 )
 
 // newHistogram returns an empty histogram, recycled when one is free.
