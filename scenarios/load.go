@@ -49,6 +49,8 @@ type Scenario struct {
 	Source []byte
 	// Description is the scenario's description key.
 	Description string
+
+	fsys fs.FS // where the files the scenario names are read from
 }
 
 // Load reads a scenario by path, or by the name of a bundled scenario, and
@@ -119,7 +121,16 @@ func Parse(file string, src []byte, sets []string, fsys fs.FS) (*Scenario, error
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	return &Scenario{Config: cfg, File: file, Source: src, Description: desc}, nil
+	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, fsys: fsys}, nil
+}
+
+// Reparse parses the scenario's YAML text again, as it was read, with sets
+// instead of the overrides it was loaded with. No scenario file is read
+// again, so the variants of a sweep, comparison or search all come from
+// one text even if the file changes meanwhile (latency logs it names are
+// read again).
+func (s *Scenario) Reparse(sets []string) (*Scenario, error) {
+	return Parse(s.File, s.Source, sets, s.fsys)
 }
 
 type loader struct {

@@ -120,3 +120,38 @@ func TestRowBaseIsValid(t *testing.T) {
 		t.Errorf("Parse(%q) = %+v, want name t, 2 workers, rate 9/s, one step, one tool", src, c)
 	}
 }
+
+// TestReparseUsesTheTextAsRead: Reparse applies other overrides to the
+// text as it was read, whatever the file holds now, and reads latency
+// files from the same directory.
+func TestReparseUsesTheTextAsRead(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/s.yaml"
+	text := "name: t\narrivals: {rate: 9/s}\nworkers: 2\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: empirical, file: lat.txt}\n"
+	if err := os.WriteFile(dir+"/lat.txt", []byte("10ms\n20ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load(path, []string{"workers=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("name: changed\nworkers: -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, err := sc.Reparse([]string{"arrivals.rate=4/s"})
+	if err != nil {
+		t.Fatalf("Reparse: %v", err)
+	}
+	if again.Config.Name != "t" || again.Config.Workers != 2 || again.Config.Arrivals.Rate != 4 || string(again.Source) != text || again.File != path {
+		t.Errorf("Reparse: name %q, workers %d, rate %v, file %q; want t, 2 (the text as read, not the loaded overrides), 4, %q",
+			again.Config.Name, again.Config.Workers, again.Config.Arrivals.Rate, again.File, path)
+	}
+	_, err = sc.Reparse([]string{"workers=0"})
+	var errs scenarios.Errors
+	if !errors.As(err, &errs) || len(errs) == 0 || errs[0].File != path {
+		t.Errorf("Reparse with a bad override: %v, want an error naming %s", err, path)
+	}
+}

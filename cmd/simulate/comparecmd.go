@@ -51,6 +51,7 @@ func (e *env) compare(args []string) error {
 	// common random numbers, so differences come from the policy, not luck.
 	var out []variantSummary
 	var labels []string
+	var text *scenarios.Scenario
 	var files *compareFiles
 	if *outDir != "" {
 		// The per-variant files are written as the variants complete, so
@@ -77,7 +78,14 @@ func (e *env) compare(args []string) error {
 			sets = append([]string{v.Key + "=" + val}, sets...)
 			label = append([]string{v.Key + "=" + val}, label...)
 		}
-		sc, err := scenarios.Load(scenario, append(sf.allSets(), sets...))
+		// The first variant reads the file; the others parse the same text.
+		var sc *scenarios.Scenario
+		if text == nil {
+			sc, err = scenarios.Load(scenario, append(sf.allSets(), sets...))
+			text = sc
+		} else {
+			sc, err = text.Reparse(append(sf.allSets(), sets...))
+		}
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}

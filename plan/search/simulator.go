@@ -31,6 +31,7 @@ type Simulator struct {
 	// Interrupt stops the simulations when set and true.
 	Interrupt *atomic.Bool
 
+	text  *scenarios.Scenario // the scenario as first read: every probe is parsed from it
 	has   bool
 	value float64
 	cfg   *system.Config
@@ -47,7 +48,16 @@ type Simulator struct {
 func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 	if !s.has || v != s.value {
 		sets := append(slices.Clone(s.Sets), s.Range.Key+"="+s.Range.Format(v))
-		sc, err := scenarios.Load(s.Scenario, sets)
+		var sc *scenarios.Scenario
+		var err error
+		if s.text == nil {
+			// The first probe reads the file; later ones parse its text.
+			if sc, err = scenarios.Load(s.Scenario, sets); err == nil {
+				s.text = sc
+			}
+		} else {
+			sc, err = s.text.Reparse(sets)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s=%s: %w", s.Range.Key, s.Range.Format(v), err)
 		}

@@ -217,7 +217,8 @@ func (s *Spec) owner(u unit) int {
 // Run runs the spec's slice of the sweep (all of it when Shards is 1) and
 // returns its raw, mergeable record.
 //
-// Every point loads the scenario with Sets and then the point's overrides,
+// The scenario file is read once; every point is parsed from that text
+// with Sets and then the point's overrides (scenarios.Scenario.Reparse),
 // and uses the scenario's seed, so replication i of every point uses seed
 // sim.ReplicationSeed(seed, i): common random numbers across points. When
 // the scenario fixes no warm-up (FixesWarmup), each point's warm-up is
@@ -267,7 +268,7 @@ func Run(spec Spec, opt Options) (*Record, error) {
 	loads := sim.Parallel(len(mine), opt.Parallel, func(k int) loaded {
 		pi := mine[k]
 		sets := append(slices.Clone(spec.Sets), points[pi].Sets(spec.Axes)...)
-		sc, err := scenarios.Load(spec.Scenario, sets)
+		sc, err := base.Reparse(sets)
 		if err != nil {
 			return loaded{err: fmt.Errorf("point %s: %w", points[pi].Label(spec.Axes), err)}
 		}

@@ -57,10 +57,10 @@ func (v Values) MarshalJSON() ([]byte, error) {
 }
 
 // Summarize turns a whole-sweep record (from Run with one shard, or from
-// Merge) into one PointSummary per point, in grid order. Each point's
-// scenario is loaded again (Spec.Scenario with Spec.Sets and the point's
-// overrides, checked against ScenarioSHA256) and given the recorded
-// warm-up, and its replications are decoded in replication order and
+// Merge) into one PointSummary per point, in grid order. The scenario is
+// read once and checked against ScenarioSHA256; each point's config is
+// parsed from that text (with Spec.Sets and the point's overrides) and
+// given the recorded warm-up, and its replications are decoded in replication order and
 // pooled at Spec.Level as system.Summarize pools them. The warm-up's and
 // the stop rule's notes are appended to the summary's warnings.
 //
@@ -100,7 +100,8 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 type Summarizer struct {
 	spec Spec
 	grid []Point
-	hash string // SHA-256 of the scenario's text as loaded now
+	hash string              // SHA-256 of the scenario's text as loaded now
+	base *scenarios.Scenario // that text: every point is parsed from it
 	sums map[int]PointSummary
 	open map[int]*openPoint
 }
@@ -119,7 +120,7 @@ func NewSummarizer(spec Spec) (*Summarizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Summarizer{spec: spec, grid: spec.Points(), hash: sourceHash(base.Source), sums: map[int]PointSummary{}, open: map[int]*openPoint{}}, nil
+	return &Summarizer{spec: spec, base: base, grid: spec.Points(), hash: sourceHash(base.Source), sums: map[int]PointSummary{}, open: map[int]*openPoint{}}, nil
 }
 
 // point returns rp's pooling state, starting it on first use: the
@@ -140,7 +141,7 @@ func (s *Summarizer) point(rp *RawPoint) (*openPoint, error) {
 	cfg := rp.cfg
 	if cfg == nil {
 		sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
-		sc, err := scenarios.Load(spec.Scenario, sets)
+		sc, err := s.base.Reparse(sets)
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
 		}

@@ -584,3 +584,43 @@ func BenchmarkSmallPoints(b *testing.B) {
 		}
 	}
 }
+
+// TestSummarizerParsesEveryPointFromOneText: once a Summarizer has read
+// the scenario (and its hash matched the record's), a change to the file
+// does not reach the points it summarises: each is parsed from the text
+// that was checked.
+func TestSummarizerParsesEveryPointFromOneText(t *testing.T) {
+	path := writeScenario(t, mmcYAML)
+	spec := sweep.Spec{Scenario: path, Sets: []string{"runs=500", "warmup=50"}, Axes: []sweep.Axis{mustAxis(t, "workers=5,6")}, Replications: 2, Level: 0.95}
+	ran, err := sweep.Run(spec, sweep.Options{Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through the record's file format, as a merge reads shards.
+	rec, err := sweep.ReadRecord("rec.json", bytes.NewReader(encode(t, ran)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := csvOf(t, rec)
+	s, err := sweep.NewSummarizer(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(mmcYAML, "mean: 1s", "mean: 3s", 1)
+	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rp := range rec.Points {
+		if err := s.Add(rp, false); err != nil {
+			t.Fatalf("Add: %v", err)
+		}
+	}
+	var b bytes.Buffer
+	if err := sweep.WriteCSV(&b, sweep.Rows(s.Summaries(false))); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(s.Summaries(false))
+	if got := b.String() + string(js); got != want {
+		t.Errorf("summaries after the file changed differ from the sweep's:\n%s\nwant\n%s", got, want)
+	}
+}
