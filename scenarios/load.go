@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -50,7 +51,8 @@ type Scenario struct {
 	// Description is the scenario's description key.
 	Description string
 
-	fsys fs.FS // where the files the scenario names are read from
+	fsys fs.FS     // where the files the scenario names are read from
+	logs *logCache // the latency logs read for it, shared by Reparse
 }
 
 // Load reads a scenario by path, or by the name of a bundled scenario, and
@@ -97,6 +99,10 @@ func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
 // fsys resolves relative paths in it (empirical distribution files); sets
 // are --set overrides.
 func Parse(file string, src []byte, sets []string, fsys fs.FS) (*Scenario, error) {
+	return parse(file, src, sets, fsys, &logCache{})
+}
+
+func parse(file string, src []byte, sets []string, fsys fs.FS, logs *logCache) (*Scenario, error) {
 	d := &decoder{file: file, sets: sets}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
@@ -116,26 +122,63 @@ func Parse(file string, src []byte, sets []string, fsys fs.FS) (*Scenario, error
 			return nil, Errors{{File: file, Set: s, Msg: err.Error()}}
 		}
 	}
-	l := &loader{d: d, fsys: fsys}
+	l := &loader{d: d, fsys: fsys, logs: logs}
 	cfg, desc := l.scenario(root)
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, fsys: fsys}, nil
+	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, fsys: fsys, logs: logs}, nil
 }
 
 // Reparse parses the scenario's YAML text again, as it was read, with sets
-// instead of the overrides it was loaded with. No scenario file is read
-// again, so the variants of a sweep, comparison or search all come from
-// one text even if the file changes meanwhile (latency logs it names are
-// read again).
+// instead of the overrides it was loaded with. No file is read again: the
+// latency logs the text names are shared, as read the first time, by
+// every scenario reparsed from it (their samples are immutable). So the
+// variants of a sweep, comparison or search all come from one text and
+// one copy of each log, even if the files change meanwhile. It is safe
+// for concurrent use.
 func (s *Scenario) Reparse(sets []string) (*Scenario, error) {
-	return Parse(s.File, s.Source, sets, s.fsys)
+	logs := s.logs
+	if logs == nil {
+		logs = &logCache{}
+	}
+	return parse(s.File, s.Source, sets, s.fsys, logs)
+}
+
+// logCache holds the empirical distributions read from latency logs, by
+// file name, with the message of a failed read; each file is read once.
+type logCache struct {
+	mu sync.Mutex
+	m  map[string]*logEntry
+}
+
+type logEntry struct {
+	once sync.Once
+	d    dist.Dist
+	msg  string // why the file could not be used; "" when d is set
+}
+
+// get returns the distribution of latency log name, reading it with read
+// the first time.
+func (c *logCache) get(name string, read func() (dist.Dist, string)) (dist.Dist, string) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*logEntry{}
+	}
+	e := c.m[name]
+	if e == nil {
+		e = &logEntry{}
+		c.m[name] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.d, e.msg = read() })
+	return e.d, e.msg
 }
 
 type loader struct {
 	d    *decoder
 	fsys fs.FS
+	logs *logCache
 	// stepNodes are the steps' YAML nodes, for crossCheck's lines.
 	stepNodes []*yaml.Node
 }
@@ -1044,20 +1087,24 @@ func (l *loader) empirical(f *fields) dist.Dist {
 		d.errorf(v, f.field("file"), "%q is outside the scenario's directory: give a path relative to it, without \"..\"", name)
 		return nil
 	}
-	file, err := l.fsys.Open(filepath.ToSlash(name))
-	if err != nil {
-		d.errorf(v, f.field("file"), "cannot read %q: %v", name, unwrapPathError(err))
-		return nil
-	}
-	defer file.Close()
-	log, err := latencylog.Read(file, latencylog.Options{Name: name})
-	if err != nil {
-		d.errorf(v, f.field("file"), "%v", err)
-		return nil
-	}
-	e, err := dist.Empirical(log.Samples)
-	if err != nil {
-		d.errorf(v, f.field("file"), "%v", err)
+	e, msg := l.logs.get(filepath.ToSlash(name), func() (dist.Dist, string) {
+		file, err := l.fsys.Open(filepath.ToSlash(name))
+		if err != nil {
+			return nil, fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
+		}
+		defer file.Close()
+		log, err := latencylog.Read(file, latencylog.Options{Name: name})
+		if err != nil {
+			return nil, err.Error()
+		}
+		e, err := dist.Empirical(log.Samples)
+		if err != nil {
+			return nil, err.Error()
+		}
+		return e, ""
+	})
+	if msg != "" {
+		d.errorf(v, f.field("file"), "%s", msg)
 		return nil
 	}
 	return e

@@ -155,3 +155,51 @@ func TestReparseUsesTheTextAsRead(t *testing.T) {
 		t.Errorf("Reparse with a bad override: %v, want an error naming %s", err, path)
 	}
 }
+
+// TestReparseSharesLatencyLogs: scenarios reparsed from one text share the
+// latency logs as first read (one read, one copy of the samples), even when
+// reparsed concurrently and after the file changed.
+func TestReparseSharesLatencyLogs(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/s.yaml"
+	text := "name: t\narrivals: {rate: 9/s}\nworkers: 2\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: empirical, file: lat.txt}\n"
+	if err := os.WriteFile(dir+"/lat.txt", []byte("10ms\n20ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/lat.txt", []byte("5s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	means := make(chan float64, n)
+	for range n {
+		go func() {
+			again, err := sc.Reparse([]string{"workers=3"})
+			if err != nil {
+				t.Error(err)
+				means <- -1
+				return
+			}
+			means <- again.Config.Tools[0].Latency.Mean()
+		}()
+	}
+	for range n {
+		if m := <-means; m != 0.015 {
+			t.Errorf("reparsed latency mean %v s, want 0.015 (the log as first read)", m)
+		}
+	}
+	// A scenario loaded afresh reads the file as it is now.
+	fresh, err := scenarios.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fresh.Config.Tools[0].Latency.Mean(); m != 5 {
+		t.Errorf("fresh load: latency mean %v s, want 5", m)
+	}
+}
