@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -102,5 +104,57 @@ func TestVariantWarningsList(t *testing.T) {
 	writeVariantWarnings(&b, labels, out)
 	if want := "  2. most (v1; v2; v3; v4; v5; v6; v7; v8; v9; v10; and 1 more)\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("warnings lack %q:\n%s", want, b.String())
+	}
+}
+
+// TestCompareVariantsSideBySide: with fewer replications than goroutines
+// the variants run in parallel; the table, the JSON and the --out files
+// are the same bytes as one after another.
+func TestCompareVariantsSideBySide(t *testing.T) {
+	args := []string{"compare", "retry-storm", "--runs", "1500", "--vary", "workers=20,40", "--vary", "steps.call.attempts=1,3"}
+	outputs := map[string]string{}
+	for _, parallel := range []string{"1", "3"} {
+		dir := t.TempDir()
+		table := mustRun(t, append(args, "--parallel", parallel)...)
+		js := mustRun(t, append(args, "--parallel", parallel, "--format", "json", "--out", dir)...)
+		var files []string
+		for _, name := range []string{"compare.json", "summary.csv", "latency_cdf.csv", "series.csv"} {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, string(b))
+		}
+		outputs[parallel] = table + js + strings.Join(files, "\x00")
+	}
+	if outputs["1"] != outputs["3"] {
+		t.Error("compare --parallel 3 (variants side by side) differs from --parallel 1")
+	}
+}
+
+// TestCompareRefusesABadVariantFirst: every variant is parsed before any
+// runs, and the first bad one in grid order is named.
+func TestCompareRefusesABadVariantFirst(t *testing.T) {
+	_, errOut, code := runCLI(t, "", "compare", "mmc", "--vary", "workers=10,0,-1")
+	if code == 0 || !strings.Contains(errOut, "variant workers=0: ") {
+		t.Errorf("exit %d, stderr %q; want an error naming variant workers=0", code, errOut)
+	}
+}
+
+// TestCompareInterrupted: an interrupt keeps the variants handed on up to
+// the first that completed after it, marks the output partial and exits
+// 130, whether the variants run side by side or one after another.
+func TestCompareInterrupted(t *testing.T) {
+	for _, parallel := range []string{"1", "2"} {
+		var interrupted atomic.Bool
+		interrupted.Store(true)
+		var out, errb bytes.Buffer
+		err := runWith(&out, &errb, []string{"compare", "mmc", "--runs", "200000", "--vary", "workers=10,11,12", "--parallel", parallel}, &interrupted)
+		if code := exitCode(err, &errb); code != 130 {
+			t.Fatalf("parallel %s: exit %d, want 130; stderr %s", parallel, code, errb.String())
+		}
+		if !strings.Contains(out.String(), "mmc: 1 variant on") || strings.Contains(out.String(), "workers=11") {
+			t.Errorf("parallel %s: want only the first variant, got:\n%s", parallel, out.String())
+		}
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
@@ -65,6 +67,15 @@ func (e *env) compare(args []string) error {
 		}
 		defer files.abort() // a no-op once committed
 	}
+	// Every variant's scenario first, in order: the first reads the file,
+	// the others parse the same text, and a bad variant is reported before
+	// anything runs.
+	type job struct {
+		variant map[string]string
+		label   string
+		cfg     *system.Config
+	}
+	jobs := make([]job, points)
 	for i := range points {
 		variant := map[string]string{}
 		var sets []string
@@ -78,7 +89,6 @@ func (e *env) compare(args []string) error {
 			sets = append([]string{v.Key + "=" + val}, sets...)
 			label = append([]string{v.Key + "=" + val}, label...)
 		}
-		// The first variant reads the file; the others parse the same text.
 		var sc *scenarios.Scenario
 		if text == nil {
 			sc, err = scenarios.Load(scenario, append(sf.allSets(), sets...))
@@ -89,17 +99,45 @@ func (e *env) compare(args []string) error {
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}
-		acc, first := system.ReplicatePooled(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted}, sf.level)
-		out = append(out, variantSummary{Variant: variant, Summary: acc.Summary()})
-		labels = append(labels, strings.Join(label, " "))
+		jobs[i] = job{variant: variant, label: strings.Join(label, " "), cfg: sc.Config}
+	}
+	// Fewer replications than cores: the variants run side by side (each
+	// on one goroutine), else one after another with their replications
+	// spread over the cores. Either way each is handed on in order, and
+	// its figures do not depend on which.
+	workers := sf.parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	outer, inner := 1, sf.parallel
+	if sf.replications < workers && points > 1 {
+		outer, inner = workers, 1
+	}
+	type done struct {
+		acc   *system.Accumulator
+		first *system.Result
+	}
+	stopped := false
+	sim.ParallelEach(points, outer, 2*outer, func(i int) done {
+		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
+			return done{}
+		}
+		acc, first := system.ReplicatePooled(jobs[i].cfg, sf.replications, inner, system.Options{Interrupt: e.interrupted}, sf.level)
+		return done{acc, first}
+	}, func(i int, d done) {
+		if stopped || err != nil || d.acc == nil {
+			return
+		}
+		out = append(out, variantSummary{Variant: jobs[i].variant, Summary: d.acc.Summary()})
+		labels = append(labels, jobs[i].label)
 		if files != nil {
-			if err := files.add(labels[len(labels)-1], sc.Config, acc.Latency(), first.Series); err != nil {
-				return err
-			}
+			err = files.add(jobs[i].label, jobs[i].cfg, d.acc.Latency(), d.first.Series)
 		}
-		if e.interrupted.Load() {
-			break
-		}
+		// A variant that completed after an interrupt is the last one kept.
+		stopped = e.interrupted.Load()
+	})
+	if err != nil {
+		return err
 	}
 	if files != nil {
 		if err := files.commit(out, labels); err != nil {
@@ -133,7 +171,11 @@ func (e *env) compare(args []string) error {
 			}
 			rows = append(rows, row)
 		}
-		fmt.Fprintf(e.stdout, "%s: %d variants on common random numbers (seed %d, %d replication(s) each)\n", scenario, len(out), out[0].Seed, sf.replications)
+		variants := "variants"
+		if len(out) == 1 {
+			variants = "variant" // an interrupt kept one
+		}
+		fmt.Fprintf(e.stdout, "%s: %d %s on common random numbers (seed %d, %d replication(s) each)\n", scenario, len(out), variants, out[0].Seed, sf.replications)
 		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
 		}
