@@ -121,19 +121,28 @@ func TestRowBaseIsValid(t *testing.T) {
 	}
 }
 
-// TestReparseUsesTheTextAsRead: Reparse applies other overrides to the
-// text as it was read, whatever the file holds now, and reads latency
-// files from the same directory.
-func TestReparseUsesTheTextAsRead(t *testing.T) {
-	dir := t.TempDir()
-	path := dir + "/s.yaml"
-	text := "name: t\narrivals: {rate: 9/s}\nworkers: 2\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: empirical, file: lat.txt}\n"
+// writeLoggedScenario writes a scenario whose tool's latency is the
+// empirical log lat.txt (10 ms and 20 ms) next to it, and returns the
+// directory, the scenario's path and its text.
+func writeLoggedScenario(t *testing.T) (dir, path, text string) {
+	t.Helper()
+	dir = t.TempDir()
+	path = dir + "/s.yaml"
+	text = "name: t\narrivals: {rate: 9/s}\nworkers: 2\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: empirical, file: lat.txt}\n"
 	if err := os.WriteFile(dir+"/lat.txt", []byte("10ms\n20ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, path, text
+}
+
+// TestReparseUsesTheTextAsRead: Reparse applies other overrides to the
+// text as it was read, whatever the file holds now, and reads latency
+// files from the same directory.
+func TestReparseUsesTheTextAsRead(t *testing.T) {
+	_, path, text := writeLoggedScenario(t)
 	sc, err := scenarios.Load(path, []string{"workers=3"})
 	if err != nil {
 		t.Fatal(err)
@@ -160,15 +169,7 @@ func TestReparseUsesTheTextAsRead(t *testing.T) {
 // latency logs as first read (one read, one copy of the samples), even when
 // reparsed concurrently and after the file changed.
 func TestReparseSharesLatencyLogs(t *testing.T) {
-	dir := t.TempDir()
-	path := dir + "/s.yaml"
-	text := "name: t\narrivals: {rate: 9/s}\nworkers: 2\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: empirical, file: lat.txt}\n"
-	if err := os.WriteFile(dir+"/lat.txt", []byte("10ms\n20ms\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, path, _ := writeLoggedScenario(t)
 	sc, err := scenarios.Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
