@@ -145,6 +145,28 @@ func (s *Scenario) Reparse(sets []string) (*Scenario, error) {
 	return parse(s.File, s.Source, sets, s.fsys, logs)
 }
 
+// Variants loads variants of one scenario from a single reading of its
+// file: the first Load reads nameOrPath (with that call's overrides, so a
+// file valid only with them loads), later ones parse the same text with
+// theirs (Scenario.Reparse). The zero value is ready; not safe for
+// concurrent use.
+type Variants struct {
+	text *Scenario
+}
+
+// Load returns the variant with overrides sets. nameOrPath is read on the
+// first successful call only: pass the same one every time.
+func (v *Variants) Load(nameOrPath string, sets []string) (*Scenario, error) {
+	if v.text != nil {
+		return v.text.Reparse(sets)
+	}
+	sc, err := Load(nameOrPath, sets)
+	if err == nil {
+		v.text = sc
+	}
+	return sc, err
+}
+
 // logCache holds the empirical distributions read from latency logs, by
 // file name, with the message of a failed read; each file is read once.
 type logCache struct {

@@ -204,3 +204,27 @@ func TestReparseSharesLatencyLogs(t *testing.T) {
 		t.Errorf("fresh load: latency mean %v s, want 5", m)
 	}
 }
+
+// TestVariantsReadTheFileOnce: the first successful Load reads the file
+// (a failing one does not count), later ones parse that text.
+func TestVariantsReadTheFileOnce(t *testing.T) {
+	_, path, _ := writeLoggedScenario(t)
+	var v scenarios.Variants
+	if _, err := v.Load(path, []string{"workers=0"}); err == nil {
+		t.Fatal("Load(workers=0) succeeded, want an error")
+	}
+	first, err := v.Load(path, []string{"workers=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("name: changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := v.Load(path, []string{"workers=4"})
+	if err != nil {
+		t.Fatalf("second Load after the file changed: %v", err)
+	}
+	if first.Config.Workers != 3 || second.Config.Workers != 4 || second.Config.Name != "t" {
+		t.Errorf("workers %d and %d, name %q; want 3, 4 and the text as first read (t)", first.Config.Workers, second.Config.Workers, second.Config.Name)
+	}
+}

@@ -53,7 +53,7 @@ func (e *env) compare(args []string) error {
 	// common random numbers, so differences come from the policy, not luck.
 	var out []variantSummary
 	var labels []string
-	var text *scenarios.Scenario
+	var variants scenarios.Variants // the first variant reads the file, the others parse its text
 	var files *compareFiles
 	if *outDir != "" {
 		// The per-variant files are written as the variants complete, so
@@ -67,9 +67,8 @@ func (e *env) compare(args []string) error {
 		}
 		defer files.abort() // a no-op once committed
 	}
-	// Every variant's scenario first, in order: the first reads the file,
-	// the others parse the same text, and a bad variant is reported before
-	// anything runs.
+	// Every variant's scenario first, in order, so that a bad variant is
+	// reported before anything runs.
 	type job struct {
 		variant map[string]string
 		label   string
@@ -89,13 +88,7 @@ func (e *env) compare(args []string) error {
 			sets = append([]string{v.Key + "=" + val}, sets...)
 			label = append([]string{v.Key + "=" + val}, label...)
 		}
-		var sc *scenarios.Scenario
-		if text == nil {
-			sc, err = scenarios.Load(scenario, append(sf.allSets(), sets...))
-			text = sc
-		} else {
-			sc, err = text.Reparse(append(sf.allSets(), sets...))
-		}
+		sc, err := variants.Load(scenario, append(sf.allSets(), sets...))
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}

@@ -22,6 +22,8 @@ var (
 	// is done with them (they never leave the model).
 	runChunks     sync.Pool // *[1 << chunkBits]run
 	requestChunks sync.Pool // *[1 << chunkBits]request
+	// Tail tables' storage (tailTable.resize and release).
+	tailPool sync.Pool // *tailBuf
 )
 
 // newHistogram returns an empty histogram, recycled when one is free.
@@ -50,10 +52,11 @@ func newSeries(tools int) *Series {
 	s.Width = 10 * time.Millisecond
 	s.Bins = s.Bins[:0]
 	s.curLo, s.curHi, s.cur = 0, 0, 0
-	if cap(s.ToolBusy) < tools {
-		s.ToolBusy = append(s.ToolBusy[:cap(s.ToolBusy)], make([][]float64, tools-cap(s.ToolBusy))...)
+	busy := s.ToolBusy[:cap(s.ToolBusy)] // rows past len are kept for reuse
+	for len(busy) < tools {
+		busy = append(busy, nil)
 	}
-	s.ToolBusy = s.ToolBusy[:tools]
+	s.ToolBusy = busy[:tools]
 	for i, b := range s.ToolBusy {
 		if b == nil {
 			b = make([]float64, 0, maxBins)
@@ -97,9 +100,9 @@ func (r *Result) Recycle() {
 }
 
 // Recycle hands a's histograms, time series and tail bands to later
-// simulations in this process, like Result.Recycle. Call it when nothing will read a
-// again: not its Summary, Latency, Wait nor StepCalls, which it leaves
-// nil.
+// simulations in this process, like Result.Recycle. Call it when nothing
+// will read a again: not its Summary, Latency, Wait nor StepCalls, which
+// it leaves nil.
 func (a *Accumulator) Recycle() {
 	recycleHistogram(a.lat)
 	recycleHistogram(a.wait)

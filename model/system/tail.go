@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -114,8 +113,6 @@ type tailBuf struct {
 	n    []int64
 	sums []float64
 }
-
-var tailPool sync.Pool // *tailBuf
 
 // tailStorage returns zeroed slices of lengths n and sums, recycled when a
 // free pair is large enough.

@@ -31,13 +31,13 @@ type Simulator struct {
 	// Interrupt stops the simulations when set and true.
 	Interrupt *atomic.Bool
 
-	text  *scenarios.Scenario // the scenario as first read: every probe is parsed from it
-	has   bool
-	value float64
-	cfg   *system.Config
-	warm  sweep.Warmup
-	acc   *system.Accumulator // replications 0 … have−1 at value, pooled
-	have  int
+	variants scenarios.Variants // the file is read once: every probe is parsed from its text
+	has      bool
+	value    float64
+	cfg      *system.Config
+	warm     sweep.Warmup
+	acc      *system.Accumulator // replications 0 … have−1 at value, pooled
+	have     int
 }
 
 // Probe returns the summary of replications 0 … n−1 at value v.
@@ -48,16 +48,7 @@ type Simulator struct {
 func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 	if !s.has || v != s.value {
 		sets := append(slices.Clone(s.Sets), s.Range.Key+"="+s.Range.Format(v))
-		var sc *scenarios.Scenario
-		var err error
-		if s.text == nil {
-			// The first probe reads the file; later ones parse its text.
-			if sc, err = scenarios.Load(s.Scenario, sets); err == nil {
-				s.text = sc
-			}
-		} else {
-			sc, err = s.text.Reparse(sets)
-		}
+		sc, err := s.variants.Load(s.Scenario, sets)
 		if err != nil {
 			return nil, fmt.Errorf("%s=%s: %w", s.Range.Key, s.Range.Format(v), err)
 		}
