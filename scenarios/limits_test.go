@@ -100,7 +100,7 @@ func TestTinyTimeoutIsBounded(t *testing.T) {
 seed: 1
 arrivals: {process: batch, count: 1}
 workers: 1
-retry: {attempts: 10000, backoff: {base: 1ns, cap: 1ns, jitter: none}}
+retry: {attempts: 10000, idempotent: true, backoff: {base: 1ns, cap: 1ns, jitter: none}}
 steps:
   - {name: a, tool: t, timeout: 1ns}
 tools:

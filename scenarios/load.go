@@ -302,7 +302,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	if n := f.get("min_lease"); n != nil {
 		cfg.MinLease = d.duration(n, "min_lease", MaxDuration)
 	}
-	defaults := retryFields{policy: retry.Policy{Attempts: 1, Idempotent: true, HonorRetryAfter: true, Backoff: defaultBackoff()}}
+	defaults := retryFields{policy: retry.Policy{Attempts: 1, HonorRetryAfter: true, RetryAfterJitter: retry.DefaultRetryAfterJitter, Backoff: defaultBackoff()}}
 	if n := f.get("retry"); n != nil {
 		if rf := d.mapping(n, "retry"); rf != nil {
 			l.retryKeys(rf, &defaults)
@@ -566,6 +566,9 @@ func (l *loader) retryKeys(f *fields, r *retryFields) {
 	}
 	if n := f.get("retry_after"); n != nil {
 		r.policy.HonorRetryAfter = d.oneOf(n, f.field("retry_after"), "honor", "ignore") == "honor"
+	}
+	if n := f.get("retry_after_jitter"); n != nil {
+		r.policy.RetryAfterJitter = d.number(n, f.field("retry_after_jitter"), 0, retry.MaxRetryAfterJitter)
 	}
 	if n := f.get("idempotent"); n != nil {
 		r.policy.Idempotent = d.boolean(n, f.field("idempotent"))

@@ -13,7 +13,7 @@ import "testing"
 const (
 	topKeys   = "arrivals, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, seed, steps, tools, warmup, workers"
 	toolKeys  = "cache, capabilities, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
-	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, timeout, tool"
+	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )
 
@@ -137,7 +137,7 @@ func TestParseRetry(t *testing.T) {
 		{name: "idempotent/True", top: "retry: {idempotent: True}", want: ""},
 		{name: "idempotency_key/number", step: "idempotency_key: 1", want: "t.yaml:6: steps.a.idempotency_key: must be true or false, got \"1\""},
 		{name: "allow_unsafe/list", step: "allow_unsafe: [yes]", want: "t.yaml:6: steps.a.allow_unsafe: must be a single value, got a list"},
-		{name: "retry-typo", top: "retry: {atempts: 3}", want: "t.yaml:4: retry.atempts: unknown key (did you mean \"attempts\"?); allowed here: allow_unsafe, attempts, backoff, budget, idempotency_key, idempotent, retry_after"},
+		{name: "retry-typo", top: "retry: {atempts: 3}", want: "t.yaml:4: retry.atempts: unknown key (did you mean \"attempts\"?); allowed here: allow_unsafe, attempts, backoff, budget, idempotency_key, idempotent, retry_after, retry_after_jitter"},
 		{name: "typo/step-level", step: "retires: 3", want: "t.yaml:6: steps.a.retires: unknown key (did you mean \"requires\"?); allowed here: " + stepKeys},
 		{name: "budget/scalar", step: "budget: token_bucket", want: "t.yaml:6: steps.a.budget: must be a mapping (key: value lines), got \"token_bucket\""},
 		{name: "budget/no-kind", step: "budget: {capacity: 5}", want: "t.yaml:6: steps.a.budget.kind: required: token_bucket (AWS SDK standard mode), throttle (gRPC) or ratio (Finagle/Envoy)", bugged: "t.yaml:6: steps.a.budget.kind: required: token_bucket (AWS SDK standard mode), throttle (gRPC) or ratio (Finagle/Envoy)\nt.yaml:6: steps.a.budget.capacity: unknown key; allowed here: kind",

@@ -30,7 +30,7 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 		{"completed", Number(float64(r.Completed)), share(r.Completed)},
 		{"rejected (queue full)", Number(float64(r.Rejected)), share(r.Rejected)},
 		{"expired (deadline passed in queue)", Number(float64(r.Expired)), share(r.Expired)},
-		{"refused (below floor before a call)", Number(float64(r.Refused)), share(r.Refused)},
+		{"refused before a call", Number(float64(r.Refused)), share(r.Refused)},
 		{"deadline exceeded", Number(float64(r.DeadlineExceeded)), share(r.DeadlineExceeded)},
 		{"failed", Number(float64(r.Failed)), share(r.Failed)},
 		{"in flight at end", Number(float64(r.InFlight)), share(r.InFlight)},
@@ -104,11 +104,12 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 			{"per run", Number(a.PerRun)},
 			{"retries", Number(float64(a.Retries))},
 			{"ok / timeout / transient / 429 / permanent", fmt.Sprintf("%d / %d / %d / %d / %d", a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent)},
-			{"refused locally (never dialed)", Number(float64(a.Refused))},
+			{"refused locally (never dialed)", RefusalBreakdown(a, s.Cost)},
 			{"wasted attempt time", Seconds(a.WastedSeconds)},
 			{"backoff sleep time", Seconds(a.BackoffSeconds)},
 			{"Retry-After honoured", Number(float64(a.RetryAfterHonored))},
 			{"retries denied by budget", Number(float64(a.BudgetDenied))},
+			{"fallbacks (withheld: may have run, not idempotent)", FallbackBreakdown(a)},
 			{"possible duplicate executions", Number(float64(a.Duplicates))},
 			{fmt.Sprintf("peak attempt rate (per %s)", Seconds(a.PeakWindow)), Number(a.PeakRate) + "/s"},
 		}); err != nil {
@@ -453,4 +454,29 @@ func HasLimitedTools(cfg *system.Config) bool {
 		}
 	}
 	return false
+}
+
+// RefusalBreakdown formats the calls refused before dialing with their
+// reasons: "12 (floor 10, token wait 0, budget 2)", or "0".
+func RefusalBreakdown(a system.AttemptsSummary, c *system.CostSummary) string {
+	if a.Refused == 0 {
+		return "0"
+	}
+	var budget int64
+	if c != nil {
+		budget = c.Refused
+	}
+	return fmt.Sprintf("%s (floor %s, token wait %s, budget %s)", Number(float64(a.Refused)),
+		Number(float64(a.RefusedLease)), Number(float64(a.RefusedTokenWait)), Number(float64(budget)))
+}
+
+// FallbackBreakdown formats the steps that switched to a fallback tool and,
+// in brackets, those withheld because the step may already have run and is
+// not idempotent: "40 (withheld 3)", or "0".
+func FallbackBreakdown(a system.AttemptsSummary) string {
+	s := Number(float64(a.Fallbacks))
+	if a.UnsafeFallbacks > 0 {
+		s += fmt.Sprintf(" (withheld %s)", Number(float64(a.UnsafeFallbacks)))
+	}
+	return s
 }

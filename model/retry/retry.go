@@ -20,7 +20,9 @@
 //     set → Unsafe. With AllowUnsafe the retry goes ahead and Decision.Duplicate
 //     says whether it may execute the request a second time.
 //  5. The sleep is chosen: a Retry-After, when present and honoured, replaces
-//     the local backoff (RFC 9110 §10.2.3); otherwise backoff.Policy.Delay.
+//     the local backoff (RFC 9110 §10.2.3), spread upwards by
+//     Policy.RetryAfterJitter so that clients told the same instant do not
+//     all come back at it; otherwise backoff.Policy.Delay.
 //  6. The sleep is checked against the deadline (deadline.Deadline.FitsSleep):
 //     a Retry-After that does not fit → RetryAfterOutlastsDeadline, a backoff
 //     that does not fit → SleepOutlastsDeadline. Giving up now leaves time to
@@ -57,6 +59,12 @@ type Policy struct {
 	Backoff backoff.Policy
 	// HonorRetryAfter makes a server's Retry-After replace the local backoff.
 	HonorRetryAfter bool
+	// RetryAfterJitter spreads an honoured Retry-After upwards: the sleep is
+	// RetryAfter × (1 + RetryAfterJitter × U), at least what the server
+	// asked and at most RetryAfterJitter more, so that clients told the same
+	// instant (every caller a rate limiter turned away gets the time to its
+	// next token) do not retry in unison. 0 sleeps exactly the Retry-After.
+	RetryAfterJitter float64
 	// Idempotent declares the request safe to repeat (RFC 9110 §9.2.2: GET,
 	// HEAD, PUT, DELETE, …). The method's definition constrains the method,
 	// not the implementation behind it; declare what the endpoint honours.
@@ -79,8 +87,20 @@ func (p Policy) Validate() error {
 	if err := p.Backoff.Validate(); err != nil {
 		return fmt.Errorf("backoff: %w", err)
 	}
+	if !(p.RetryAfterJitter >= 0 && p.RetryAfterJitter <= MaxRetryAfterJitter) {
+		return fmt.Errorf("retry_after_jitter: must be in [0, %g], got %g", float64(MaxRetryAfterJitter), p.RetryAfterJitter)
+	}
 	return nil
 }
+
+// MaxRetryAfterJitter bounds Policy.RetryAfterJitter: a sleep of up to ten
+// times more than the server asked is already not honouring it.
+const MaxRetryAfterJitter = 10
+
+// DefaultRetryAfterJitter is the spread scenarios get unless they say
+// otherwise: up to a fifth more than the Retry-After, the width gRPC gives
+// its own backoff jitter (±20 %).
+const DefaultRetryAfterJitter = 0.2
 
 // safe reports whether repeating the request cannot execute it twice.
 func (p Policy) safe() bool { return p.Idempotent || p.IdempotencyKey }
@@ -148,8 +168,9 @@ type Input struct {
 	// PrevSleep is the sleep before the attempt that just ended (0 before
 	// the first retry); Decorrelated jitter grows from it.
 	PrevSleep time.Duration
-	// U is a uniform draw in [0, 1) for the jitter. Decide panics if it is
-	// outside that range and a backoff is computed.
+	// U is a uniform draw in [0, 1) for the jitter: the backoff's, or the
+	// Retry-After's spread. Decide panics if it is outside that range and a
+	// jittered sleep is computed.
 	U float64
 	// Now is the current instant on the deadline's clock.
 	Now time.Duration
@@ -178,6 +199,24 @@ type Decision struct {
 	Duplicate bool
 }
 
+// retryAfterSleep is ra spread upwards by the fraction jitter of it, at
+// the uniform u; ra itself when jitter is 0.
+func retryAfterSleep(ra time.Duration, jitter, u float64) time.Duration {
+	if jitter == 0 || ra == 0 {
+		return ra
+	}
+	if u < 0 || u >= 1 {
+		panic(fmt.Sprintf("retry: Decide: U must be in [0, 1), got %v", u))
+	}
+	extra := float64(ra) * jitter * u
+	if extra >= float64(maxDuration-ra) {
+		return maxDuration
+	}
+	return ra + time.Duration(extra)
+}
+
+const maxDuration = time.Duration(1<<63 - 1)
+
 // Decide decides whether to retry after the attempt in.Attempt ended with
 // in.Outcome, applying the rules in the order given in the package doc. It
 // is a pure function of in, except that when the retry would otherwise
@@ -200,7 +239,7 @@ func Decide(in Input) Decision {
 	}
 	d := Decision{Duplicate: !p.safe() && in.Outcome.MayHaveExecuted()}
 	if p.HonorRetryAfter && in.HasRetryAfter {
-		d.Sleep, d.FromRetryAfter = max(in.RetryAfter, 0), true
+		d.Sleep, d.FromRetryAfter = retryAfterSleep(max(in.RetryAfter, 0), p.RetryAfterJitter, in.U), true
 		if !in.Deadline.FitsSleep(in.Now, d.Sleep) {
 			d.Reason, d.Duplicate = RetryAfterOutlastsDeadline, false
 			return d

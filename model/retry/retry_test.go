@@ -173,6 +173,45 @@ func TestPolicyValidate(t *testing.T) {
 	}
 }
 
+// TestRetryAfterJitter: an honoured Retry-After of 1 s with a spread of
+// 0.2 sleeps 1 s × (1 + 0.2 u): never less than the server asked, 1.1 s at
+// u = 0.5, below 1.2 s; and the deadline check sees the spread sleep.
+func TestRetryAfterJitter(t *testing.T) {
+	t.Parallel()
+	p := basePolicy()
+	p.RetryAfterJitter = 0.2
+	d := deadline.After(0, 3*s).WithFloor(20 * ms) // at 1 s, a sleep fits iff < 1.98 s
+	for _, tc := range []struct {
+		u    float64
+		ra   time.Duration
+		want Decision
+	}{
+		{0, s, Decision{Retry: true, Sleep: s, FromRetryAfter: true, Reason: Retrying}},
+		{0.5, s, Decision{Retry: true, Sleep: 1100 * ms, FromRetryAfter: true, Reason: Retrying}},
+		{0.999, s, Decision{Retry: true, Sleep: 1199800 * time.Microsecond, FromRetryAfter: true, Reason: Retrying}},
+		{0, 0, Decision{Retry: true, Sleep: 0, FromRetryAfter: true, Reason: Retrying}},
+		// 1.7 s fits unspread; at u = 0.5 the spread sleep is 1.87 s, at
+		// u = 0.99 2.0366 s, which the deadline refuses.
+		{0.5, 1700 * ms, Decision{Retry: true, Sleep: 1870 * ms, FromRetryAfter: true, Reason: Retrying}},
+		{0.99, 1700 * ms, Decision{Sleep: 2036600 * time.Microsecond, FromRetryAfter: true, Reason: RetryAfterOutlastsDeadline}},
+	} {
+		got := Decide(Input{Policy: p, Attempt: 1, Outcome: RateLimited, HasRetryAfter: true, RetryAfter: tc.ra, U: tc.u, Now: s, Deadline: d})
+		if got != tc.want {
+			t.Errorf("Retry-After %v, u = %v: Decide = %+v, want %+v", tc.ra, tc.u, got, tc.want)
+		}
+	}
+	// A Retry-After near the largest duration saturates instead of wrapping.
+	if got := retryAfterSleep(maxDuration-1, 10, 0.9); got != maxDuration {
+		t.Errorf("retryAfterSleep(max-1, 10, 0.9) = %v, want the largest duration", got)
+	}
+	for _, bad := range []float64{-0.1, math.NaN(), math.Inf(1), MaxRetryAfterJitter + 1} {
+		p.RetryAfterJitter = bad
+		if err := p.Validate(); err == nil || !strings.HasPrefix(err.Error(), "retry_after_jitter: must be in [0, 10]") {
+			t.Errorf("Validate() with RetryAfterJitter %v = %v", bad, err)
+		}
+	}
+}
+
 func TestOutcome(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

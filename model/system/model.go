@@ -64,7 +64,8 @@ type run struct {
 	outcome    retry.Outcome
 	hung       bool
 	noAnswer   bool          // the outstanding attempt's call hangs: it would never answer
-	dropped    bool          // a deadline-aware tool dropped the call unserved and said so
+	dropped    bool          // the call was turned away unserved and the caller was told: a limiter's 429, a full tool queue's 503, a deadline-aware drop
+	mayRan     bool          // an attempt of the current step may have executed (a timeout the server did not disown)
 	latency    time.Duration // drawn latency of the outstanding attempt
 	retryAfter time.Duration // the limiter's time to its next token (a tool without retry_after)
 	raU        float64       // the attempt's uniform for its tool's retry_after
@@ -487,11 +488,9 @@ func (m *Model) finish(stop string) *Result {
 		}
 		r.Tools[i] = ts.stats
 	}
-	if m.ledger != nil {
-		r.Cost.Unsettled = m.ledger.Pending().Float64()
-	} else {
-		r.Cost.Unsettled = m.unsettled.Float64()
-	}
+	// The measured runs' timed-out reservations: the ledger also holds the
+	// warm-up's, and those of runs in flight at the end.
+	r.Cost.Unsettled = m.unsettled.Float64()
 	r.SojournSum = m.sojournSum
 	r.Tail = m.tail.result(r.Latency)
 	return r
@@ -671,6 +670,7 @@ func (m *Model) beginStep(ri int32) {
 	r.attempt = 1
 	r.prevSleep = 0
 	r.fallback = 0
+	r.mayRan = false
 	r.tool = int32(m.cfg.Steps[r.step].Tool)
 	r.stepStart = m.s.Now()
 	m.dial(ri)
@@ -690,7 +690,7 @@ func (m *Model) dial(ri int32) {
 	ts := &m.tools[r.tool]
 	lease, ok := r.dl.TryLease(now, st.Timeout)
 	if !ok {
-		m.refuse(ri, "refused")
+		m.refuse(ri, refusedLease)
 		return
 	}
 	// A cache in front of the tool answers hits without a token, a server
@@ -705,7 +705,7 @@ func (m *Model) dial(ri int32) {
 		}
 		wait, ok := ts.bucket.ReserveWithinAt(now, 1, maxWait)
 		if !ok {
-			m.refuse(ri, "rate_limit_wait_outlasts_deadline")
+			m.refuse(ri, refusedTokenWait)
 			return
 		}
 		if wait > 0 {
@@ -725,7 +725,7 @@ func (m *Model) dial(ri int32) {
 			if r.measured {
 				m.res.Cost.Refused++
 			}
-			m.refuse(ri, "cost_budget_exhausted")
+			m.refuse(ri, refusedBudget)
 			return
 		}
 	}
@@ -753,7 +753,7 @@ func (m *Model) dial(ri int32) {
 		if ts.bucket != nil && !tool.RateLimit.Client && !ts.bucket.AllowAt(now, 1) {
 			ts.stats.RateLimited++
 			r.outcome, r.hung, r.latency = retry.RateLimited, false, 0
-			r.noAnswer = false
+			r.noAnswer, r.dropped = false, true
 			if tool.RetryAfter == nil {
 				// Without a declared Retry-After, the limiter says when its
 				// next token comes.
@@ -816,8 +816,9 @@ func (m *Model) reserve(r *run, amount cost.Amount) bool {
 // settle ends the outstanding reservation with the attempt's outcome:
 // answered calls settle their usage (0 when only successes are billed and
 // this one failed); timed-out calls have unknown usage and stay reserved
-// for reconciliation; a call a deadline-aware tool dropped unserved (and
-// said so) used nothing.
+// for reconciliation; a call turned away unserved (a rate limiter's 429, a
+// full tool queue's 503, a deadline-aware tool's drop) used nothing, even
+// when every request is billed.
 func (m *Model) settle(r *run, o retry.Outcome) {
 	if !r.costHeld {
 		return
@@ -877,13 +878,27 @@ func (m *Model) usage(r *run, c *ToolCost) cost.Amount {
 	return max(a, 0)
 }
 
+// The reasons a call is refused before it is dialed, as traces spell them.
+const (
+	refusedLease     = "refused"
+	refusedTokenWait = "rate_limit_wait_outlasts_deadline"
+	refusedBudget    = "cost_budget_exhausted"
+)
+
 // refuse ends the current step locally, before dialing: a fallback takes
 // over if one can, else the run ends refused.
 func (m *Model) refuse(ri int32, why string) {
 	r := m.runs.at(ri)
 	st := &m.cfg.Steps[r.step]
 	if r.measured {
-		m.res.Attempts.Refused++
+		a := &m.res.Attempts
+		a.Refused++
+		switch why {
+		case refusedLease:
+			a.RefusedLease++
+		case refusedTokenWait:
+			a.RefusedTokenWait++
+		}
 	}
 	if r.traced {
 		m.traceRefusal(r, st, why)
@@ -895,10 +910,22 @@ func (m *Model) refuse(ri int32, why string) {
 }
 
 // tryFallback switches the current step to its next capable fallback tool
-// and dials it; it reports false when none is left.
+// and dials it; it reports false when none is left. A fallback repeats the
+// step's request at another tool: when an attempt may have executed (it
+// timed out) that is safe only for an idempotent step. An idempotency key
+// does not travel to another provider, so a keyed step falls back only
+// with allow_unsafe, like a forced retry, and the call is counted as a
+// possible duplicate execution.
 func (m *Model) tryFallback(ri int32) bool {
 	r := m.runs.at(ri)
 	st := &m.cfg.Steps[r.step]
+	duplicate := r.mayRan && !st.Retry.Idempotent
+	if duplicate && !st.Retry.AllowUnsafe {
+		if r.measured && int(r.fallback) < len(st.Fallbacks) {
+			m.res.Attempts.UnsafeFallbacks++
+		}
+		return false
+	}
 	for int(r.fallback) < len(st.Fallbacks) {
 		t := st.Fallbacks[r.fallback]
 		r.fallback++
@@ -907,6 +934,9 @@ func (m *Model) tryFallback(ri int32) bool {
 		}
 		if r.measured {
 			m.res.Attempts.Fallbacks++
+			if duplicate {
+				m.res.Attempts.Duplicates++
+			}
 		}
 		r.tool = int32(t)
 		r.attempt = 1
@@ -1041,7 +1071,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.freeReq(qi)
 		m.s.Cancel(r.timer)
 		r.outcome, r.hung, r.latency = retry.Transient, false, 0
-		r.noAnswer, r.hasRA = false, tool.RetryAfter != nil
+		r.noAnswer, r.hasRA, r.dropped = false, tool.RetryAfter != nil, true
 		m.s.At(now, evAttemptEnd, ri, int64(r.gen))
 		return
 	}
@@ -1165,6 +1195,9 @@ func (m *Model) attemptEnded(ri int32) {
 	elapsed := now - r.dialed
 	m.stepTime(ri, elapsed)
 	m.settle(r, o)
+	if o == retry.Timeout && !r.dropped {
+		r.mayRan = true
+	}
 	if r.measured {
 		a := &m.res.Attempts
 		switch o {

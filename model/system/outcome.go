@@ -14,8 +14,11 @@ const (
 	// Expired: the deadline passed while the run was queued; it was dropped
 	// at dequeue.
 	Expired
-	// Refused: a call was refused locally because what remained of the
-	// deadline was below the floor (or the minimum lease) before dialing.
+	// Refused: a call was refused locally before it was dialed, and no
+	// fallback took over: what remained of the deadline was below the floor
+	// (or the minimum lease), the wait for a client-side rate-limit token
+	// would have outlasted it, or the cost reservation did not fit the
+	// budget (AttemptCounts.Refused breaks the calls down).
 	Refused
 	// DeadlineExceeded: the deadline ended an attempt, or a backoff sleep or
 	// a Retry-After would have outlasted it.
@@ -114,15 +117,23 @@ type AttemptCounts struct {
 	Transient   int64 `json:"transient"`
 	RateLimited int64 `json:"rate_limited"`
 	Permanent   int64 `json:"permanent"`
-	// Refused counts calls refused locally before dialing.
-	Refused int64 `json:"refused"`
+	// Refused counts calls refused locally before dialing, for any of three
+	// reasons: RefusedLease (the lease the deadline grants is below the floor
+	// or the minimum lease), RefusedTokenWait (the wait for a client-side
+	// rate-limit token would outlast the deadline) and a cost reservation
+	// that does not fit (CostStats.Refused).
+	Refused          int64 `json:"refused"`
+	RefusedLease     int64 `json:"refused_lease"`
+	RefusedTokenWait int64 `json:"refused_token_wait"`
 	// WastedSeconds is the attempt time spent on attempts that did not
 	// succeed (timeouts and errors).
 	WastedSeconds float64 `json:"wasted_attempt_s"`
 	// BackoffSeconds is the total time spent sleeping between attempts.
 	BackoffSeconds float64 `json:"backoff_s"`
-	// Duplicates counts retries that may have executed a non-idempotent
-	// call twice (a step configured with allow_unsafe and no key).
+	// Duplicates counts retries and fallbacks that may have executed a
+	// non-idempotent call twice: allow_unsafe retries without a key, and
+	// allow_unsafe fallbacks after a timeout (a key does not travel to
+	// another tool).
 	Duplicates int64 `json:"duplicate_executions"`
 	// RetryAfterHonored counts sleeps taken from a server's Retry-After.
 	RetryAfterHonored int64 `json:"retry_after_honored"`
@@ -130,6 +141,9 @@ type AttemptCounts struct {
 	BudgetDenied int64 `json:"budget_denied"`
 	// Fallbacks counts steps that switched to a fallback tool.
 	Fallbacks int64 `json:"fallbacks"`
+	// UnsafeFallbacks counts fallbacks withheld because an attempt of the
+	// step may have executed (it timed out) and the step is not idempotent.
+	UnsafeFallbacks int64 `json:"fallbacks_withheld_unsafe"`
 }
 
 // Merge adds o's counters to a.
@@ -142,10 +156,13 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.RateLimited += o.RateLimited
 	a.Permanent += o.Permanent
 	a.Refused += o.Refused
+	a.RefusedLease += o.RefusedLease
+	a.RefusedTokenWait += o.RefusedTokenWait
 	a.WastedSeconds += o.WastedSeconds
 	a.BackoffSeconds += o.BackoffSeconds
 	a.Duplicates += o.Duplicates
 	a.RetryAfterHonored += o.RetryAfterHonored
 	a.BudgetDenied += o.BudgetDenied
 	a.Fallbacks += o.Fallbacks
+	a.UnsafeFallbacks += o.UnsafeFallbacks
 }

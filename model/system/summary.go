@@ -394,6 +394,11 @@ func warnings(cfg *Config, s *Summary) []string {
 	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != Batch && cfg.Arrivals.Process != Closed {
 		w = append(w, "no warm-up discarded: the first runs met an empty system, which biases waits low")
 	}
+	for _, st := range cfg.Steps {
+		if p := st.Retry; p.Attempts > 1 && !p.Idempotent && !p.IdempotencyKey && !p.AllowUnsafe {
+			w = append(w, fmt.Sprintf("step %s: retry.attempts is %d but the step is not declared idempotent (nor sends an idempotency key), so it is never retried; say idempotent: true if repeating it is harmless", st.Name, p.Attempts))
+		}
+	}
 	if s.Runs.InFlight > 0 {
 		w = append(w, fmt.Sprintf("%d runs were still in flight at the end (hung attempts without a timeout, or a stopped simulation)", s.Runs.InFlight))
 	}

@@ -341,7 +341,7 @@ func TestWarmupRunOutlivesMeasuredRuns(t *testing.T) {
 // growing memory without bound (this used to take ~130 MB a second).
 func TestToolQueueGuard(t *testing.T) {
 	cfg := load(t, "mmc", "runs=1000", "warmup=0", "workers=1000", "arrivals={rate: 100/s}",
-		"retry={attempts: 10000, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}",
+		"retry={attempts: 10000, idempotent: true, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}",
 		"steps.serve.timeout=1ms", "tools.server={concurrency: 1, latency: {dist: constant, value: 10s}}",
 		"guards={max_tool_queue: 500}")
 	res := system.New(cfg, system.Options{}).Run()
@@ -371,7 +371,7 @@ func TestToolQueueGuard(t *testing.T) {
 func TestHeldCostDoesNotGrowWithTimeouts(t *testing.T) {
 	run := func(runs string) (bytes uint64, unsettled float64) {
 		cfg := load(t, "mmc", "runs="+runs, "warmup=0", "cost={scenario_budget: 1000000000}",
-			"retry={attempts: 5, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}", "steps.serve.timeout=1ms",
+			"retry={attempts: 5, idempotent: true, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}", "steps.serve.timeout=1ms",
 			"tools.server={latency: {dist: constant, value: 1ms}, hang: 1, cost: {reserve: 0.01, usage: {dist: constant, value: 0.01}}}")
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)

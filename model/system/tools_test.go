@@ -435,7 +435,7 @@ func TestRetryAfterOnEvery429And503(t *testing.T) {
 		sets = append(sets, "runs=2000", "warmup=0", "workers=1000", "arrivals.rate=5/s",
 			"tools.server.latency={dist: constant, value: 100ms}",
 			"tools.server.retry_after={dist: constant, value: 300ms}",
-			"retry={attempts: 2, retry_after: honor}", "steps.serve.idempotent=true")
+			"retry={attempts: 2, retry_after: honor, retry_after_jitter: 0}", "steps.serve.idempotent=true")
 		res := system.New(load(t, "mmc", sets...), system.Options{}).Run()
 		a := res.Attempts
 		if a.Retries == 0 || a.RetryAfterHonored != a.Retries {
