@@ -77,7 +77,7 @@ func (e *env) plan(args []string) error {
 			return err
 		}
 	}
-	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level, Tolerance: *tolerance}
+	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level, Tolerance: *tolerance}.WithDefaults()
 	var start *search.Analytic
 	if !*noAnalytic {
 		if a, ok := search.AnalyticStart(base.Config, rng.Key, objectives); ok && rng.Integer {
@@ -85,7 +85,7 @@ func (e *env) plan(args []string) error {
 			prob.Start, prob.HasStart = a.Value, true
 		}
 	}
-	simr := &search.Simulator{Scenario: scenario, Sets: sf.allSets(), Range: rng, Level: sf.level, Parallel: sf.parallel, Interrupt: e.interrupted}
+	simr := &search.Simulator{Scenario: scenario, Sets: sf.allSets(), Range: rng, Level: prob.LookLevel(), Parallel: sf.parallel, Interrupt: e.interrupted}
 	ans, err := search.Search(prob, simr.Probe)
 	if ans == nil {
 		return err
@@ -139,8 +139,8 @@ func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answ
 	for _, o := range p.SLOs {
 		objs = append(objs, o.String())
 	}
-	fmt.Fprintf(w, "%s: smallest %s in %s..%s with %s (%g%% confidence intervals, %d to %d replications per probe)\n",
-		scenario, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, p.Replications, p.MaxReplications)
+	fmt.Fprintf(w, "%s: smallest %s in %s..%s with %s (%g%% confidence in each verdict: %.4g%% intervals over up to %d looks at %d to %d replications per probe)\n",
+		scenario, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, 100*p.LookLevel(), p.Looks(), p.Replications, p.MaxReplications)
 	if ans.Analytic != nil {
 		fmt.Fprintf(w, "start: %s=%s from %s\n", p.Range.Key, p.Range.Format(ans.Analytic.Value), ans.Analytic.Method)
 	}

@@ -39,8 +39,9 @@ type Problem struct {
 	// means DefaultMaxFactor × Replications).
 	Replications    int
 	MaxReplications int
-	// Level is the confidence level of the probers' intervals, reported
-	// in the answer.
+	// Level is the confidence of each probe's verdict, reported in the
+	// answer; the prober's intervals must be at LookLevel, which accounts
+	// for the repeated looks at a probe.
 	Level float64
 	// Start, when HasStart, is a first guess (such as an Erlang C
 	// staffing level) for an integer search: Search probes it and its
@@ -50,6 +51,42 @@ type Problem struct {
 	// Tolerance is the relative width at which a non-integer search stops
 	// (0 means DefaultTolerance).
 	Tolerance float64
+}
+
+// WithDefaults returns p with a zero Replications, MaxReplications and
+// Tolerance replaced by their defaults.
+func (p Problem) WithDefaults() Problem {
+	if p.Replications == 0 {
+		p.Replications = DefaultReplications
+	}
+	if p.MaxReplications == 0 {
+		p.MaxReplications = DefaultMaxFactor * p.Replications
+	}
+	if p.Tolerance == 0 {
+		p.Tolerance = DefaultTolerance
+	}
+	return p
+}
+
+// Looks is how many times Search may judge one probe: once after
+// Replications, then after each doubling up to MaxReplications.
+func (p Problem) Looks() int {
+	p = p.WithDefaults()
+	looks := 1
+	for n := p.Replications; n < p.MaxReplications && n > 0; n = min(2*n, p.MaxReplications) {
+		looks++
+	}
+	return looks
+}
+
+// LookLevel is the confidence level the prober's intervals need so that a
+// probe's verdict is wrong with probability at most 1 − Level however many
+// looks it took: each look at a straddling interval is another chance to
+// stop on an unlucky one (four unadjusted 95 % looks at a value on the
+// threshold end "resolved" on the wrong side ~7 % of the time each way,
+// not 2.5 %), so the error is split evenly over Looks (Bonferroni).
+func (p Problem) LookLevel() float64 {
+	return 1 - (1-p.Level)/float64(p.Looks())
 }
 
 // Prober returns the summary of replications 0 … n−1 of the scenario with
@@ -110,9 +147,12 @@ type Evidence struct {
 // (value − 1 for counts, which must fail), and whether both intervals
 // cleared their thresholds.
 type Confidence struct {
-	Level float64   `json:"level"`
-	At    *Evidence `json:"at"`
-	Below *Evidence `json:"below,omitempty"`
+	Level float64 `json:"level"`
+	// LookLevel is the level of the intervals each look judged
+	// (Problem.LookLevel).
+	LookLevel float64   `json:"look_level"`
+	At        *Evidence `json:"at"`
+	Below     *Evidence `json:"below,omitempty"`
 	// Resolved is true when neither interval straddled its threshold.
 	Resolved bool   `json:"resolved"`
 	Note     string `json:"note"`
@@ -187,20 +227,12 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 	if len(p.SLOs) == 0 {
 		return nil, fmt.Errorf("slos: at least one objective is required")
 	}
-	if p.Replications == 0 {
-		p.Replications = DefaultReplications
-	}
+	p = p.WithDefaults()
 	if p.Replications < 2 {
 		return nil, fmt.Errorf("replications: need at least 2 for a confidence interval, got %d", p.Replications)
 	}
-	if p.MaxReplications == 0 {
-		p.MaxReplications = DefaultMaxFactor * p.Replications
-	}
 	if p.MaxReplications < p.Replications {
 		return nil, fmt.Errorf("max_replications: must be ≥ replications (%d), got %d", p.Replications, p.MaxReplications)
-	}
-	if p.Tolerance == 0 {
-		p.Tolerance = DefaultTolerance
 	}
 	if !(p.Tolerance > 0 && p.Tolerance < 1) {
 		return nil, fmt.Errorf("tolerance: must be in (0, 1), got %g", p.Tolerance)
@@ -421,6 +453,7 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	}
 	sort.Slice(ans.Probes, func(i, j int) bool { return ans.Probes[i].Value < ans.Probes[j].Value })
 	ans.Confidence.Level = s.p.Level
+	ans.Confidence.LookLevel = s.p.LookLevel()
 	at, ok := s.probes[passLo]
 	if lo, probed := s.probes[s.p.Range.Lo]; !ok && probed && lo.Verdict == Pass {
 		r := s.p.Range

@@ -547,3 +547,26 @@ func TestSearchKeyThatHurts(t *testing.T) {
 		t.Errorf("answer %+v; want none, not hurts-as-it-grows", ans)
 	}
 }
+
+// TestLookLevel: a probe judged after 8, 16, 32 and 64 replications has
+// four looks, so a 95 % verdict needs 98.75 % intervals; one look keeps the
+// level; a last doubling cut short by the maximum still counts.
+func TestLookLevel(t *testing.T) {
+	for _, tc := range []struct {
+		reps, max, looks int
+		level, want      float64
+	}{
+		{8, 64, 4, 0.95, 0.9875},
+		{8, 8, 1, 0.95, 0.95},
+		{3, 10, 3, 0.99, 1 - 0.01/3},
+		{0, 0, 4, 0.9, 0.975}, // the defaults: 8 to 8 × DefaultMaxFactor
+	} {
+		p := search.Problem{Replications: tc.reps, MaxReplications: tc.max, Level: tc.level}
+		if got := p.Looks(); got != tc.looks {
+			t.Errorf("Looks(%d..%d) = %d, want %d", tc.reps, tc.max, got, tc.looks)
+		}
+		if got := p.LookLevel(); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("LookLevel(%d..%d, %v) = %v, want %v", tc.reps, tc.max, tc.level, got, tc.want)
+		}
+	}
+}
