@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -56,6 +55,9 @@ type command struct {
 	name     string
 	synopsis string // one line for the usage text
 	run      func(e *env, args []string) error
+	// graceful commands watch env.interrupted and write what they have
+	// when it is set; a signal ends every other command at once.
+	graceful bool
 }
 
 // commands holds the subcommands; each command's file registers itself in
@@ -85,13 +87,26 @@ func run(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprint(stderr, usageText())
 		return usageError{"no command given"}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var interrupted atomic.Bool
-	go func() {
-		<-ctx.Done()
-		interrupted.Store(true)
-	}()
+	if c, ok := commands[args[0]]; ok && c.graceful {
+		// The first Ctrl-C or SIGTERM asks the command to stop at its next
+		// check and write partial results; the handler is then removed, so
+		// a second signal ends the process at once (a command blocked in
+		// a read, say, never reaches its check).
+		sig, done := make(chan os.Signal, 1), make(chan struct{})
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer close(done)
+		defer signal.Stop(sig)
+		go func() {
+			select {
+			case <-sig:
+				interrupted.Store(true)
+				signal.Stop(sig) // the default action again: the next signal ends the process
+				fmt.Fprintln(stderr, "simulate: interrupted: stopping and writing partial results (interrupt again to quit at once)")
+			case <-done:
+			}
+		}()
+	}
 	return runWith(stdout, stderr, args, &interrupted)
 }
 

@@ -24,7 +24,7 @@ type variantSummary struct {
 }
 
 func init() {
-	register(command{name: "compare", synopsis: "simulate compare SCENARIO --vary key=v1,v2[,…] [--vary …]   variants on common random numbers, one table", run: (*env).compare})
+	register(command{name: "compare", synopsis: "simulate compare SCENARIO --vary key=v1,v2[,…] [--vary …]   variants on common random numbers, one table", run: (*env).compare, graceful: true})
 }
 
 func (e *env) compare(args []string) error {

@@ -273,3 +273,29 @@ func sixteenAxes() []string {
 	}
 	return args
 }
+
+// TestFlagErrors: flags every command shares, and validate's own, reject
+// what they cannot use (NaN included) with exit 2 and the flag's name,
+// before anything is simulated.
+func TestFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "mm1", "--level", "NaN", "--replications", "2"}, "--level: must be in (0, 1), got NaN"},
+		{[]string{"compare", "mm1", "--vary", "workers=1,2", "--level", "NaN", "--replications", "2"}, "--level: must be in (0, 1), got NaN"},
+		{[]string{"plan", "mm1", "--slo", "p99<=5s", "--search", "workers=1..4", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
+		{[]string{"sweep", "mm1", "--vary", "workers=1..2:2", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
+		{[]string{"report", "mm1", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
+		{[]string{"validate", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
+		{[]string{"run", "mm1", "--runs", "0"}, "--runs: must be ≥ 1 (or -1 for the scenario's own), got 0"},
+		{[]string{"run", "mm1", "--runs", "-5"}, "--runs: must be ≥ 1 (or -1 for the scenario's own), got -5"},
+		{[]string{"validate", "--parallel", "-1"}, "--parallel: must be ≥ 0, got -1"},
+		{[]string{"validate", "--only", "mm1,nosuch"}, `--only: "nosuch" is not a validated scenario`},
+	} {
+		_, stderr, code := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("simulate %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}

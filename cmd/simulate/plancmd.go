@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation", run: (*env).plan})
+	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation", run: (*env).plan, graceful: true})
 }
 
 func (e *env) plan(args []string) error {

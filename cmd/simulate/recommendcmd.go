@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{name: "recommend", synopsis: "simulate recommend (--latencies FILE | SCENARIO) [flags]   timeout (ceiling), min_lease (floor), attempts and deadline from observed or simulated latencies", run: (*env).recommend})
+	register(command{name: "recommend", synopsis: "simulate recommend (--latencies FILE | SCENARIO) [flags]   timeout (ceiling), min_lease (floor), attempts and deadline from observed or simulated latencies", run: (*env).recommend, graceful: true})
 }
 
 // recommendFlags are recommend's own flags.

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(command{name: "report", synopsis: "simulate report SCENARIO [--out report.html]   one self-contained HTML page for a design review: tables, charts, recommendations", run: (*env).report})
+	register(command{name: "report", synopsis: "simulate report SCENARIO [--out report.html]   one self-contained HTML page for a design review: tables, charts, recommendations", run: (*env).report, graceful: true})
 }
 
 func (e *env) report(args []string) error {

@@ -30,7 +30,7 @@ type scenarioFlags struct {
 func (f *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.sets, "set", "override a scenario key: `path=value` (dot paths; list items by name, e.g. steps.fetch.timeout=300ms); repeatable")
 	fs.Int64Var(&f.seed, "seed", -1, "override the scenario's seed (≥ 0; -1 keeps the scenario's)")
-	fs.Int64Var(&f.runs, "runs", 0, "override the number of arrivals to simulate")
+	fs.Int64Var(&f.runs, "runs", -1, "override the number of arrivals to simulate (≥ 1; -1 keeps the scenario's)")
 	fs.IntVar(&f.replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
 	fs.Float64Var(&f.level, "level", 0.95, "confidence level of the intervals")
 	fs.IntVar(&f.parallel, "parallel", 0, "goroutines for replications (0: all cores); results do not depend on it")
@@ -44,11 +44,14 @@ func (f *scenarioFlags) check() error {
 	if f.replications < 1 || f.replications > 10000 {
 		return usagef("--replications: must be in [1, 10000], got %d", f.replications)
 	}
-	if f.level <= 0 || f.level >= 1 {
+	if !(f.level > 0 && f.level < 1) { // NaN fails too
 		return usagef("--level: must be in (0, 1), got %g", f.level)
 	}
 	if f.parallel < 0 {
 		return usagef("--parallel: must be ≥ 0, got %d", f.parallel)
+	}
+	if f.runs == 0 || f.runs < -1 {
+		return usagef("--runs: must be ≥ 1 (or -1 for the scenario's own), got %d", f.runs)
 	}
 	if f.seed < -1 {
 		return usagef("--seed: must be ≥ 0 (or -1 for the scenario's own), got %d", f.seed)
@@ -63,14 +66,14 @@ func (f *scenarioFlags) allSets() []string {
 	if f.seed >= 0 {
 		sets = append(sets, "seed="+strconv.FormatInt(f.seed, 10))
 	}
-	if f.runs != 0 {
+	if f.runs > 0 {
 		sets = append(sets, "runs="+strconv.FormatInt(f.runs, 10))
 	}
 	return sets
 }
 
 func init() {
-	register(command{name: "run", synopsis: "simulate run SCENARIO [flags]        outcomes, latency percentiles, Little's law, retries; --trace for per-attempt records", run: (*env).run})
+	register(command{name: "run", synopsis: "simulate run SCENARIO [flags]        outcomes, latency percentiles, Little's law, retries; --trace for per-attempt records", run: (*env).run, graceful: true})
 }
 
 func (e *env) run(args []string) error {

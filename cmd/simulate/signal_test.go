@@ -162,3 +162,50 @@ func TestSignalWritesPartialResults(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalEndsWhatCannotStopGracefully: a graceful command blocked where
+// it never looks at the interrupt flag (reading a scenario from a FIFO
+// nobody writes) ends at the second signal; a command with nothing partial
+// to write (validate) ends at the first. Both die of the signal.
+func TestSignalEndsWhatCannotStopGracefully(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes and waits for them")
+	}
+	fifo := filepath.Join(t.TempDir(), "blocked.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		sigs []syscall.Signal
+	}{
+		{"run blocked in a read", []string{"run", fifo}, []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}},
+		{"validate", []string{"validate", "--replications", "1000"}, []syscall.Signal{syscall.SIGTERM}},
+	} {
+		cmd := exec.Command(os.Args[0], c.args...)
+		cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		time.Sleep(500 * time.Millisecond)
+		for _, s := range c.sigs {
+			if err := cmd.Process.Signal(s); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%s: still running 10 s after %v", c.name, c.sigs)
+		}
+		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if last := c.sigs[len(c.sigs)-1]; !ok || !ws.Signaled() || ws.Signal() != last {
+			t.Errorf("%s: ended %v, want killed by %v", c.name, cmd.ProcessState, last)
+		}
+	}
+}

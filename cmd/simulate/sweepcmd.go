@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{name: "sweep", synopsis: "simulate sweep SCENARIO --vary key=a..b:n [--vary …] [--out DIR]   parameter sweep on common random numbers: sweep.csv, sweep.json; --shard i/n for a cluster", run: (*env).sweep})
+	register(command{name: "sweep", synopsis: "simulate sweep SCENARIO --vary key=a..b:n [--vary …] [--out DIR]   parameter sweep on common random numbers: sweep.csv, sweep.json; --shard i/n for a cluster", run: (*env).sweep, graceful: true})
 }
 
 func (e *env) sweep(args []string) error {

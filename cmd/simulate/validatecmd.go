@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/render"
@@ -32,10 +33,20 @@ func (e *env) validate(args []string) error {
 	if *reps < 2 || *reps > 1000 {
 		return usagef("--replications: must be in [2, 1000], got %d", *reps)
 	}
-	if *level <= 0 || *level >= 1 {
+	if !(*level > 0 && *level < 1) { // NaN fails too
 		return usagef("--level: must be in (0, 1), got %g", *level)
 	}
+	if *parallel < 0 {
+		return usagef("--parallel: must be ≥ 0, got %d", *parallel)
+	}
 	opt := validate.Options{Replications: *reps, Level: *level, Parallel: *parallel}
+	if *only != "" {
+		for _, name := range strings.Split(*only, ",") {
+			if !slices.Contains(validate.Scenarios(), name) {
+				return usagef("--only: %q is not a validated scenario (validated: %s)", name, strings.Join(validate.Scenarios(), ", "))
+			}
+		}
+	}
 	if *only != "" {
 		opt.Only = strings.Split(*only, ",")
 	}

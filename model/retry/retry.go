@@ -93,9 +93,9 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// MaxRetryAfterJitter bounds Policy.RetryAfterJitter: a sleep of up to ten
-// times more than the server asked is already not honouring it.
-const MaxRetryAfterJitter = 10
+// MaxRetryAfterJitter bounds Policy.RetryAfterJitter: a sleep of up to
+// twice what the server asked is already barely honouring it.
+const MaxRetryAfterJitter = 1
 
 // DefaultRetryAfterJitter is the spread scenarios get unless they say
 // otherwise: up to a fifth more than the Retry-After, the width gRPC gives

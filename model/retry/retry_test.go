@@ -201,12 +201,12 @@ func TestRetryAfterJitter(t *testing.T) {
 		}
 	}
 	// A Retry-After near the largest duration saturates instead of wrapping.
-	if got := retryAfterSleep(maxDuration-1, 10, 0.9); got != maxDuration {
-		t.Errorf("retryAfterSleep(max-1, 10, 0.9) = %v, want the largest duration", got)
+	if got := retryAfterSleep(maxDuration-1, 1, 0.9); got != maxDuration {
+		t.Errorf("retryAfterSleep(max-1, 1, 0.9) = %v, want the largest duration", got)
 	}
 	for _, bad := range []float64{-0.1, math.NaN(), math.Inf(1), MaxRetryAfterJitter + 1} {
 		p.RetryAfterJitter = bad
-		if err := p.Validate(); err == nil || !strings.HasPrefix(err.Error(), "retry_after_jitter: must be in [0, 10]") {
+		if err := p.Validate(); err == nil || !strings.HasPrefix(err.Error(), "retry_after_jitter: must be in [0, 1]") {
 			t.Errorf("Validate() with RetryAfterJitter %v = %v", bad, err)
 		}
 	}

@@ -394,6 +394,13 @@ func (m *Model) Run() *Result {
 		if !ok {
 			break
 		}
+		if m.s.Now() > m.guards.MaxTime {
+			// Checked at every event, not every 4096: a few draws of the
+			// largest delay (noLimit, ~73 years) must not carry the clock
+			// past what a Duration holds before the guard looks.
+			stop = fmt.Sprintf("stopped at virtual time %v (max_time guard)", m.s.Now())
+			break
+		}
 		switch ev.Kind {
 		case evArrival:
 			m.onArrival()
@@ -420,10 +427,6 @@ func (m *Model) Run() *Result {
 		if n := m.s.Processed(); n&0xfff == 0 {
 			if n >= m.guards.MaxEvents {
 				stop = fmt.Sprintf("stopped after %d events (max_events guard)", n)
-				break
-			}
-			if m.s.Now() > m.guards.MaxTime {
-				stop = fmt.Sprintf("stopped at virtual time %v (max_time guard)", m.s.Now())
 				break
 			}
 			if m.opt.Interrupt != nil && m.opt.Interrupt.Load() {

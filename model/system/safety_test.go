@@ -227,3 +227,23 @@ func TestUndeclaredStepIsNotRetried(t *testing.T) {
 		t.Fatalf("warnings %q: want one saying the step is never retried", s.Warnings)
 	}
 }
+
+// TestHugeDelaysStopAtMaxTime: draws of the largest delay a Duration
+// stands for (a lognormal with sigma 10 gives some) carry the clock past
+// the max_time guard within a few events; the guard stops the run there
+// with a partial result instead of letting the next delay overflow the
+// clock (which panicked).
+func TestHugeDelaysStopAtMaxTime(t *testing.T) {
+	for name, latency := range map[string]string{
+		"lognormal sigma 10": "{dist: lognormal, median: 1s, sigma: 10}",
+		"pareto alpha 1e-7":  "{dist: pareto, min: 1s, alpha: 1e-7}",
+	} {
+		res := system.New(load(t, "mm1", "runs=20000", "warmup=0", "tools.server.latency="+latency), system.Options{}).Run()
+		if !strings.Contains(res.Stopped, "max_time guard") {
+			t.Errorf("%s: Stopped = %q, want the max_time guard", name, res.Stopped)
+		}
+		if err := res.Runs.Check(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -12,6 +12,8 @@ package validate
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
 	"github.com/budgetsim/budgetsim/model/dist"
@@ -208,12 +210,17 @@ func Run(opt Options) (Report, error) {
 	if opt.Level == 0 {
 		opt.Level = 0.99
 	}
-	if opt.Level <= 0 || opt.Level >= 1 {
+	if !(opt.Level > 0 && opt.Level < 1) {
 		return Report{}, fmt.Errorf("level: must be in (0, 1), got %g", opt.Level)
 	}
 	rep := Report{Level: opt.Level, Replications: opt.Replications}
 	var selected []model
 	checks := 0
+	for _, name := range opt.Only {
+		if !slices.Contains(Scenarios(), name) {
+			return rep, fmt.Errorf("only: %q is not a validated scenario (validated: %s)", name, strings.Join(Scenarios(), ", "))
+		}
+	}
 	for _, m := range models() {
 		if len(opt.Only) > 0 && !contains(opt.Only, m.scenario) {
 			continue
@@ -222,7 +229,7 @@ func Run(opt Options) (Report, error) {
 		checks += len(m.figures)
 	}
 	if checks == 0 {
-		return rep, fmt.Errorf("only: no validated scenario among %q (validated: mm1, mmc, mmck, md1, mg1)", opt.Only)
+		return rep, fmt.Errorf("only: no validated scenario among %q (validated: %s)", opt.Only, strings.Join(Scenarios(), ", "))
 	}
 	rep.CheckLevel = 1 - (1-opt.Level)/float64(checks)
 	for _, m := range selected {
@@ -264,4 +271,14 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// Scenarios returns the names of the bundled scenarios Run validates
+// against closed forms, in the order it reports them.
+func Scenarios() []string {
+	var names []string
+	for _, m := range models() {
+		names = append(names, m.scenario)
+	}
+	return names
 }
