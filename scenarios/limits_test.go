@@ -19,6 +19,11 @@ import (
 // memory are refused with a message naming the limit.
 func TestAbsurdSizes(t *testing.T) {
 	manySteps := "steps:\n" + strings.Repeat("  - {tool: t}\n", scenarios.MaxSteps+1)
+	var manyTools strings.Builder
+	manyTools.WriteString("tools:\n")
+	for i := range scenarios.MaxTools + 1 {
+		fmt.Fprintf(&manyTools, "  t%d: {latency: {dist: constant, value: 1ms}}\n", i)
+	}
 	tests := []struct {
 		name, src, want string
 	}{
@@ -38,6 +43,8 @@ func TestAbsurdSizes(t *testing.T) {
 			"t.yaml:4: horizon: must be ≤ 876000h, got 1000000h"},
 		{"steps", "name: t\narrivals: {rate: 1/s}\nworkers: 1\ntools: {t: {latency: {dist: constant, value: 1ms}}}\n" + manySteps,
 			fmt.Sprintf("t.yaml:6: steps: at most %d steps, got %d", scenarios.MaxSteps, scenarios.MaxSteps+1)}, // a block list's line is its first item's
+		{"tools", "name: t\narrivals: {rate: 1/s}\nworkers: 1\nsteps: [{name: a, tool: t0}]\n" + manyTools.String(),
+			fmt.Sprintf("t.yaml:6: tools: at most %d tools, got %d", scenarios.MaxTools, scenarios.MaxTools+1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -303,6 +310,24 @@ func checkConfig(t testing.TB, what string, c *system.Config) {
 		}
 		if sum > 1+1e-9 {
 			fail("tools[%d] probabilities sum to %v", i, sum)
+		}
+	}
+}
+
+// TestZeroTimeLoopRefused: agents that think 0 s between runs whose every
+// call takes 0 s would loop at one instant until the max_events guard
+// (minutes of work, and an exit 0): refused at load. Any source of elapsed
+// time (a latency, a think time, errors that a backoff follows) lets it run.
+func TestZeroTimeLoopRefused(t *testing.T) {
+	const src = "name: t\narrivals: {process: closed, users: 2, think: {dist: constant, value: 0s}}\nhorizon: 1s\nworkers: 2\n" +
+		"steps: [{name: a, tool: t}]\ntools:\n  t: {latency: {dist: constant, value: 0s}}\n"
+	want := "t.yaml:2: arrivals.think: always 0 s, and so is every call of a run"
+	if got := parseErr(t, src); !strings.HasPrefix(got, want) {
+		t.Errorf("Parse(zero-time loop) = %q, want %q…", got, want)
+	}
+	for _, set := range []string{"arrivals.think={dist: exponential, mean: 1s}", "tools.t.latency={dist: constant, value: 1ms}", "tools.t.errors={transient: 0.1}"} {
+		if got := parseErr(t, src, set); got != "" {
+			t.Errorf("Parse(zero-time loop, --set %s) = %q, want no error", set, got)
 		}
 	}
 }

@@ -35,6 +35,7 @@ const (
 	MaxQueue    = 100_000_000
 	MaxAttempts = 10_000
 	MaxSteps    = 1_000
+	MaxTools    = 1_000 // each tool costs per-replication state and a time series
 	MaxDuration = 100 * 365 * 24 * time.Hour
 	maxFileSize = 16 << 20
 )
@@ -203,6 +204,8 @@ type loader struct {
 	logs *logCache
 	// stepNodes are the steps' YAML nodes, for crossCheck's lines.
 	stepNodes []*yaml.Node
+	// arrivalsNode is the arrivals mapping's node, for crossCheck's line.
+	arrivalsNode *yaml.Node
 }
 
 // retryFields are the retry keys allowed at the top level (under retry:)
@@ -257,6 +260,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		}
 	}
 	if n := f.get("arrivals"); n != nil {
+		l.arrivalsNode = n
 		cfg.Arrivals = l.arrivals(n)
 	} else {
 		d.errorf(root, "arrivals", "required (e.g. arrivals: {rate: 9/s})")
@@ -747,6 +751,10 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 	if len(f.keys) == 0 {
 		d.errorf(n, "tools", "needs at least one tool")
 	}
+	if len(f.keys) > MaxTools {
+		d.errorf(n, "tools", "at most %d tools, got %d", MaxTools, len(f.keys))
+		return nil
+	}
 	var out []system.Tool
 	for _, k := range f.keys {
 		name := k.Value
@@ -1166,6 +1174,32 @@ func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 			d.errorf(root, fmt.Sprintf("steps.%s.backoff", st.Name), "%v", err)
 		}
 	}
+	if a := cfg.Arrivals; a.Process == system.Closed && a.Think != nil && a.Think.Mean() == 0 && zeroTimeRun(cfg) {
+		d.errorf(l.arrivalsNode, "arrivals.think", "always 0 s, and so is every call of a run: the agents' loop never advances the clock (it would run to the max_events guard at one instant); give the think time or a tool's latency a positive mean")
+	}
+}
+
+// zeroTimeRun reports whether a run surely takes 0 s: every tool it can
+// call answers in 0 s (a non-negative latency with mean 0 is 0 always, a
+// cache hit's too) and nothing makes it wait instead (an error, hang,
+// outage or scripted outcome that a timeout or a backoff might follow, a
+// rate limit, contention).
+func zeroTimeRun(cfg *system.Config) bool {
+	instant := func(t *system.Tool) bool {
+		return t.Latency.Mean() == 0 && (t.Cache == nil || t.Cache.Latency == nil || t.Cache.Latency.Mean() == 0) &&
+			t.Errors == (system.Errors{}) && len(t.Outages) == 0 && len(t.Script) == 0 && t.RateLimit == nil && !t.Contention
+	}
+	for _, st := range cfg.Steps {
+		if !instant(&cfg.Tools[st.Tool]) {
+			return false
+		}
+		for _, f := range st.Fallbacks {
+			if !instant(&cfg.Tools[f]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func v0(n *yaml.Node) *yaml.Node { return n }

@@ -247,3 +247,35 @@ func TestHugeDelaysStopAtMaxTime(t *testing.T) {
 		}
 	}
 }
+
+// TestToolInstabilityWarns: the workers are ample, so only a tool can be
+// the unstable part: a capacity tool offered twice the work its one slot
+// serves with an unbounded queue, or a client-side rate limit below the
+// calls the arrivals need. Both are said; a stable tool says nothing.
+func TestToolInstabilityWarns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sets []string
+		want string
+	}{
+		{"capacity", []string{"tools.server.concurrency=1"}, "tool server: utilisation 2 ≥ 1 (2 calls/s of 1 s each on 1 slots) with an unbounded queue"},
+		{"client rate limit", []string{"tools.server.rate_limit={rate: 1/s, burst: 1, enforce: client}"}, "tool server: the arrivals need 2 calls/s and its client-side rate limit allows 1/s: with no deadline"},
+		{"stable", []string{"tools.server.concurrency=3"}, ""},
+	} {
+		sets := append([]string{"runs=2000", "warmup=0", "workers=100000", "arrivals.rate=2/s"}, tc.sets...)
+		cfg := load(t, "mm1", sets...)
+		s := system.Summarize(cfg, []*system.Result{system.New(cfg, system.Options{}).Run()}, 0)
+		var found []string
+		for _, w := range s.Warnings {
+			if strings.HasPrefix(w, "tool ") || strings.HasPrefix(w, "utilisation") {
+				found = append(found, w)
+			}
+		}
+		switch {
+		case tc.want == "" && len(found) > 0:
+			t.Errorf("%s: warnings %q, want none about utilisation", tc.name, found)
+		case tc.want != "" && (len(found) != 1 || !strings.HasPrefix(found[0], tc.want)):
+			t.Errorf("%s: warnings %q, want one starting %q", tc.name, found, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/budgetsim/budgetsim/sim"
@@ -379,11 +380,12 @@ func warnings(cfg *Config, s *Summary) []string {
 	}
 	if rho, ok := OfferedUtilisation(cfg); ok && rho >= 1 {
 		if cfg.QueueCapacity == Unbounded {
-			w = append(w, fmt.Sprintf("utilisation %.3f ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists", rho))
+			w = append(w, fmt.Sprintf("utilisation %s ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists", load(rho)))
 		} else {
-			w = append(w, fmt.Sprintf("utilisation %.3f ≥ 1: the queue stays full and the rejection rate is set by capacity", rho))
+			w = append(w, fmt.Sprintf("utilisation %s ≥ 1: the queue stays full and the rejection rate is set by capacity", load(rho)))
 		}
 	}
+	w = append(w, toolWarnings(cfg)...)
 	if n := s.Latency.N; n > 0 && n < 10000 {
 		runs := "runs"
 		if n == 1 {
@@ -404,6 +406,53 @@ func warnings(cfg *Config, s *Summary) []string {
 	}
 	if err := s.Runs.Check(); err != nil {
 		w = append(w, err.Error())
+	}
+	return w
+}
+
+// load formats a utilisation or a ratio of rates with 4 significant
+// digits (a rate of 1e300/s must not print 300 of them).
+func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// toolWarnings flags the tools the offered load alone makes unstable, as
+// OfferedUtilisation does for the workers: a tool with server-side
+// concurrency and an unbounded queue offered at least as much work as it
+// serves, and a client-side rate limit slower than the calls the arrivals
+// need (the callers waiting for its tokens pile up until their deadlines
+// refuse them, or for ever without one). Both count one call per step (retries only add to it) and leave out cache
+// hits.
+func toolWarnings(cfg *Config) []string {
+	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
+		return nil
+	}
+	var w []string
+	for i := range cfg.Tools {
+		t := &cfg.Tools[i]
+		calls := 0.0
+		for _, st := range cfg.Steps {
+			if st.Tool == i {
+				calls++
+			}
+		}
+		if t.Cache != nil {
+			calls *= 1 - t.Cache.HitRatio
+		}
+		callRate := cfg.Arrivals.Rate * calls
+		if callRate <= 0 {
+			continue
+		}
+		if t.Concurrency > 0 && t.QueueCapacity == Unbounded {
+			if rho := callRate * t.Latency.Mean() / float64(t.Concurrency); rho >= 1 {
+				w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(rho), load(callRate), load(t.Latency.Mean()), t.Concurrency))
+			}
+		}
+		if rl := t.RateLimit; rl != nil && rl.Client && callRate > rl.Rate {
+			fate := "the callers waiting for its tokens pile up until their deadlines refuse them"
+			if cfg.Deadline <= 0 {
+				fate = "with no deadline to refuse the callers waiting for its tokens, the wait grows with the run length and no steady state exists"
+			}
+			w = append(w, fmt.Sprintf("tool %s: the arrivals need %s calls/s and its client-side rate limit allows %s/s: %s", t.Name, load(callRate), load(rl.Rate), fate))
+		}
 	}
 	return w
 }
