@@ -90,10 +90,27 @@ func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
 	name := strings.TrimSuffix(path.Base(nameOrPath), ".yaml")
 	if nameOrPath == name || nameOrPath == "scenarios/"+name+".yaml" {
 		if b, err := bundled.ReadFile(name + ".yaml"); err == nil {
-			return b, "scenarios/" + name + ".yaml", bundled, nil
+			return b, "scenarios/" + name + ".yaml", bundledThenHere{}, nil
 		}
 	}
+	if st, err := os.Stat(nameOrPath); err == nil && st.IsDir() {
+		return nil, "", nil, fmt.Errorf("%s: is a directory; name a scenario file or a bundled scenario (bundled: %s)", nameOrPath, strings.Join(Names(), ", "))
+	}
 	return nil, "", nil, fmt.Errorf("%s: no such file, and no bundled scenario of that name (bundled: %s)", nameOrPath, strings.Join(Names(), ", "))
+}
+
+// bundledThenHere resolves the files a bundled scenario names: among the
+// bundled files first (its own latency logs), then in the current
+// directory, where the user's --set overrides name theirs.
+type bundledThenHere struct{}
+
+// Open implements fs.FS.
+func (bundledThenHere) Open(name string) (fs.File, error) {
+	f, err := bundled.Open(name)
+	if err == nil {
+		return f, nil
+	}
+	return os.DirFS(".").Open(name)
 }
 
 // Parse compiles a scenario from its YAML source. file names it in errors;
@@ -477,6 +494,10 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 			d.errorf(v, "arrivals.file", "cannot read %q: no directory to resolve it in", name)
 		}
 		if !ok || name == "" || l.fsys == nil {
+			break
+		}
+		if !fs.ValidPath(filepath.ToSlash(name)) {
+			d.errorf(v, "arrivals.file", "%q is outside the scenario's directory: give a path relative to it, without \"..\"", name)
 			break
 		}
 		file, ferr := l.fsys.Open(filepath.ToSlash(name))

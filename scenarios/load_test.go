@@ -3,7 +3,9 @@ package scenarios_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -226,5 +228,34 @@ func TestVariantsReadTheFileOnce(t *testing.T) {
 	}
 	if first.Config.Workers != 3 || second.Config.Workers != 4 || second.Config.Name != "t" {
 		t.Errorf("workers %d and %d, name %q; want 3, 4 and the text as first read (t)", first.Config.Workers, second.Config.Workers, second.Config.Name)
+	}
+}
+
+// TestOpenDirectoryAndBundledFiles: a directory is named as one; a file a
+// --set gives a bundled scenario is found in the current directory (the
+// bundled files come first); an arrival trace outside the scenario's
+// directory is refused like a latency log.
+func TestOpenDirectoryAndBundledFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scenarios.Load("sub", nil); err == nil || !strings.Contains(err.Error(), "sub: is a directory") {
+		t.Errorf("Load(a directory) = %v, want it named a directory", err)
+	}
+	if err := os.WriteFile("mine.txt", []byte("1ms\n2ms\n3ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load("mm1", []string{"tools.server.latency={dist: empirical, file: mine.txt}"})
+	if err != nil {
+		t.Fatalf("Load(mm1 with a log in the current directory): %v", err)
+	}
+	if got := sc.Config.Tools[0].Latency.Mean(); math.Abs(got-0.002) > 1e-12 {
+		t.Errorf("the log's mean is %v s, want 0.002", got)
+	}
+	_, err = scenarios.Load("mm1", []string{"arrivals={process: trace, file: ../x}"})
+	if err == nil || !strings.Contains(err.Error(), `arrivals.file: "../x" is outside the scenario's directory`) {
+		t.Errorf("Load(mm1 with a trace in ..) = %v, want it refused as outside", err)
 	}
 }

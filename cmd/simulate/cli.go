@@ -201,6 +201,9 @@ func checkOutDir(dir string) error {
 // takes a new file, before anything is simulated; flagName names the flag
 // in the error.
 func checkOutFile(flagName, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("%s %s: is a directory; name a file", flagName, path)
+	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	if err != nil {

@@ -142,8 +142,9 @@ func TestCompareRefusesABadVariantFirst(t *testing.T) {
 }
 
 // TestCompareInterrupted: an interrupt keeps the variants handed on up to
-// the first that completed after it, marks the output partial and exits
-// 130, whether the variants run side by side or one after another.
+// the first that completed after it, names the others missing, marks the
+// output partial and exits 130, whether the variants run side by side or
+// one after another.
 func TestCompareInterrupted(t *testing.T) {
 	for _, parallel := range []string{"1", "2"} {
 		var interrupted atomic.Bool
@@ -153,8 +154,13 @@ func TestCompareInterrupted(t *testing.T) {
 		if code := exitCode(err, &errb); code != 130 {
 			t.Fatalf("parallel %s: exit %d, want 130; stderr %s", parallel, code, errb.String())
 		}
-		if !strings.Contains(out.String(), "mmc: 1 variant on") || strings.Contains(out.String(), "workers=11") {
-			t.Errorf("parallel %s: want only the first variant, got:\n%s", parallel, out.String())
+		// The table has the first variant's row alone, and says which
+		// variants it lacks, as stderr does.
+		if !strings.Contains(out.String(), "mmc: 1 of 3 variants (interrupted before workers=11; workers=12 finished) on") || strings.Contains(out.String(), "| workers=11") {
+			t.Errorf("parallel %s: want only the first variant, and the others named missing, got:\n%s", parallel, out.String())
+		}
+		if !strings.Contains(errb.String(), "compare interrupted: 2 of 3 variants have no result (workers=11; workers=12)") {
+			t.Errorf("parallel %s: stderr does not name the missing variants:\n%s", parallel, errb.String())
 		}
 	}
 }

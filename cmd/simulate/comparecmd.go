@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
@@ -132,6 +133,15 @@ func (e *env) compare(args []string) error {
 	if err != nil {
 		return err
 	}
+	var missing []string // variants an interrupt left without a result
+	for _, j := range jobs {
+		if !slices.Contains(labels, j.label) {
+			missing = append(missing, j.label)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(e.stderr, "simulate: compare interrupted: %d of %d variants have no result (%s)\n", len(missing), len(jobs), strings.Join(missing, "; "))
+	}
 	if files != nil {
 		if err := files.commit(out, labels); err != nil {
 			return err
@@ -164,11 +174,14 @@ func (e *env) compare(args []string) error {
 			}
 			rows = append(rows, row)
 		}
-		variants := "variants"
+		count := fmt.Sprintf("%d variants", len(out))
 		if len(out) == 1 {
-			variants = "variant" // an interrupt kept one
+			count = "1 variant"
 		}
-		fmt.Fprintf(e.stdout, "%s: %d %s on common random numbers (seed %d, %d replication(s) each)\n", scenario, len(out), variants, out[0].Seed, sf.replications)
+		if len(missing) > 0 {
+			count = fmt.Sprintf("%d of %d variants (interrupted before %s finished)", len(out), len(jobs), strings.Join(missing, "; "))
+		}
+		fmt.Fprintf(e.stdout, "%s: %s on common random numbers (seed %d, %d replication(s) each)\n", scenario, count, out[0].Seed, sf.replications)
 		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
 		}

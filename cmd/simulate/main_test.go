@@ -299,3 +299,24 @@ func TestFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputPathErrors: output paths that could only fail after the whole
+// simulation (a directory where a file goes) or that would overwrite
+// another output (a trace named like a file of --out) are refused first,
+// with exit 2.
+func TestOutputPathErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "mm1", "--trace", dir}, "--trace " + dir + ": is a directory; name a file"},
+		{[]string{"run", "mm1", "--out", dir, "--trace", filepath.Join(dir, "summary.json")}, "--out " + dir + " writes that file too"},
+		{[]string{"report", "mm1", "--out", dir}, "--out " + dir + ": is a directory; name a file"},
+	} {
+		_, stderr, code := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("simulate %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}

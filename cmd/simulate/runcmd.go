@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
@@ -101,6 +102,14 @@ func (e *env) run(args []string) error {
 			return err
 		}
 	}
+	if *tracePath != "" {
+		if err := checkOutFile("--trace", *tracePath); err != nil {
+			return err
+		}
+		if *outDir != "" && filepath.Clean(filepath.Dir(*tracePath)) == filepath.Clean(*outDir) && slices.Contains(runOutputs, filepath.Base(*tracePath)) {
+			return usagef("--trace %s: --out %s writes that file too; name another", *tracePath, *outDir)
+		}
+	}
 	cfg := sc.Config
 	opt := system.Options{Interrupt: e.interrupted, TraceRuns: *traceRuns}
 	var finishTrace func(ok bool) error
@@ -170,6 +179,9 @@ func joinNames() string {
 	}
 	return s
 }
+
+// runOutputs are the files run --out writes.
+var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "tools.csv", "series.csv"}
 
 // writeOutputs writes the summary and the time series into dir, each file
 // atomically.
