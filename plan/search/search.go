@@ -177,9 +177,13 @@ type Answer struct {
 	// met the objectives but the low end did: the key gets worse as it
 	// grows (an arrival rate), so there is no smallest value to find;
 	// Found is false and the note says what to do instead.
-	HurtsAsItGrows bool     `json:"hurts_as_it_grows,omitempty"`
-	SLOs           []string `json:"slos"`
-	Range          string   `json:"range"`
+	HurtsAsItGrows bool `json:"hurts_as_it_grows,omitempty"`
+	// NotMonotone is set when both ends of the range failed and a value
+	// inside it passed: the answer is the smallest passing value found
+	// near the first passing probe of a scan, not a proven minimum.
+	NotMonotone bool     `json:"not_monotone,omitempty"`
+	SLOs        []string `json:"slos"`
+	Range       string   `json:"range"`
 	// Analytic is set by the caller when a closed form gave the start.
 	Analytic   *Analytic  `json:"analytic,omitempty"`
 	Confidence Confidence `json:"confidence"`
@@ -247,13 +251,26 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 		ans.SLOs = append(ans.SLOs, o.String())
 	}
 	_, passLo, err := s.bracket()
+	notMonotone := false
 	if err == nil && math.IsInf(passLo, 1) {
 		// Nothing passed: probe the low end too. If it passes, the key
 		// hurts as it grows (an arrival rate, a latency), and "none" would
 		// be wrong: finish says so instead.
-		_, err = s.pass(r.Lo)
+		var loPasses bool
+		loPasses, err = s.pass(r.Lo)
+		if err == nil && !loPasses {
+			// Both ends fail: look inside before saying "none".
+			passLo, err = s.scan()
+			notMonotone = !math.IsInf(passLo, 1)
+		}
 	}
 	s.finish(ans, passLo)
+	if notMonotone {
+		ans.NotMonotone = true
+		ans.Confidence.Resolved = false
+		ans.Confidence.Note = fmt.Sprintf("not monotone: %s=%s and %s=%s both fail, but %s=%s meets every objective: more is not always better here (as when more workers only queue more callers for a rate-limited tool), so this is the smallest passing value below the first passing probe of a scan, not a proof that nothing smaller passes; sweep the range to see its shape (simulate sweep --vary %s:20). %s",
+			r.Key, r.Format(r.Lo), r.Key, r.Format(r.Hi), r.Key, r.Format(passLo), r, ans.Confidence.Note)
+	}
 	if errors.Is(err, ErrInterrupted) {
 		ans.Interrupted = true
 		if ans.Found {
@@ -421,7 +438,15 @@ func (s *searcher) bracket() (failHi, passLo float64, err error) {
 	}
 	// Here a value failed: both ways above probe until one does, or
 	// until Lo passes.
-	lo := failHi
+	passLo, err = s.bisect(failHi, passLo)
+	return failHi, passLo, err
+}
+
+// bisect narrows the bracket between a failing value lo and a passing
+// value passLo until it is one step (integers) or Tolerance wide, and
+// returns the smallest passing value probed.
+func (s *searcher) bisect(lo, passLo float64) (float64, error) {
+	r := s.p.Range
 	for {
 		if r.Integer {
 			if passLo-lo <= 1 {
@@ -434,15 +459,60 @@ func (s *searcher) bracket() (failHi, passLo float64, err error) {
 		if r.Integer {
 			m = math.Floor(m)
 		}
-		ok, err := try(m)
+		ok, err := s.pass(m)
 		if err != nil {
-			return failHi, passLo, err
+			return passLo, err
 		}
-		if !ok {
+		if ok {
+			passLo = m
+		} else {
 			lo = m
 		}
 	}
-	return failHi, passLo, nil
+	return passLo, nil
+}
+
+// scanPoints is how many values inside the range scan probes when both
+// ends fail.
+const scanPoints = 8
+
+// scan probes up to scanPoints values inside the range, evenly spaced (on
+// a log scale when the range spans more than a factor of 8), in
+// increasing order; at the first that passes it bisects down to the last
+// failing one and returns the smallest passing value, or +Inf when none
+// passed. It is for objectives that are not monotone in the key (success
+// behind a rate-limited tool rises with workers, then falls as more of
+// them queue for its tokens): both ends fail, the middle does not.
+func (s *searcher) scan() (float64, error) {
+	r := s.p.Range
+	logScale := r.Lo >= 1 && r.Hi/r.Lo > 8
+	var vals []float64
+	for i := 1; i <= scanPoints; i++ {
+		f := float64(i) / float64(scanPoints+1)
+		v := r.Lo + float64((r.Hi-r.Lo)*f) // float64(): no fused multiply-add
+		if logScale {
+			v = r.Lo * math.Pow(r.Hi/r.Lo, f)
+		}
+		if r.Integer {
+			v = math.Round(v)
+		}
+		if v <= r.Lo || v >= r.Hi || (len(vals) > 0 && v == vals[len(vals)-1]) {
+			continue
+		}
+		vals = append(vals, v)
+	}
+	failHi := r.Lo
+	for _, v := range vals {
+		ok, err := s.pass(v)
+		if err != nil {
+			return math.Inf(1), err
+		}
+		if ok {
+			return s.bisect(failHi, v)
+		}
+		failHi = v
+	}
+	return math.Inf(1), nil
 }
 
 // finish fills the answer from the probes: the value, the probes by

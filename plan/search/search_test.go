@@ -570,3 +570,34 @@ func TestLookLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchNotMonotone: a p99 that is good only in the middle of the
+// range (both ends fail) is not "none": the scan finds the passing middle
+// and bisects to its smallest value, and the answer says it is not a
+// proven minimum.
+func TestSearchNotMonotone(t *testing.T) {
+	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 4}},
+		Range: search.Range{Key: "workers", Lo: 1, Hi: 200, Integer: true}, Level: 0.95}
+	// p99 ≤ 4 exactly for 20 ≤ v ≤ 80.
+	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+		return fakeSummary(math.Abs(v-50)/10+1, 1e-9, n), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Found || ans.Value != 20 || !ans.NotMonotone || ans.Confidence.Resolved {
+		t.Fatalf("Search = %v (found %v, not monotone %v, resolved %v), want 20, found, not monotone, unresolved",
+			ans.Value, ans.Found, ans.NotMonotone, ans.Confidence.Resolved)
+	}
+	if !strings.HasPrefix(ans.Confidence.Note, "not monotone: workers=1 and workers=200 both fail, but workers=20 meets every objective") {
+		t.Errorf("note %q", ans.Confidence.Note)
+	}
+	// A window the scan's eight probes all miss stays "none".
+	prob.SLOs[0].Threshold = 1.5 // 45 ≤ v ≤ 55
+	ans, err = search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+		return fakeSummary(math.Abs(v-50)/10+1, 1e-9, n), nil
+	})
+	if err != nil || ans.Found || ans.NotMonotone {
+		t.Fatalf("narrow window: found %v, not monotone %v, err %v; want neither (the scan's probes miss it)", ans.Found, ans.NotMonotone, err)
+	}
+}
