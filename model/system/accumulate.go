@@ -208,7 +208,7 @@ func (a *Accumulator) Summary() Summary {
 	}
 	s.Little.LambdaW = s.Little.ArrivalRate * s.Little.MeanInSystem
 	if a.n >= 2 {
-		s.Confidence = confidence(a.figs, a.level)
+		s.Confidence = confidence(a.figs, a.level, &s)
 	}
 	s.Warnings = append(s.Warnings, warnings(cfg, &s)...)
 	return s

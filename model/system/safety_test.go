@@ -279,3 +279,24 @@ func TestToolInstabilityWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestPercentileIntervalsCentredOnPooled: a percentile's interval over
+// replications is centred on the summary's pooled percentile (sectioning),
+// not on the replications' mean percentile, which short replications bias
+// low; so the figure printed with "±" is the interval's centre.
+func TestPercentileIntervalsCentredOnPooled(t *testing.T) {
+	cfg := load(t, "mmc", "runs=20000", "warmup=2000")
+	s := system.Summarize(cfg, system.Replicate(cfg, 8, 0, system.Options{}), 0.95)
+	c := s.Confidence
+	for name, tc := range map[string]struct {
+		iv     system.Interval
+		pooled float64
+	}{
+		"latency p50": {c.Latency.P50, s.Latency.P50}, "latency p99": {c.Latency.P99, s.Latency.P99},
+		"latency p99.9": {c.Latency.P999, s.Latency.P999}, "wait p90": {c.Wait.P90, s.Wait.P90},
+	} {
+		if tc.iv.Lo <= 0 || math.Abs((tc.iv.Lo+tc.iv.Hi)/2-tc.pooled) > 1e-9*tc.pooled || tc.iv.Hi <= tc.iv.Lo {
+			t.Errorf("%s: interval [%v, %v], pooled %v: want it centred on the pooled figure", name, tc.iv.Lo, tc.iv.Hi, tc.pooled)
+		}
+	}
+}

@@ -332,7 +332,7 @@ func Summarize(cfg *Config, results []*Result, level float64) Summary {
 	return a.Summary()
 }
 
-func confidence(fs []replicationFigures, level float64) *Confidence {
+func confidence(fs []replicationFigures, level float64, s *Summary) *Confidence {
 	n := len(fs)
 	// Every figure here is ≥ 0 and a rate is ≤ 1: an interval is cut to
 	// that range (the true value lies in it, so coverage is unchanged, and
@@ -346,21 +346,33 @@ func confidence(fs []replicationFigures, level float64) *Confidence {
 		return Interval{Lo: max(iv.Lo, 0), Hi: min(iv.Hi, hi)}
 	}
 	ci := func(get func(f *replicationFigures) float64) Interval { return ciIn(get, math.Inf(1)) }
-	pci := func(get func(f *replicationFigures) *Percentiles) PercentileIntervals {
+	// A percentile's interval is centred on the pooled percentile (the
+	// summary's own figure) by sectioning: each replication's percentile
+	// rests on fewer samples and is biased (low, for a tail percentile of
+	// an autocorrelated queue), so the mean of them is the worse centre.
+	section := func(get func(f *replicationFigures) float64, pooled float64) Interval {
+		xs := make([]float64, n)
+		for i := range fs {
+			xs[i] = get(&fs[i])
+		}
+		iv := stats.SectionCI(xs, pooled, level)
+		return Interval{Lo: max(iv.Lo, 0), Hi: iv.Hi}
+	}
+	pci := func(get func(f *replicationFigures) *Percentiles, pooled *Percentiles) PercentileIntervals {
 		return PercentileIntervals{
 			Mean: ci(func(f *replicationFigures) float64 { return get(f).Mean }),
-			P50:  ci(func(f *replicationFigures) float64 { return get(f).P50 }),
-			P90:  ci(func(f *replicationFigures) float64 { return get(f).P90 }),
-			P99:  ci(func(f *replicationFigures) float64 { return get(f).P99 }),
-			P999: ci(func(f *replicationFigures) float64 { return get(f).P999 }),
+			P50:  section(func(f *replicationFigures) float64 { return get(f).P50 }, pooled.P50),
+			P90:  section(func(f *replicationFigures) float64 { return get(f).P90 }, pooled.P90),
+			P99:  section(func(f *replicationFigures) float64 { return get(f).P99 }, pooled.P99),
+			P999: section(func(f *replicationFigures) float64 { return get(f).P999 }, pooled.P999),
 		}
 	}
 	return &Confidence{
 		Level:           level,
 		Replications:    n,
 		SuccessRate:     ciIn(func(f *replicationFigures) float64 { return f.success }, 1),
-		Latency:         pci(func(f *replicationFigures) *Percentiles { return &f.lat }),
-		Wait:            pci(func(f *replicationFigures) *Percentiles { return &f.wait }),
+		Latency:         pci(func(f *replicationFigures) *Percentiles { return &f.lat }, &s.Latency),
+		Wait:            pci(func(f *replicationFigures) *Percentiles { return &f.wait }, &s.Wait),
 		TimeAvgInSystem: ci(func(f *replicationFigures) float64 { return f.tavg }),
 		LambdaW:         ci(func(f *replicationFigures) float64 { return f.lw }),
 		Throughput:      ci(func(f *replicationFigures) float64 { return f.thru }),

@@ -57,6 +57,30 @@ func meanSD(xs []float64) (mean, sd float64) {
 	return mean, math.Sqrt((ss - float64(comp*comp)/n) / (n - 1))
 }
 
+// SectionCI returns the sectioning confidence interval for an estimator
+// whose whole-sample value is center and whose values on n independent
+// sections (replications) are xs: center ± t·S/√n with S² = Σ(xᵢ −
+// center)²/(n−1), deviations taken from center rather than from the mean
+// of the xᵢ (Asmussen & Glynn, Stochastic Simulation, 2007, §III.5a;
+// Nakayama, 2014). For a nonlinear estimator such as a quantile, the
+// sections' estimates are biased (each sees fewer samples) while center
+// is not as much: the interval is centred on the better estimate, and the
+// sections' bias widens it instead of moving it. Fewer than two sections
+// give [-Inf, +Inf]; it panics if level is not in (0, 1).
+func SectionCI(xs []float64, center, level float64) Interval {
+	checkLevel(level)
+	n := len(xs)
+	if n < 2 {
+		return tInterval(center, math.NaN(), n, level)
+	}
+	var ss float64
+	for _, x := range xs {
+		d := x - center
+		ss += float64(d * d)
+	}
+	return tInterval(center, math.Sqrt(ss/float64(n-1)), n, level)
+}
+
 // tQuantile returns the p quantile of Student's t distribution with nu
 // degrees of freedom (gonum's distuv.StudentsT), rounded to 16 significant
 // bits (about 5 decimal digits, more than a printed t table carries).

@@ -168,3 +168,27 @@ func ExampleMeanCI() {
 	// [1.238, 1.350], ±4.3%
 	// contains 1.25: true
 }
+
+// TestSectionCI: by hand, sections {1, 2, 3, 4} around a whole-sample
+// estimate of 3 give S² = (4+1+0+1)/3 = 2 and a 95 % half-width of
+// t₃·√2/2 = 3.182446·0.7071068 = 2.250306; centred on the sections' own
+// mean it is MeanCI; any other centre widens it; fewer than two sections
+// say nothing.
+func TestSectionCI(t *testing.T) {
+	xs := []float64{1, 2, 3, 4}
+	iv := stats.SectionCI(xs, 3, 0.95)
+	if math.Abs(iv.HalfWidth-2.250306) > 2.250306/(1<<16) || // t is rounded to 16 bits (tQuantile)
+		iv.Mean != 3 || iv.Lo != 3-iv.HalfWidth || iv.Hi != 3+iv.HalfWidth {
+		t.Errorf("SectionCI({1,2,3,4}, 3) = %+v, want 3 ± 2.250306", iv)
+	}
+	m := stats.MeanCI(xs, 0.95)
+	if s := stats.SectionCI(xs, 2.5, 0.95); math.Abs(s.HalfWidth-m.HalfWidth) > 1e-12 || s.Mean != m.Mean {
+		t.Errorf("SectionCI at the sections' mean = %+v, want MeanCI %+v", s, m)
+	}
+	if iv.HalfWidth <= m.HalfWidth {
+		t.Errorf("SectionCI off the mean: half-width %v, want wider than MeanCI's %v", iv.HalfWidth, m.HalfWidth)
+	}
+	if one := stats.SectionCI([]float64{1}, 1, 0.95); !math.IsInf(one.HalfWidth, 1) {
+		t.Errorf("SectionCI of one section = %+v, want an infinite half-width", one)
+	}
+}
