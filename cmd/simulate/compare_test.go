@@ -164,3 +164,17 @@ func TestCompareInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareShowsIntervals: with replications, compare's table gives the
+// success rate and the p99 with their half-widths, and says what ± is.
+func TestCompareShowsIntervals(t *testing.T) {
+	out := mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3")
+	for _, want := range []string{"| workers=10 | 100.00% ±0.00% |", "± is the half-width of a 95% Student-t interval over 3 replications"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare --replications 3 lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "s ±"); n != 2 {
+		t.Errorf("%d p99 cells with a half-width, want 2:\n%s", n, out)
+	}
+}

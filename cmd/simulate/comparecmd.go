@@ -160,8 +160,15 @@ func (e *env) compare(args []string) error {
 		}
 		for i, v := range out {
 			s := v.Summary
-			row := []string{labels[i], render.Percent(s.SuccessRate),
-				render.Seconds(s.Latency.P50), render.Seconds(s.Latency.P99), render.Seconds(s.Latency.P999), render.Seconds(s.Latency.Max),
+			success, p99 := render.Percent(s.SuccessRate), render.Seconds(s.Latency.P99)
+			if c := s.Confidence; c != nil {
+				success = render.PlusMinus(s.SuccessRate, c.SuccessRate.Lo, c.SuccessRate.Hi, render.Percent)
+				if s.Latency.N > 0 {
+					p99 = render.PlusMinus(s.Latency.P99, c.Latency.P99.Lo, c.Latency.P99.Hi, render.Seconds)
+				}
+			}
+			row := []string{labels[i], success,
+				render.Seconds(s.Latency.P50), p99, render.Seconds(s.Latency.P999), render.Seconds(s.Latency.Max),
 				render.Number(s.Attempts.PerRun), render.Number(float64(s.Attempts.Attempts)), render.Number(s.Attempts.PeakRate) + "/s",
 				render.Number(float64(s.Runs.DeadlineExceeded + s.Runs.Failed + s.Runs.Refused + s.Runs.Expired + s.Runs.Rejected)),
 				orDash(s.Bottleneck)}
@@ -184,6 +191,9 @@ func (e *env) compare(args []string) error {
 		fmt.Fprintf(e.stdout, "%s: %s on common random numbers (seed %d, %d replication(s) each)\n", scenario, count, out[0].Seed, sf.replications)
 		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
+		}
+		if c := out[0].Confidence; c != nil {
+			fmt.Fprintf(e.stdout, "± is the half-width of a %g%% Student-t interval over %d replications (the p99's by sectioning, centred on the pooled p99).\n", 100*c.Level, c.Replications)
 		}
 		writeVariantWarnings(e.stdout, labels, out)
 	}
