@@ -299,7 +299,7 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 		{"p99.9", render.Seconds(r.P999), rank(0.999)},
 	}
 	pc := trimPct(r.Percentile)
-	ceilWhy := fmt.Sprintf("ceiling = p%s = %s: %s of good calls would be cut off", pc, sec(r.Ceiling), render.Percent(r.CutOff))
+	ceilWhy := fmt.Sprintf("ceiling = p%s = %s: a new good call is slower with chance %s ((samples above + 1)/(n + 1))", pc, sec(r.Ceiling), render.Percent(r.CutOff))
 	if r.CeilingLowerBound {
 		ceilWhy = fmt.Sprintf("ceiling ≥ p%s ≥ %s: censored, %s of calls timed out; raise the timeout and measure again", pc, sec(r.Ceiling), render.Percent(r.CutOff))
 	}

@@ -36,9 +36,9 @@ func ExampleFromSamples() {
 	fmt.Printf("in %v: at most %d attempts\n", r.GivenDeadline, r.MaxAttempts)
 	fmt.Printf("fit: %v, tail heavier: %v\n", r.Fit, r.TailHeavier)
 	// Output:
-	// ceiling = p99 = 253.5ms: 1.0% of good calls cut off
+	// ceiling = p99 = 253.5ms: 1.1% of good calls cut off
 	// floor = p50 = 40ms (min_lease)
-	// q = 2.98%: 2 attempts give 99.9112%
+	// q = 3.08%: 2 attempts give 99.9053%
 	// deadline = 2 × 253.5ms + 50ms backoff + 40ms floor = 596.9ms
 	// in 1s: at most 3 attempts
 	// fit: lognormal{median: 0.04, sigma: 0.7995}, tail heavier: false

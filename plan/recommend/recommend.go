@@ -15,8 +15,11 @@
 //
 // Ceiling. ceiling = the Percentile-th percentile of the latency of good
 // calls (calls that answer; default p99). A good call slower than the
-// ceiling would be cut off by it; [Recommendation.CutOff] is the fraction
-// that is, #{x > ceiling}/n, at most 1 − Percentile/100. Marc Brooker's
+// ceiling would be cut off by it; [Recommendation.CutOff] is the chance
+// that a new good call is, (#{x > ceiling} + 1)/(n + 1): a new call is as
+// likely to fall in any of the n + 1 gaps the samples leave, whatever the
+// distribution, so even the slowest of 20 samples leaves it 1/21 (a
+// plain #{x > ceiling}/n would say 0). Marc Brooker's
 // "Timeouts, retries, and backoff with jitter" (Amazon Builders' Library,
 // 2019) argues for choosing an acceptable rate of false timeouts, e.g. 0.1%,
 // and setting the timeout at the matching downstream percentile, p99.9.
@@ -269,7 +272,8 @@ type Recommendation struct {
 	// censored calls: the ceiling is only a lower bound (raise the step's
 	// timeout and simulate again).
 	CeilingLowerBound bool
-	// CutOff is the fraction of good calls slower than Ceiling.
+	// CutOff is the chance that a new good call is slower than Ceiling,
+	// (#{x > Ceiling} + 1)/(n + 1).
 	CutOff float64
 	// FloorPercentile is the floor percentile used.
 	FloorPercentile float64
@@ -542,7 +546,12 @@ func recommend(d observed, fitX []float64, opt Options) (*Recommendation, error)
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the p%s is censored: more than %.2f%% of calls timed out, so the ceiling is only a lower bound (the slowest answered call); raise the timeout and measure again",
 			trimFloat(opt.Percentile), 100-opt.Percentile))
 	}
-	r.CutOff = float64(d.above(r.Ceiling.Seconds())) / float64(d.n())
+	// The share of future calls slower than the ceiling: for a ceiling
+	// with a of the n samples above it, (a+1)/(n+1) whatever the
+	// distribution (a new call is as likely to fall in each of the n+1
+	// gaps the samples leave), not a/n, which is 0 at the slowest of a few
+	// samples.
+	r.CutOff = float64(d.above(r.Ceiling.Seconds())+1) / float64(d.n()+1)
 	if n := d.n(); !cens && nearestRank(opt.Percentile/100, n) >= n {
 		// Rule of three (Hanley & Lippman-Hand 1983): 0 events in n
 		// trials bound the rate by 3/n with 95% confidence.

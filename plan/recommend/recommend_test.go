@@ -78,9 +78,10 @@ func TestLogNormalRecovery(t *testing.T) {
 	if want := durationUp(r.P99); r.Ceiling != want {
 		t.Errorf("Ceiling = %v, want p99 rounded up = %v", r.Ceiling, want)
 	}
-	// 20 000 distinct values: exactly n − ⌈0.99n⌉ = 200 lie above the p99.
-	if r.CutOff != 0.01 {
-		t.Errorf("CutOff = %v, want 200/20000 = 0.01", r.CutOff)
+	// 20 000 distinct values: exactly n − ⌈0.99n⌉ = 200 lie above the p99,
+	// so a new call is slower than it with probability 201/20001.
+	if r.CutOff != 201.0/20001 {
+		t.Errorf("CutOff = %v, want 201/20001", r.CutOff)
 	}
 	if want := durationUp(r.P50); r.Floor != want {
 		t.Errorf("Floor = %v, want p50 rounded up = %v", r.Floor, want)
@@ -158,8 +159,8 @@ func TestHistogramCensored(t *testing.T) {
 		if !r.CeilingLowerBound || r.Ceiling != durationUp(h.Max()) {
 			t.Errorf("censored: CeilingLowerBound, Ceiling = %v, %v, want true, %v (the slowest answered call)", r.CeilingLowerBound, r.Ceiling, durationUp(h.Max()))
 		}
-		if want := float64(censored) / 20000; r.CutOff != want {
-			t.Errorf("censored: CutOff = %v, want censored share %v", r.CutOff, want)
+		if want := float64(censored+1) / 20001; r.CutOff != want {
+			t.Errorf("censored: CutOff = %v, want (censored + 1)/(n + 1) = %v", r.CutOff, want)
 		}
 		if len(r.Warnings) == 0 {
 			t.Errorf("censored: no warnings, want the censoring explained")
@@ -177,10 +178,12 @@ func grid100() []float64 {
 }
 
 // TestRules checks the attempt, deadline and max-attempt arithmetic on 1..100
-// ms, whose p99 is 99 ms (one call in 100 cut off) and p50 50 ms, against
-// hand computations of the package-comment formulas.
+// ms, whose p99 is 99 ms (one sample above it: a new call is slower with
+// probability c = 2/101) and p50 50 ms, against hand computations of the
+// package-comment formulas.
 func TestRules(t *testing.T) {
 	ms := time.Millisecond
+	const c = 2.0 / 101 // the p99 ceiling's cut-off
 	cases := []struct {
 		name        string
 		opt         Options
@@ -192,40 +195,42 @@ func TestRules(t *testing.T) {
 		maxAttempts int
 	}{
 		{
-			// q = 1 − 0.9·0.99 = 0.109; 1 − q² = 0.988119 < 0.99 ≤ 1 − q³.
-			// Worst-case full-jitter sleeps 50 ms + 100 ms.
+			// q = 1 − 0.9(1 − c) = 0.117822; 1 − q² = 0.986118 < 0.99 ≤
+			// 1 − q³. Worst-case full-jitter sleeps 50 ms + 100 ms.
 			// deadline = 3·99 + 150 + 50 = 497 ms. In 1 s: 4 attempts need
 			// 396 + 350 + 50 = 796 ms, 5 need 495 + 750 + 50 = 1295 ms.
 			name: "error rate 10%", opt: Options{ErrorRate: 0.1, Deadline: time.Second},
-			attempts: 3, success: 1 - math.Pow(0.109, 3), met: true,
+			attempts: 3, success: 1 - math.Pow(1-0.9*(1-c), 3), met: true,
 			backoff: 150 * ms, deadline: 497 * ms, maxAttempts: 4,
 		},
 		{
 			// Full jitter's mean sleeps: 25 ms + 50 ms.
 			name: "expected backoff", opt: Options{ErrorRate: 0.1, Bound: Expected},
-			attempts: 3, success: 1 - math.Pow(0.109, 3), met: true,
+			attempts: 3, success: 1 - math.Pow(1-0.9*(1-c), 3), met: true,
 			backoff: 75 * ms, deadline: 3*99*ms + 75*ms + 50*ms,
 		},
 		{
-			// q = 0.01: one attempt gives 99%, the target.
+			// q = c: one attempt gives 98.02%, short of 99%; two give
+			// 1 − c² = 99.96%, after a worst-case 50 ms sleep.
 			name: "no errors", opt: Options{},
-			attempts: 1, success: 0.99, met: true, deadline: 99*ms + 50*ms,
+			attempts: 2, success: 1 - c*c, met: true, backoff: 50 * ms, deadline: 2*99*ms + 50*ms + 50*ms,
 		},
 		{
-			// s = 0.9·0.99, d = 0.05·0.99, r = 1 − s − d = 0.0595:
-			// P(∞) = s/(1 − r) = 0.9474 < 0.99, so the limit (3) is used:
+			// s = 0.9(1 − c), d = 0.05(1 − c), r = 1 − s − d: P(∞) =
+			// s/(1 − r) = 0.9474 < 0.99, so the limit (3) is used:
 			// P(3) = s(1 − r³)/(1 − r).
 			name: "permanent errors", opt: Options{ErrorRate: 0.05, PermanentRate: 0.05, Reserve: 20 * ms},
-			attempts: 3, success: 0.891 * (1 - math.Pow(0.0595, 3)) / (1 - 0.0595), met: false,
+			attempts: 3, success: 0.9 * (1 - c) * (1 - math.Pow(1-0.95*(1-c), 3)) / (0.95 * (1 - c)), met: false,
 			backoff: 150 * ms, deadline: 497*ms + 20*ms,
 		},
 		{
 			// Constant 100 ms backoff (no jitter, multiplier 1), p90
-			// ceiling (90 ms, 10% cut off), 99.9% target: 1 − 0.1³ = 0.999.
+			// ceiling (90 ms, ten samples above: q = 11/101), 99.9%
+			// target: 1 − q³ = 0.99871 falls short, 1 − q⁴ = 0.99986.
 			name: "p90 ceiling, constant backoff",
 			opt: Options{Percentile: 90, Success: 0.999, AttemptLimit: 5, Deadline: 400 * ms,
 				Backoff: backoff.Policy{Base: 100 * ms, Cap: 100 * ms, Multiplier: 1}},
-			attempts: 3, success: 1 - 1e-3, met: true, backoff: 200 * ms, deadline: 270*ms + 200*ms + 50*ms,
+			attempts: 4, success: 1 - math.Pow(11.0/101, 4), met: true, backoff: 300 * ms, deadline: 360*ms + 300*ms + 50*ms,
 			maxAttempts: 2, // 2·90 + 100 + 50 = 330 ms; 3 need 520 ms
 		},
 	}
@@ -262,10 +267,12 @@ func TestCeilingFloor(t *testing.T) {
 		ceiling, floor              time.Duration
 		cutOff                      float64
 	}{
-		{0, 0, 99 * ms, 50 * ms, 0.01},
-		{99.9, 10, 100 * ms, 10 * ms, 0},
-		{95, 50, 95 * ms, 50 * ms, 0.05},
-		{50.5, 50, 51 * ms, 50 * ms, 0.49},
+		// (samples above the ceiling + 1)/(100 + 1): even the slowest of
+		// the samples leaves a new call a 1/101 chance of being slower.
+		{0, 0, 99 * ms, 50 * ms, 2.0 / 101},
+		{99.9, 10, 100 * ms, 10 * ms, 1.0 / 101},
+		{95, 50, 95 * ms, 50 * ms, 6.0 / 101},
+		{50.5, 50, 51 * ms, 50 * ms, 50.0 / 101},
 	}
 	for _, c := range cases {
 		r, err := FromSamples(grid100(), Options{Percentile: c.percentile, FloorPercentile: c.floorPercentile})
