@@ -245,6 +245,9 @@ func writePlan(w io.Writer, sc *scenarios.Scenario, p *recommend.Plan) error {
 		maxFloor = max(maxFloor, r.Floor)
 	}
 	deadlineWhy := strings.Join(budgets, " + ") + " (steps: attempts × ceiling + backoff) + " + render.Seconds(maxFloor.Seconds()) + " largest floor"
+	if p.QueueWait > 0 {
+		deadlineWhy = render.Seconds(p.QueueWait.Seconds()) + " p99 queue wait + " + deadlineWhy
+	}
 	if p.Reserve > 0 {
 		deadlineWhy += " + " + render.Seconds(p.Reserve.Seconds()) + " reserve"
 	}

@@ -33,9 +33,12 @@ type Plan struct {
 	MinLease time.Duration `json:"-"`
 	// Reserve is the time the deadline holds back (the scenario's floor).
 	Reserve time.Duration `json:"-"`
-	// Deadline is the run deadline needed: the sum over steps of
-	// Attempts × Ceiling + Backoff, plus the largest step floor (slack for
-	// queue wait) and Reserve.
+	// QueueWait is the p99 of the simulated runs' wait for a worker: the
+	// deadline is fixed at arrival, so queueing spends it.
+	QueueWait time.Duration `json:"-"`
+	// Deadline is the run deadline needed: QueueWait, plus the sum over
+	// steps of Attempts × Ceiling + Backoff, plus the largest step floor
+	// and Reserve.
 	Deadline time.Duration `json:"-"`
 	// GivenDeadline is the deadline each step's MaxAttempts was computed
 	// for (Options.Deadline, else the scenario's; 0: none). A step's
@@ -43,8 +46,9 @@ type Plan struct {
 	// when every other step uses its recommended attempts.
 	GivenDeadline time.Duration `json:"-"`
 
-	// Seconds views of MinLease, Reserve, Deadline and GivenDeadline, for
-	// JSON.
+	// Seconds views of QueueWait, MinLease, Reserve, Deadline and
+	// GivenDeadline, for JSON.
+	QueueWaitS     float64 `json:"queue_wait_p99_s"`
 	MinLeaseS      float64 `json:"min_lease_s"`
 	ReserveS       float64 `json:"reserve_s"`
 	DeadlineS      float64 `json:"deadline_s"`
@@ -184,7 +188,21 @@ func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
 		maxFloor = max(maxFloor, r.Floor)
 		p.MinLease = min(p.MinLease, r.Floor)
 	}
-	p.Deadline = satAdd(satAdd(total, maxFloor), p.Reserve)
+	sum := acc.Summary()
+	if sum.Wait.N > 0 {
+		p.QueueWait = durationUp(sum.Wait.P99)
+	}
+	p.Deadline = satAdd(satAdd(satAdd(p.QueueWait, total), maxFloor), p.Reserve)
+	if r := sum.Runs; r.Arrived > 0 && r.Rejected+r.Expired > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%.2f%% of the simulated runs were rejected (queue full) or expired in the queue: the predicted success counts the steps only; size the workers or the queue (simulate plan)",
+			100*float64(r.Rejected+r.Expired)/float64(r.Arrived)))
+	}
+	for _, t := range sum.Tools {
+		if t.ClientWaitSeconds > 0 && t.Calls > 0 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("callers waited %.3g s per call on average for tool %s's rate-limit tokens, which neither the deadline nor the predicted success includes: the limit (%g calls/s) caps the whole chain however many workers there are",
+				t.ClientWaitSeconds/float64(t.Calls), t.Name, t.RateLimit))
+		}
+	}
 	if p.GivenDeadline > 0 && p.Deadline > p.GivenDeadline {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the deadline needed, %v, exceeds the given deadline %v: some runs that would succeed in time are cut short", p.Deadline, p.GivenDeadline))
 	}
@@ -195,7 +213,7 @@ func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
 			r.setMaxAttempts(p.GivenDeadline - others)
 		}
 	}
-	p.MinLeaseS, p.ReserveS, p.DeadlineS, p.GivenDeadlineS = p.MinLease.Seconds(), p.Reserve.Seconds(), p.Deadline.Seconds(), p.GivenDeadline.Seconds()
+	p.QueueWaitS, p.MinLeaseS, p.ReserveS, p.DeadlineS, p.GivenDeadlineS = p.QueueWait.Seconds(), p.MinLease.Seconds(), p.Reserve.Seconds(), p.Deadline.Seconds(), p.GivenDeadline.Seconds()
 	return p, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -181,5 +182,40 @@ func TestFromAccumulator(t *testing.T) {
 	}
 	if _, err := FromAccumulator(system.NewAccumulator(cfg, 0.95), Options{}); err == nil || err.Error() != "results: need at least 1 replication, got 0" {
 		t.Errorf("FromAccumulator(empty) error = %v", err)
+	}
+}
+
+// TestQueueWaitAndTokenWaitCounted: the deadline is fixed at arrival, so
+// the recommended one includes the simulated p99 wait for a worker; and a
+// scenario whose runs queue for workers and for a client-side rate limit
+// (tool-bottleneck) is told that the predicted success leaves both out.
+func TestQueueWaitAndTokenWaitCounted(t *testing.T) {
+	sc, err := scenarios.Load("tool-bottleneck", []string{"runs=4000", "warmup=200"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, _ := system.ReplicatePooled(sc.Config, 1, 1, system.Options{}, 0.95)
+	plan, err := FromAccumulator(acc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := acc.Summary().Wait.P99
+	if wait <= 0 || plan.QueueWait != durationUp(wait) {
+		t.Fatalf("QueueWait = %v, want the simulated p99 wait %v s rounded up", plan.QueueWait, wait)
+	}
+	var steps time.Duration
+	var maxFloor time.Duration
+	for _, r := range plan.Steps {
+		steps += r.BudgetFor(r.Attempts)
+		maxFloor = max(maxFloor, r.Floor)
+	}
+	if want := plan.QueueWait + steps + maxFloor + plan.Reserve; plan.Deadline != want {
+		t.Errorf("Deadline = %v, want queue wait + steps + largest floor + reserve = %v", plan.Deadline, want)
+	}
+	joined := strings.Join(plan.Warnings, "\n")
+	for _, want := range []string{"rejected (queue full) or expired in the queue", "for tool search's rate-limit tokens"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("warnings %q lack %q", plan.Warnings, want)
+		}
 	}
 }
