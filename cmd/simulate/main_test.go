@@ -320,3 +320,26 @@ func TestOutputPathErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOutDirHoldsOneRun: run --out into a directory an earlier run with a
+// rate-limited tool filled leaves no file of that run behind (its
+// tools.csv would describe another scenario).
+func TestOutDirHoldsOneRun(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "run", "tool-bottleneck", "--runs", "3000", "--set", "warmup=100", "--out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "tools.csv")); err != nil {
+		t.Fatalf("the first run wrote no tools.csv: %v", err)
+	}
+	mustRun(t, "run", "mm1", "--runs", "3000", "--set", "warmup=100", "--out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "tools.csv")); !os.IsNotExist(err) {
+		t.Errorf("tools.csv of the first run is still there (%v)", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "latency_cdf.csv series.csv summary.csv summary.json" {
+		t.Errorf("--out holds %q, want the second run's four files", got)
+	}
+}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -183,46 +185,56 @@ func joinNames() string {
 // runOutputs are the files run --out writes.
 var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "tools.csv", "series.csv"}
 
-// writeOutputs writes the summary and the time series into dir, each file
-// atomically.
+// writeOutputs writes the summary and the time series into dir as one
+// group: no file replaces its previous version until all are written, and
+// a run output this run does not produce (tools.csv of an earlier scenario
+// with limited tools) is removed, so the directory never mixes two runs.
 func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *stats.Histogram, first *system.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := atomicfile.Create(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return err
-	}
-	if err := render.JSON(f, sum); err != nil {
-		f.Abort()
-		return err
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	if err := writeCSV(filepath.Join(dir, "summary.csv"), func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }); err != nil {
-		return err
-	}
-	name := []string{sum.Scenario}
-	if err := writeCSV(filepath.Join(dir, "latency_cdf.csv"), func(w io.Writer) error {
-		return render.CDFCSV(w, name, []*stats.Histogram{lat})
-	}); err != nil {
-		return err
-	}
-	if first == nil {
-		return nil
-	}
-	series := []*system.Series{first.Series}
-	if render.HasLimitedTools(sc.Config) {
-		if err := writeCSV(filepath.Join(dir, "tools.csv"), func(w io.Writer) error {
-			return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series)
-		}); err != nil {
+	var g atomicfile.Group
+	written := map[string]bool{}
+	add := func(name string, write func(w io.Writer) error) error {
+		f, err := g.Create(filepath.Join(dir, name))
+		if err != nil {
 			return err
 		}
+		written[name] = true
+		return write(f)
 	}
-	return writeCSV(filepath.Join(dir, "series.csv"), func(w io.Writer) error {
-		return render.SeriesCSVVariants(w, name, series)
-	})
+	err := add("summary.json", func(w io.Writer) error { return render.JSON(w, sum) })
+	if err == nil {
+		err = add("summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) })
+	}
+	name := []string{sum.Scenario}
+	if err == nil {
+		err = add("latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) })
+	}
+	if first != nil {
+		series := []*system.Series{first.Series}
+		if err == nil && render.HasLimitedTools(sc.Config) {
+			err = add("tools.csv", func(w io.Writer) error { return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series) })
+		}
+		if err == nil {
+			err = add("series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, name, series) })
+		}
+	}
+	if err != nil {
+		g.Abort()
+		return err
+	}
+	if err := g.Commit(); err != nil {
+		return err
+	}
+	for _, n := range runOutputs {
+		if !written[n] {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func writeCSV(path string, write func(w io.Writer) error) error {

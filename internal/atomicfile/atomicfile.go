@@ -48,6 +48,16 @@ func (f *File) Commit() error {
 	if f.done {
 		return nil
 	}
+	err := f.finish()
+	if err == nil {
+		err = f.publish()
+	}
+	return err
+}
+
+// finish flushes, syncs and closes the temporary file (everything but the
+// rename); on failure it removes it.
+func (f *File) finish() error {
 	f.done = true
 	err := f.Flush()
 	if err == nil {
@@ -59,14 +69,76 @@ func (f *File) Commit() error {
 	if err == nil {
 		err = os.Chmod(f.tmp.Name(), 0o644)
 	}
-	if err == nil {
-		err = os.Rename(f.tmp.Name(), f.path)
-	}
 	if err != nil {
 		os.Remove(f.tmp.Name())
 		return fmt.Errorf("cannot write %s: %w", f.path, err)
 	}
 	return nil
+}
+
+// publish renames the finished temporary file into place.
+func (f *File) publish() error {
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
+		os.Remove(f.tmp.Name())
+		return fmt.Errorf("cannot write %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Group writes several files as one output: none is renamed into place
+// until all are written and synced, so a failure while writing (a full
+// disk, an error in a writer) leaves every previous file as it was, not
+// some new and some old. The renames themselves, which need no space,
+// come last and one after another.
+type Group struct {
+	files []*File
+}
+
+// Create starts writing path as part of the group.
+func (g *Group) Create(path string) (*File, error) {
+	f, err := Create(path)
+	if err != nil {
+		return nil, err
+	}
+	g.files = append(g.files, f)
+	return f, nil
+}
+
+// Commit finishes every file, then renames each into place; if any fails
+// to finish, it discards them all and renames none.
+func (g *Group) Commit() error {
+	var ready []*File
+	for i, f := range g.files {
+		if f.done {
+			continue // committed or aborted on its own
+		}
+		if err := f.finish(); err != nil {
+			for _, o := range g.files[i+1:] {
+				o.Abort()
+			}
+			for _, o := range ready {
+				os.Remove(o.tmp.Name())
+			}
+			g.files = nil
+			return err
+		}
+		ready = append(ready, f)
+	}
+	g.files = nil
+	for _, f := range ready {
+		if err := f.publish(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Abort discards every file of the group not yet committed.
+func (g *Group) Abort() {
+	for _, f := range g.files {
+		f.Abort()
+	}
+	g.files = nil
 }
 
 // Abort discards the temporary file.

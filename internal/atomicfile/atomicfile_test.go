@@ -39,3 +39,55 @@ func TestCreateInMissingDirectory(t *testing.T) {
 		t.Fatal("Create in a missing directory: err = nil, want an error")
 	}
 }
+
+// TestGroup: a group replaces every file or none. A writer failing on the
+// second file leaves both previous files as they were and no temporary
+// file behind; a group that completes replaces both.
+func TestGroup(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var g Group
+	fa, err := g.Create(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa.WriteString("new\n")
+	if _, err := g.Create(b); err != nil {
+		t.Fatal(err)
+	}
+	g.Abort() // the second writer failed
+	for _, p := range []string{a, b} {
+		if got, _ := os.ReadFile(p); string(got) != "old\n" {
+			t.Errorf("%s = %q after an aborted group, want the old file", filepath.Base(p), got)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("%d entries after an aborted group, want the 2 files and no temporary", len(entries))
+	}
+
+	g = Group{}
+	for _, p := range []string{a, b} {
+		f, err := g.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("new " + filepath.Base(p) + "\n")
+	}
+	if err := g.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{a, b} {
+		if got, _ := os.ReadFile(p); string(got) != "new "+filepath.Base(p)+"\n" {
+			t.Errorf("%s = %q after a committed group", filepath.Base(p), got)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d entries after a committed group, want 2", len(entries))
+	}
+}
