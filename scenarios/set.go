@@ -63,6 +63,16 @@ func applySet(root *yaml.Node, set string, mark int) error {
 				}
 			}
 			if found < 0 {
+				if !last && i == 1 && segs[0] == "tools" {
+					// A key of a tool that does not exist would create a
+					// tool with that one key: say what is there instead.
+					var names []string
+					for j := 0; j+1 < len(n.Content); j += 2 {
+						names = append(names, n.Content[j].Value)
+					}
+					return fmt.Errorf("tools: no tool named %q%s (tools: %s); to add one, set it whole: --set 'tools.%s={latency: {dist: exponential, mean: 1s}}'",
+						seg, suggest(seg, names), strings.Join(names, ", "), seg)
+				}
 				if !last {
 					// Create intermediate mappings (e.g. --set queue.capacity=5).
 					child := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: mark}

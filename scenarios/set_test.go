@@ -99,6 +99,8 @@ func TestSetErrors(t *testing.T) {
 			`--set steps.bb.timeout=1s: steps: no list item named "bb" (did you mean "b"?); items: a, b; or use an index 0 to 1`},
 		{"index-out-of-range", "", []string{"steps.2.timeout=1s"},
 			`--set steps.2.timeout=1s: steps: no list item named "2"; items: a, b; or use an index 0 to 1`},
+		{"no-tool", "", []string{"tools.u.concurrency=3"},
+			`--set tools.u.concurrency=3: tools: no tool named "u" (tools: t); to add one, set it whole: --set 'tools.u={latency: {dist: exponential, mean: 1s}}'`},
 		{"negative-index", "", []string{"steps.-1.timeout=1s"},
 			`--set steps.-1.timeout=1s: steps: no list item named "-1"; items: a, b; or use an index 0 to 1`},
 		{"no-equals", "", []string{"workers"},

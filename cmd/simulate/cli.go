@@ -225,3 +225,22 @@ func probeWrite(what, dir string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// onceString is a string flag that refuses to be given twice, where the
+// flag package would keep the last silently.
+type onceString struct {
+	name, why string // the flag, and why once (for the error)
+	value     string
+	set       bool
+}
+
+func (o *onceString) String() string { return o.value }
+
+// Set implements flag.Value.
+func (o *onceString) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q and %q): %s", o.value, v, o.why)
+	}
+	o.value, o.set = v, true
+	return nil
+}

@@ -292,6 +292,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"run", "mm1", "--runs", "-5"}, "--runs: must be ≥ 1 (or -1 for the scenario's own), got -5"},
 		{[]string{"validate", "--parallel", "-1"}, "--parallel: must be ≥ 0, got -1"},
 		{[]string{"validate", "--only", "mm1,nosuch"}, `--only: "nosuch" is not a validated scenario`},
+		{[]string{"plan", "mm1", "--slo", "p99<=5s", "--search", "workers=1..4", "--search", "tools.server.concurrency=1..3"}, `given twice ("workers=1..4" and "tools.server.concurrency=1..3")`},
 	} {
 		_, stderr, code := runCLI(t, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

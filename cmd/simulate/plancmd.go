@@ -24,7 +24,9 @@ func (e *env) plan(args []string) error {
 	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|json] [--out DIR]")
 	var slos stringList
 	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
-	searchFlag := fs.String("search", "", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
+	searchOnce := &onceString{name: "--search", why: "plan sizes one key at a time; sweep explores two"}
+	fs.Var(searchOnce, "search", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
+	searchFlag := &searchOnce.value
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
 	tolerance := fs.Float64("tolerance", search.DefaultTolerance, "for a non-integer key (a rate, a duration), stop when the bracket is narrower than this `fraction` of its upper end")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
