@@ -65,3 +65,32 @@ func TestDetectsABias(t *testing.T) {
 		t.Fatalf("only %d checks", n)
 	}
 }
+
+// TestSeedReplacesScenarioSeeds: Options.Seed reaches the simulations (the
+// simulated figures move) and leaves the closed forms alone.
+func TestSeedReplacesScenarioSeeds(t *testing.T) {
+	run := func(opt Options) Report {
+		opt.Only, opt.Replications = []string{"mm1"}, 3
+		rep, err := Run(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	own, seeded := run(Options{}), run(Options{Seed: 12345, HasSeed: true})
+	if len(own.Checks) == 0 || len(own.Checks) != len(seeded.Checks) {
+		t.Fatalf("%d and %d checks", len(own.Checks), len(seeded.Checks))
+	}
+	moved := 0
+	for i := range own.Checks {
+		if own.Checks[i].Analytic != seeded.Checks[i].Analytic {
+			t.Errorf("%s: analytic %v vs %v: a seed changed a closed form", own.Checks[i].Figure, own.Checks[i].Analytic, seeded.Checks[i].Analytic)
+		}
+		if own.Checks[i].Simulated != seeded.Checks[i].Simulated {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Errorf("no simulated figure moved with another seed: the seed did not reach the simulations")
+	}
+}
