@@ -325,6 +325,10 @@ func TestZeroTimeLoopRefused(t *testing.T) {
 	if got := parseErr(t, src); !strings.HasPrefix(got, want) {
 		t.Errorf("Parse(zero-time loop) = %q, want %q…", got, want)
 	}
+	// Bounded by runs, the same loop ends after them, at time 0.
+	if got := parseErr(t, strings.Replace(src, "horizon: 1s", "runs: 1000", 1)); got != "" {
+		t.Errorf("Parse(zero-time loop bounded by runs) = %q, want no error", got)
+	}
 	for _, set := range []string{"arrivals.think={dist: exponential, mean: 1s}", "tools.t.latency={dist: constant, value: 1ms}", "tools.t.errors={transient: 0.1}"} {
 		if got := parseErr(t, src, set); got != "" {
 			t.Errorf("Parse(zero-time loop, --set %s) = %q, want no error", set, got)

@@ -1195,8 +1195,10 @@ func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 			d.errorf(root, fmt.Sprintf("steps.%s.backoff", st.Name), "%v", err)
 		}
 	}
-	if a := cfg.Arrivals; a.Process == system.Closed && a.Think != nil && a.Think.Mean() == 0 && zeroTimeRun(cfg) {
-		d.errorf(l.arrivalsNode, "arrivals.think", "always 0 s, and so is every call of a run: the agents' loop never advances the clock (it would run to the max_events guard at one instant); give the think time or a tool's latency a positive mean")
+	if a := cfg.Arrivals; a.Process == system.Closed && cfg.Runs == 0 && a.Think != nil && a.Think.Mean() == 0 && zeroTimeRun(cfg) {
+		// With runs: N the loop ends after N runs, at time 0; only a
+		// horizon waits for a clock that never moves.
+		d.errorf(l.arrivalsNode, "arrivals.think", "always 0 s, and so is every call of a run: the agents' loop never advances the clock, so the horizon is never reached (it would run to the max_events guard at one instant); give the think time or a tool's latency a positive mean, or bound the scenario by runs")
 	}
 }
 

@@ -320,6 +320,12 @@ func TestOutputPathErrors(t *testing.T) {
 			t.Errorf("simulate %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
 	}
+	// The same directory spelt relative for --out and absolute for --trace.
+	t.Chdir(filepath.Dir(dir))
+	args := []string{"run", "mm1", "--out", filepath.Base(dir), "--trace", filepath.Join(dir, "summary.json")}
+	if _, stderr, code := runCLI(t, "", args...); code != 2 || !strings.Contains(stderr, "writes that file too") {
+		t.Errorf("simulate %s: exit %d, stderr %q; want the clash refused", strings.Join(args, " "), code, stderr)
+	}
 }
 
 // TestOutDirHoldsOneRun: run --out into a directory an earlier run with a

@@ -22,6 +22,10 @@ func init() {
 
 func (e *env) plan(args []string) error {
 	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|json] [--out DIR]")
+	if f := fs.Lookup("replications"); f != nil {
+		f.DefValue = strconv.Itoa(search.DefaultReplications)
+		f.Usage = "replications of each probe at first (≥ 2); a probe whose interval straddles a threshold gets more"
+	}
 	var slos stringList
 	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
 	searchOnce := &onceString{name: "--search", why: "plan sizes one key at a time; sweep explores two"}

@@ -304,7 +304,7 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 	pc := trimPct(r.Percentile)
 	ceilWhy := fmt.Sprintf("ceiling = p%s = %s: a new good call is slower with chance %s ((samples above + 1)/(n + 1))", pc, sec(r.Ceiling), render.Percent(r.CutOff))
 	if r.CeilingLowerBound {
-		ceilWhy = fmt.Sprintf("ceiling ≥ p%s ≥ %s: censored, %s of calls timed out; raise the timeout and measure again", pc, sec(r.Ceiling), render.Percent(r.CutOff))
+		ceilWhy = fmt.Sprintf("ceiling ≥ p%s ≥ %s: censored (the slowest answered call; a new call is slower with chance %s); raise the timeout and measure again", pc, sec(r.Ceiling), render.Percent(r.CutOff))
 	}
 	if r.Percentile != 99.9 {
 		ceilWhy += fmt.Sprintf(" (AWS Builders' Library: for a 0.1%% false-timeout rate use the p99.9, %s)", render.Seconds(r.P999))

@@ -84,7 +84,7 @@ func (e *env) run(args []string) error {
 	tracePath := fs.String("trace", "", "write a per-attempt trace of replication 0 to `FILE`")
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
-	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv and series.csv to `DIR` (atomically)")
+	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv, series.csv and (for tools with a capacity or a rate limit) tools.csv to `DIR`, as one atomic group")
 	scenario, err := scenarioArg(fs, sf, args, "run")
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func (e *env) run(args []string) error {
 		if err := checkOutFile("--trace", *tracePath); err != nil {
 			return err
 		}
-		if *outDir != "" && filepath.Clean(filepath.Dir(*tracePath)) == filepath.Clean(*outDir) && slices.Contains(runOutputs, filepath.Base(*tracePath)) {
+		if *outDir != "" && sameDir(filepath.Dir(*tracePath), *outDir) && slices.Contains(runOutputs, filepath.Base(*tracePath)) {
 			return usagef("--trace %s: --out %s writes that file too; name another", *tracePath, *outDir)
 		}
 	}
@@ -180,6 +180,19 @@ func joinNames() string {
 		s += n
 	}
 	return s
+}
+
+// sameDir reports whether two directory paths name the same directory,
+// however spelt (relative, absolute, through a link).
+func sameDir(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // runOutputs are the files run --out writes.

@@ -250,11 +250,11 @@ func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error
 	if spec.RelError > 0 {
 		mode = fmt.Sprintf("replications until ±%g relative error (batches of %d, at most %d)", spec.RelError, max(spec.Replications, 4), spec.MaxReplications)
 	}
-	seed := uint64(0)
+	seed := "" // the scenario's, once a point has a summary to say it
 	if len(sums) > 0 {
-		seed = sums[0].Summary.Seed
+		seed = fmt.Sprintf(" (seed %d)", sums[0].Summary.Seed)
 	}
-	fmt.Fprintf(w, "%s: %d points on common random numbers (seed %d), %s\n", spec.Scenario, len(sums), seed, mode)
+	fmt.Fprintf(w, "%s: %d points on common random numbers%s, %s\n", spec.Scenario, len(sums), seed, mode)
 	if rec.Partial {
 		fmt.Fprintf(w, "interrupted: %d of the %d points have results (a point cut short says partial in its warnings); rerun for the rest\n", len(sums), len(spec.Points()))
 	}

@@ -89,7 +89,9 @@ func (f *File) publish() error {
 // until all are written and synced, so a failure while writing (a full
 // disk, an error in a writer) leaves every previous file as it was, not
 // some new and some old. The renames themselves, which need no space,
-// come last and one after another.
+// come last and one after another, once no destination is a directory; a
+// rename failing after that (a file system gone read-only) can still leave
+// the files before it replaced, and no temporary file behind.
 type Group struct {
 	files []*File
 }
@@ -125,8 +127,21 @@ func (g *Group) Commit() error {
 		ready = append(ready, f)
 	}
 	g.files = nil
+	// A destination that cannot be replaced (a directory) is found before
+	// any rename, so the usual failure leaves every old file in place.
 	for _, f := range ready {
+		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
+			for _, o := range ready {
+				os.Remove(o.tmp.Name())
+			}
+			return fmt.Errorf("cannot write %s: is a directory", f.path)
+		}
+	}
+	for i, f := range ready {
 		if err := f.publish(); err != nil {
+			for _, o := range ready[i+1:] {
+				os.Remove(o.tmp.Name())
+			}
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,36 @@ func TestGroup(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("%d entries after a committed group, want 2", len(entries))
+	}
+}
+
+// TestGroupCommitRefusesADirectory: a destination that became a directory
+// fails the commit before any rename: the other file keeps its old
+// content and no temporary is left.
+func TestGroupCommitRefusesADirectory(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	if err := os.WriteFile(a, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var g Group
+	for _, p := range []string{a, b} {
+		f, err := g.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("new\n")
+	}
+	if err := g.Commit(); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("Commit = %v, want a directory refused", err)
+	}
+	if got, _ := os.ReadFile(a); string(got) != "old\n" {
+		t.Errorf("a.csv = %q after a refused commit, want the old file", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d entries after a refused commit, want a.csv and b.csv only", len(entries))
 	}
 }

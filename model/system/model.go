@@ -395,9 +395,11 @@ func (m *Model) Run() *Result {
 			break
 		}
 		if m.s.Now() > m.guards.MaxTime {
-			// Checked at every event, not every 4096: a few draws of the
-			// largest delay (noLimit, ~73 years) must not carry the clock
-			// past what a Duration holds before the guard looks.
+			// Checked at every event, not every 4096: every delay is
+			// scheduled at most noLimit (~73 years) ahead (seconds() and
+			// capped clamp them), and max_time is at most 100 years, so
+			// the clock stays far from what a Duration holds only if the
+			// guard looks before each event is handled.
 			stop = fmt.Sprintf("stopped at virtual time %v (max_time guard)", m.s.Now())
 			break
 		}
@@ -715,7 +717,7 @@ func (m *Model) dial(ri int32) {
 			r.tokenHeld = true
 			ts.stats.ClientWaitSeconds += secs(wait)
 			m.stepTime(ri, wait)
-			m.s.At(now+wait, evWake, ri, 0)
+			m.s.At(now+capped(wait), evWake, ri, 0)
 			return
 		}
 	}
@@ -760,7 +762,7 @@ func (m *Model) dial(ri int32) {
 			if tool.RetryAfter == nil {
 				// Without a declared Retry-After, the limiter says when its
 				// next token comes.
-				r.retryAfter = ts.bucket.NextAt(now) - now
+				r.retryAfter = capped(ts.bucket.NextAt(now) - now)
 			}
 			r.hasRA = true
 			m.s.At(now, evAttemptEnd, ri, int64(r.gen))
@@ -967,8 +969,14 @@ func capable(t *Tool, requires []string) bool {
 	return true
 }
 
-// noLimit is the lease of a call with neither ceiling nor deadline.
+// noLimit is the lease of a call with neither ceiling nor deadline, and
+// the longest delay the model schedules.
 const noLimit = time.Duration(math.MaxInt64 / 4)
+
+// capped bounds a delay to noLimit: a token wait at a very slow rate, a
+// spread Retry-After or a proportional backoff past a 100-year cap could
+// otherwise carry an event past what a Duration holds.
+func capped(d time.Duration) time.Duration { return min(d, noLimit) }
 
 // draw decides an attempt's outcome and latency from the tool's stream keyed
 // by (run, step, attempt): the same attempt of the same run sees the same
@@ -1304,7 +1312,7 @@ func (m *Model) attemptEnded(ri int32) {
 		m.dial(ri)
 		return
 	}
-	m.s.At(now+d.Sleep, evWake, ri, 0)
+	m.s.At(now+capped(d.Sleep), evWake, ri, 0)
 }
 
 func (m *Model) onWake(ri int32) {

@@ -1,6 +1,7 @@
 package system_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -229,16 +230,25 @@ func TestUndeclaredStepIsNotRetried(t *testing.T) {
 }
 
 // TestHugeDelaysStopAtMaxTime: draws of the largest delay a Duration
-// stands for (a lognormal with sigma 10 gives some) carry the clock past
-// the max_time guard within a few events; the guard stops the run there
-// with a partial result instead of letting the next delay overflow the
-// clock (which panicked).
+// stands for (a lognormal with sigma 10 gives some), a Retry-After or a
+// token wait at a rate of one call per 260 years, a proportional backoff
+// past a 100-year cap: each carries the clock past the max_time guard
+// within a few events, and the guard stops the run there with a partial
+// result instead of letting the next delay overflow the clock (each of
+// them panicked once).
 func TestHugeDelaysStopAtMaxTime(t *testing.T) {
-	for name, latency := range map[string]string{
-		"lognormal sigma 10": "{dist: lognormal, median: 1s, sigma: 10}",
-		"pareto alpha 1e-7":  "{dist: pareto, min: 1s, alpha: 1e-7}",
+	slow := "{rate: 1.2e-10/s, burst: 1, enforce: %s}"
+	for name, sets := range map[string][]string{
+		"lognormal sigma 10": {"tools.server.latency={dist: lognormal, median: 1s, sigma: 10}"},
+		"pareto alpha 1e-7":  {"tools.server.latency={dist: pareto, min: 1s, alpha: 1e-7}"},
+		"server limiter's Retry-After": {"workers=100", "retry={attempts: 3, idempotent: true}",
+			"tools.server.latency={dist: constant, value: 1ms}", "tools.server.rate_limit=" + fmt.Sprintf(slow, "server")},
+		"client limiter's token wait": {"workers=100", "tools.server.latency={dist: constant, value: 1ms}",
+			"tools.server.rate_limit=" + fmt.Sprintf(slow, "client")},
+		"proportional backoff past its cap": {"workers=3000", "guards={max_time: 876000h}", "tools.server.errors={transient: 1}",
+			"retry={attempts: 100, idempotent: true, backoff: {base: 1s, multiplier: 10, cap: 876000h, jitter: proportional, spread: 1}}"},
 	} {
-		res := system.New(load(t, "mm1", "runs=20000", "warmup=0", "tools.server.latency="+latency), system.Options{}).Run()
+		res := system.New(load(t, "mm1", append([]string{"runs=3000", "warmup=0"}, sets...)...), system.Options{}).Run()
 		if !strings.Contains(res.Stopped, "max_time guard") {
 			t.Errorf("%s: Stopped = %q, want the max_time guard", name, res.Stopped)
 		}

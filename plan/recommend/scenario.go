@@ -210,7 +210,7 @@ func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
 		r.GivenDeadline = p.GivenDeadline
 		if p.GivenDeadline > 0 {
 			others := total - r.BudgetFor(r.Attempts)
-			r.setMaxAttempts(p.GivenDeadline - others)
+			r.setMaxAttempts(p.GivenDeadline - others - p.QueueWait)
 		}
 	}
 	p.QueueWaitS, p.MinLeaseS, p.ReserveS, p.DeadlineS, p.GivenDeadlineS = p.QueueWait.Seconds(), p.MinLease.Seconds(), p.Reserve.Seconds(), p.Deadline.Seconds(), p.GivenDeadline.Seconds()

@@ -212,6 +212,15 @@ func TestQueueWaitAndTokenWaitCounted(t *testing.T) {
 	if want := plan.QueueWait + steps + maxFloor + plan.Reserve; plan.Deadline != want {
 		t.Errorf("Deadline = %v, want queue wait + steps + largest floor + reserve = %v", plan.Deadline, want)
 	}
+	// Each step's max attempts fit the given deadline with the others at
+	// their recommended attempts and the queue wait.
+	for _, r := range plan.Steps {
+		others := steps - r.BudgetFor(r.Attempts)
+		if r.MaxAttempts > 0 && plan.QueueWait+others+r.DeadlineFor(r.MaxAttempts) > plan.GivenDeadline {
+			t.Errorf("steps.%s: %d attempts need %v with the queue wait and the other steps, more than the given %v",
+				r.Step, r.MaxAttempts, plan.QueueWait+others+r.DeadlineFor(r.MaxAttempts), plan.GivenDeadline)
+		}
+	}
 	joined := strings.Join(plan.Warnings, "\n")
 	for _, want := range []string{"rejected (queue full) or expired in the queue", "for tool search's rate-limit tokens"} {
 		if !strings.Contains(joined, want) {

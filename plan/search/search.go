@@ -377,9 +377,9 @@ func sigmas(c Check) float64 {
 	return d / half
 }
 
-// bracket runs the search and returns the largest failing value probed (or
-// Lo − step when none failed) and the smallest passing value (or +Inf when
-// none passed).
+// bracket runs the search and returns the largest failing value found
+// before the bisection (−Inf when none failed) and the smallest passing
+// value (+Inf when none passed).
 func (s *searcher) bracket() (failHi, passLo float64, err error) {
 	r := s.p.Range
 	failHi, passLo = math.Inf(-1), math.Inf(1)

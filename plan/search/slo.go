@@ -182,8 +182,11 @@ type Check struct {
 	// Name is the objective as text.
 	Name string `json:"slo"`
 	// Estimate is the pooled figure (from all replications' runs
-	// together); Mean and CI are the mean and Student-t interval of the
-	// per-replication figures, which the verdict uses.
+	// together); CI is the summary's interval over the replications (for a
+	// percentile, by sectioning, centred on the pooled figure; for a rate
+	// or a mean, the Student-t interval of the per-replication figures),
+	// clipped to the figure's range, and Mean its midpoint. The verdict
+	// uses CI.
 	Estimate Number    `json:"estimate"`
 	Mean     Number    `json:"mean"`
 	CI       [2]Number `json:"ci"`
