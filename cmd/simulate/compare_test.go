@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/model/system"
 )
 
 // TestCompareOutFiles: compare --out writes its per-variant CSVs as the
@@ -176,5 +180,49 @@ func TestCompareShowsIntervals(t *testing.T) {
 	}
 	if n := strings.Count(out, "s ±"); n != 2 {
 		t.Errorf("%d p99 cells with a half-width, want 2:\n%s", n, out)
+	}
+}
+
+// TestPairedDiff: by hand, per-replication p99s of 4, 6, 5 against a
+// baseline of 5, 6, 4 differ by −1, 0, +1: mean 0, s = 1, a 95 % half-width
+// of t₂·1/√3 = 4.302653/1.732051 = 2.484138; a replication in which either
+// side completed nothing is left out of the latency differences only.
+func TestPairedDiff(t *testing.T) {
+	fig := func(success, p99 float64, completed uint64) system.ReplicationFigure {
+		return system.ReplicationFigure{SuccessRate: success, LatencyMean: p99 / 2, LatencyP99: p99, Completed: completed}
+	}
+	base := []system.ReplicationFigure{fig(1, 5, 10), fig(1, 6, 10), fig(1, 4, 10), fig(0, 0, 0)}
+	b := []system.ReplicationFigure{fig(1, 4, 10), fig(1, 6, 10), fig(1, 5, 10), fig(0.5, 3, 5)}
+	d := pairedDiff("base", base, b, 0.95)
+	if d.Replications != 4 || d.LatencyP99.N != 3 || d.SuccessRate.N != 4 {
+		t.Fatalf("replications %d, p99 over %d, success over %d; want 4, 3, 4", d.Replications, d.LatencyP99.N, d.SuccessRate.N)
+	}
+	if d.LatencyP99.Mean != 0 || math.Abs(d.LatencyP99.Hi-2.484138) > 2.484138/(1<<16) || d.LatencyP99.Lo != -d.LatencyP99.Hi {
+		t.Errorf("Δ p99 = %+v, want 0 ± 2.484138", d.LatencyP99)
+	}
+	if math.Abs(d.SuccessRate.Mean-0.125) > 1e-15 {
+		t.Errorf("Δ success mean = %v, want (0+0+0+0.5)/4", d.SuccessRate.Mean)
+	}
+	if pairedDiff("base", base[:1], b[:1], 0.95) != nil {
+		t.Errorf("one replication gave a paired difference")
+	}
+}
+
+// TestComparePairedTable: with replications, compare prints each variant's
+// paired difference from the first, and the JSON carries it.
+func TestComparePairedTable(t *testing.T) {
+	out := mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3")
+	if !strings.Contains(out, "Minus workers=10, paired replication by replication") || !strings.Contains(out, "| workers=11 |") {
+		t.Errorf("no paired table:\n%s", out)
+	}
+	var got []struct {
+		Difference *pairedDifference `json:"difference_from_first"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3", "--format", "json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Difference != nil || got[1].Difference == nil || got[1].Difference.Baseline != "workers=10" ||
+		!(got[1].Difference.LatencyMean.Hi < 0) {
+		t.Errorf("JSON differences %+v: want none for the first, and 11 workers surely faster than 10", got)
 	}
 }

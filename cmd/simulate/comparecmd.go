@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,6 +23,62 @@ import (
 type variantSummary struct {
 	Variant map[string]string `json:"variant"`
 	system.Summary
+	// Difference is this variant minus the first, paired replication by
+	// replication (every variant's replication i sees the same random
+	// numbers); absent for the first variant and with fewer than two
+	// replications.
+	Difference *pairedDifference `json:"difference_from_first,omitempty"`
+}
+
+// pairedDifference is a variant's figures minus the first variant's,
+// averaged over the replications they share, with Student-t intervals
+// of the per-replication differences: common random numbers make them
+// far narrower than the difference of two independent intervals.
+type pairedDifference struct {
+	Baseline     string       `json:"baseline"`
+	Replications int          `json:"replications"`
+	SuccessRate  diffInterval `json:"success_rate"`
+	LatencyMean  diffInterval `json:"latency_mean_s"`
+	LatencyP99   diffInterval `json:"latency_p99_s"`
+}
+
+// diffInterval is a mean difference and its confidence interval; N is the
+// replications behind it (a latency difference leaves out replications in
+// which either variant completed no run).
+type diffInterval struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	N    int     `json:"n"`
+}
+
+// pairedDiff differences b from base replication by replication.
+func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, level float64) *pairedDifference {
+	n := min(len(base), len(b))
+	if n < 2 {
+		return nil
+	}
+	iv := func(get func(f system.ReplicationFigure) float64, latency bool) diffInterval {
+		var ds []float64
+		for i := range n {
+			if latency && (base[i].Completed == 0 || b[i].Completed == 0) {
+				continue
+			}
+			ds = append(ds, get(b[i])-get(base[i]))
+		}
+		if len(ds) < 2 {
+			return diffInterval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), N: len(ds)}
+		}
+		ci := stats.MeanCI(ds, level)
+		return diffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
+	}
+	return &pairedDifference{
+		Baseline:     baseLabel,
+		Replications: n,
+		SuccessRate:  iv(func(f system.ReplicationFigure) float64 { return f.SuccessRate }, false),
+		LatencyMean:  iv(func(f system.ReplicationFigure) float64 { return f.LatencyMean }, true),
+		LatencyP99:   iv(func(f system.ReplicationFigure) float64 { return f.LatencyP99 }, true),
+	}
 }
 
 func init() {
@@ -111,6 +168,7 @@ func (e *env) compare(args []string) error {
 		acc   *system.Accumulator
 		first *system.Result
 	}
+	var figs [][]system.ReplicationFigure // each kept variant's, for the paired differences
 	stopped := false
 	sim.ParallelEach(points, outer, 2*outer, func(i int) done {
 		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
@@ -124,6 +182,7 @@ func (e *env) compare(args []string) error {
 		}
 		out = append(out, variantSummary{Variant: jobs[i].variant, Summary: d.acc.Summary()})
 		labels = append(labels, jobs[i].label)
+		figs = append(figs, d.acc.Figures())
 		if files != nil {
 			err = files.add(jobs[i].label, jobs[i].cfg, d.acc.Latency(), d.first.Series)
 		}
@@ -132,6 +191,13 @@ func (e *env) compare(args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	// Paired differences need whole replications: an interrupt may have
+	// cut the last one of a variant short.
+	if sf.replications >= 2 && !e.interrupted.Load() {
+		for i := 1; i < len(out); i++ {
+			out[i].Difference = pairedDiff(labels[0], figs[0], figs[i], sf.level)
+		}
 	}
 	var missing []string // variants an interrupt left without a result
 	for _, j := range jobs {
@@ -194,6 +260,9 @@ func (e *env) compare(args []string) error {
 		}
 		if c := out[0].Confidence; c != nil {
 			fmt.Fprintf(e.stdout, "± is the half-width of a %g%% Student-t interval over %d replications (the p99's by sectioning, centred on the pooled p99).\n", 100*c.Level, c.Replications)
+		}
+		if err := pairedTable(e.stdout, labels, out, sf.level); err != nil {
+			return err
 		}
 		writeVariantWarnings(e.stdout, labels, out)
 	}
@@ -361,4 +430,40 @@ func writeWarningsByLabel(w io.Writer, noun string, labels []string, warns [][]s
 		}
 		fmt.Fprintf(w, "  %d. %s (%s)\n", i+1, warn, vs)
 	}
+}
+
+// pairedTable prints each variant's paired difference from the first,
+// when there are any.
+func pairedTable(w io.Writer, labels []string, out []variantSummary, level float64) error {
+	var rows [][]string
+	for i, v := range out {
+		d := v.Difference
+		if i == 0 || d == nil {
+			continue
+		}
+		rows = append(rows, []string{labels[i],
+			signedInterval(d.SuccessRate, render.Percent),
+			signedInterval(d.LatencyMean, render.Seconds),
+			signedInterval(d.LatencyP99, render.Seconds)})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nMinus %s, paired replication by replication (common random numbers; %g%% Student-t intervals of the differences):\n", labels[0], 100*level)
+	return render.Table(w, []string{"variant", "Δ success", "Δ mean completion", "Δ p99"}, rows)
+}
+
+// signedInterval formats a difference with its sign and interval:
+// "−412ms [−450ms, −375ms]", or "–" without enough replications.
+func signedInterval(d diffInterval, f func(float64) string) string {
+	if math.IsNaN(d.Mean) {
+		return "–"
+	}
+	signed := func(x float64) string {
+		if x < 0 {
+			return "−" + f(-x)
+		}
+		return "+" + f(x)
+	}
+	return fmt.Sprintf("%s [%s, %s]", signed(d.Mean), signed(d.Lo), signed(d.Hi))
 }

@@ -151,6 +151,26 @@ func (a *Accumulator) Add(r *Result) {
 	a.figs = append(a.figs, figures(r))
 }
 
+// ReplicationFigure is one replication's headline figures: what a paired
+// comparison of variants run on common random numbers differences
+// replication by replication.
+type ReplicationFigure struct {
+	// SuccessRate is completed / arrived; LatencyMean and LatencyP99 are
+	// the completion time's, over Completed runs (0 when none).
+	SuccessRate, LatencyMean, LatencyP99 float64
+	Completed                            uint64
+}
+
+// Figures returns each replication's figures, in the order the
+// replications were added (replication order, through ReplicateEach).
+func (a *Accumulator) Figures() []ReplicationFigure {
+	out := make([]ReplicationFigure, len(a.figs))
+	for i, f := range a.figs {
+		out[i] = ReplicationFigure{SuccessRate: f.success, LatencyMean: f.lat.Mean, LatencyP99: f.lat.P99, Completed: f.lat.N}
+	}
+	return out
+}
+
 // Latency and Wait return the pooled completion and wait histograms (what
 // Pool returns for the same results). They are the Accumulator's own.
 func (a *Accumulator) Latency() *stats.Histogram { return a.lat }
