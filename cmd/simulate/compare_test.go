@@ -184,27 +184,44 @@ func TestCompareShowsIntervals(t *testing.T) {
 }
 
 // TestPairedDiff: by hand, per-replication p99s of 4, 6, 5 against a
-// baseline of 5, 6, 4 differ by −1, 0, +1: mean 0, s = 1, a 95 % half-width
-// of t₂·1/√3 = 4.302653/1.732051 = 2.484138; a replication in which either
-// side completed nothing is left out of the latency differences only.
+// baseline of 5, 6, 4 differ by −1, 0, +1. The p99's interval is centred
+// on the pooled p99s' difference, here 0.5, with S² = (1.5² + 0.5² +
+// 0.5²)/2 = 1.375: a 95 % half-width of t₂·S/√3 = 4.302653·1.172604/1.732051
+// = 2.912910. The means' is the plain paired interval (mean 0, half-width
+// t₂/√3 = 2.484138). A replication in which either side completed nothing
+// is left out of the latency differences only; too few replications give
+// no figure (nil, never a NaN the JSON encoder refuses).
 func TestPairedDiff(t *testing.T) {
 	fig := func(success, p99 float64, completed uint64) system.ReplicationFigure {
 		return system.ReplicationFigure{SuccessRate: success, LatencyMean: p99 / 2, LatencyP99: p99, Completed: completed}
 	}
 	base := []system.ReplicationFigure{fig(1, 5, 10), fig(1, 6, 10), fig(1, 4, 10), fig(0, 0, 0)}
 	b := []system.ReplicationFigure{fig(1, 4, 10), fig(1, 6, 10), fig(1, 5, 10), fig(0.5, 3, 5)}
-	d := pairedDiff("base", base, b, 0.95)
-	if d.Replications != 4 || d.LatencyP99.N != 3 || d.SuccessRate.N != 4 {
-		t.Fatalf("replications %d, p99 over %d, success over %d; want 4, 3, 4", d.Replications, d.LatencyP99.N, d.SuccessRate.N)
+	d := pairedDiff("base", base, b, 5, 5.5, 0.95)
+	if d.Replications != 4 || d.LatencyP99 == nil || d.LatencyP99.N != 3 || d.SuccessRate.N != 4 {
+		t.Fatalf("%+v: want 4 replications, p99 over 3, success over 4", d)
 	}
-	if d.LatencyP99.Mean != 0 || math.Abs(d.LatencyP99.Hi-2.484138) > 2.484138/(1<<16) || d.LatencyP99.Lo != -d.LatencyP99.Hi {
-		t.Errorf("Δ p99 = %+v, want 0 ± 2.484138", d.LatencyP99)
+	tol := 3.0 / (1 << 16) // t is rounded to 16 bits
+	if p := d.LatencyP99; p.Mean != 0.5 || math.Abs(p.Hi-0.5-2.912910) > tol || math.Abs(p.Lo-0.5+2.912910) > tol {
+		t.Errorf("Δ p99 = %+v, want 0.5 ± 2.912910", *p)
+	}
+	if m := d.LatencyMean; m.Mean != 0 || math.Abs(m.Hi-2.484138/2) > tol {
+		t.Errorf("Δ mean = %+v, want 0 ± 2.484138/2 (the means are half the p99s)", *m)
 	}
 	if math.Abs(d.SuccessRate.Mean-0.125) > 1e-15 {
 		t.Errorf("Δ success mean = %v, want (0+0+0+0.5)/4", d.SuccessRate.Mean)
 	}
-	if pairedDiff("base", base[:1], b[:1], 0.95) != nil {
+	if pairedDiff("base", base[:1], b[:1], 5, 5.5, 0.95) != nil {
 		t.Errorf("one replication gave a paired difference")
+	}
+	// Only one replication completes anything on both sides: no latency
+	// differences, and the JSON has none of them.
+	d = pairedDiff("base", []system.ReplicationFigure{fig(1, 5, 10), fig(0, 0, 0)}, []system.ReplicationFigure{fig(1, 4, 10), fig(1, 4, 10)}, 5, 4, 0.95)
+	if d.LatencyMean != nil || d.LatencyP99 != nil || d.SuccessRate == nil {
+		t.Errorf("%+v: want a success difference and no latency ones", d)
+	}
+	if _, err := json.Marshal(d); err != nil {
+		t.Errorf("JSON: %v", err)
 	}
 }
 
@@ -224,5 +241,30 @@ func TestComparePairedTable(t *testing.T) {
 	if len(got) != 2 || got[0].Difference != nil || got[1].Difference == nil || got[1].Difference.Baseline != "workers=10" ||
 		!(got[1].Difference.LatencyMean.Hi < 0) {
 		t.Errorf("JSON differences %+v: want none for the first, and 11 workers surely faster than 10", got)
+	}
+}
+
+// TestCompareOutHoldsOneComparison: compare --out into a directory an
+// earlier comparison with a rate-limited tool filled leaves no tools.csv
+// of it behind; and a variant that completes nothing (every call fails)
+// still gives valid JSON, with no latency difference.
+func TestCompareOutHoldsOneComparison(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "compare", "tool-bottleneck", "--runs", "3000", "--vary", "workers=20,40", "--out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "tools.csv")); err != nil {
+		t.Fatalf("the first comparison wrote no tools.csv: %v", err)
+	}
+	mustRun(t, "compare", "mm1", "--runs", "2000", "--set", "warmup=0", "--vary", "tools.server.errors.transient=0,1", "--replications", "3", "--out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "tools.csv")); !os.IsNotExist(err) {
+		t.Errorf("tools.csv of the first comparison is still there (%v)", err)
+	}
+	var got []struct {
+		Difference *pairedDifference `json:"difference_from_first"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "compare.json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].Difference == nil || got[1].Difference.LatencyP99 != nil || got[1].Difference.SuccessRate == nil || got[1].Difference.SuccessRate.Mean != -1 {
+		t.Errorf("differences %+v: want success −100 %% and no latency difference", got)
 	}
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
-	"math"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,19 +31,20 @@ type variantSummary struct {
 	Difference *pairedDifference `json:"difference_from_first,omitempty"`
 }
 
-// pairedDifference is a variant's figures minus the first variant's,
-// averaged over the replications they share, with Student-t intervals
-// of the per-replication differences: common random numbers make them
-// far narrower than the difference of two independent intervals.
+// pairedDifference is a variant's figures minus the first variant's over
+// the replications they share, with intervals from the per-replication
+// differences: common random numbers make them far narrower than the
+// difference of two independent intervals. A figure is absent (nil) when
+// fewer than two replications give it.
 type pairedDifference struct {
-	Baseline     string       `json:"baseline"`
-	Replications int          `json:"replications"`
-	SuccessRate  diffInterval `json:"success_rate"`
-	LatencyMean  diffInterval `json:"latency_mean_s"`
-	LatencyP99   diffInterval `json:"latency_p99_s"`
+	Baseline     string        `json:"baseline"`
+	Replications int           `json:"replications"`
+	SuccessRate  *diffInterval `json:"success_rate,omitempty"`
+	LatencyMean  *diffInterval `json:"latency_mean_s,omitempty"`
+	LatencyP99   *diffInterval `json:"latency_p99_s,omitempty"`
 }
 
-// diffInterval is a mean difference and its confidence interval; N is the
+// diffInterval is a difference and its confidence interval; N is the
 // replications behind it (a latency difference leaves out replications in
 // which either variant completed no run).
 type diffInterval struct {
@@ -52,13 +54,19 @@ type diffInterval struct {
 	N    int     `json:"n"`
 }
 
-// pairedDiff differences b from base replication by replication.
-func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, level float64) *pairedDifference {
+// pairedDiff differences b from base replication by replication. The
+// success and mean-latency differences are the mean of the
+// per-replication differences with a Student-t interval. The p99's is
+// centred on the difference of the pooled p99s (basePooledP99,
+// bPooledP99) by sectioning, like each variant's own p99 interval: a
+// replication's p99 is biased low by its length, by different amounts in
+// different variants, so the mean of their differences is too.
+func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, basePooledP99, bPooledP99, level float64) *pairedDifference {
 	n := min(len(base), len(b))
 	if n < 2 {
 		return nil
 	}
-	iv := func(get func(f system.ReplicationFigure) float64, latency bool) diffInterval {
+	diffs := func(get func(f system.ReplicationFigure) float64, latency bool) []float64 {
 		var ds []float64
 		for i := range n {
 			if latency && (base[i].Completed == 0 || b[i].Completed == 0) {
@@ -66,19 +74,26 @@ func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, level floa
 			}
 			ds = append(ds, get(b[i])-get(base[i]))
 		}
+		return ds
+	}
+	mean := func(ds []float64) *diffInterval {
 		if len(ds) < 2 {
-			return diffInterval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), N: len(ds)}
+			return nil
 		}
 		ci := stats.MeanCI(ds, level)
-		return diffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
+		return &diffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
 	}
-	return &pairedDifference{
+	d := &pairedDifference{
 		Baseline:     baseLabel,
 		Replications: n,
-		SuccessRate:  iv(func(f system.ReplicationFigure) float64 { return f.SuccessRate }, false),
-		LatencyMean:  iv(func(f system.ReplicationFigure) float64 { return f.LatencyMean }, true),
-		LatencyP99:   iv(func(f system.ReplicationFigure) float64 { return f.LatencyP99 }, true),
+		SuccessRate:  mean(diffs(func(f system.ReplicationFigure) float64 { return f.SuccessRate }, false)),
+		LatencyMean:  mean(diffs(func(f system.ReplicationFigure) float64 { return f.LatencyMean }, true)),
 	}
+	if ds := diffs(func(f system.ReplicationFigure) float64 { return f.LatencyP99 }, true); len(ds) >= 2 {
+		ci := stats.SectionCI(ds, bPooledP99-basePooledP99, level)
+		d.LatencyP99 = &diffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
+	}
+	return d
 }
 
 func init() {
@@ -196,7 +211,7 @@ func (e *env) compare(args []string) error {
 	// cut the last one of a variant short.
 	if sf.replications >= 2 && !e.interrupted.Load() {
 		for i := 1; i < len(out); i++ {
-			out[i].Difference = pairedDiff(labels[0], figs[0], figs[i], sf.level)
+			out[i].Difference = pairedDiff(labels[0], figs[0], figs[i], out[0].Latency.P99, out[i].Latency.P99, sf.level)
 		}
 	}
 	var missing []string // variants an interrupt left without a result
@@ -279,6 +294,7 @@ func (e *env) compare(args []string) error {
 // them all into place.
 type compareFiles struct {
 	dir                string
+	group              atomicfile.Group // every file, put in place together
 	cdf, series, tools *csvFile
 }
 
@@ -288,8 +304,8 @@ type csvFile struct {
 	cw *csv.Writer
 }
 
-func newCSVFile(path string, header []string) (*csvFile, error) {
-	f, err := atomicfile.Create(path)
+func newCSVFile(g *atomicfile.Group, path string, header []string) (*csvFile, error) {
+	f, err := g.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -301,13 +317,10 @@ func newCSVFile(path string, header []string) (*csvFile, error) {
 	return c, nil
 }
 
-func (c *csvFile) commit() error {
+// flush writes the CSV writer's buffer to the file (its group commits it).
+func (c *csvFile) flush() error {
 	c.cw.Flush()
-	if err := c.cw.Error(); err != nil {
-		c.f.Abort()
-		return err
-	}
-	return c.f.Commit()
+	return c.cw.Error()
 }
 
 func newCompareFiles(dir string) (*compareFiles, error) {
@@ -316,10 +329,10 @@ func newCompareFiles(dir string) (*compareFiles, error) {
 	}
 	cf := &compareFiles{dir: dir}
 	var err error
-	if cf.cdf, err = newCSVFile(filepath.Join(dir, "latency_cdf.csv"), render.CDFHeader); err != nil {
+	if cf.cdf, err = newCSVFile(&cf.group, filepath.Join(dir, "latency_cdf.csv"), render.CDFHeader); err != nil {
 		return nil, err
 	}
-	if cf.series, err = newCSVFile(filepath.Join(dir, "series.csv"), render.SeriesHeader); err != nil {
+	if cf.series, err = newCSVFile(&cf.group, filepath.Join(dir, "series.csv"), render.SeriesHeader); err != nil {
 		cf.abort()
 		return nil, err
 	}
@@ -339,7 +352,7 @@ func (cf *compareFiles) add(label string, cfg *system.Config, lat *stats.Histogr
 	}
 	if cf.tools == nil {
 		var err error
-		if cf.tools, err = newCSVFile(filepath.Join(cf.dir, "tools.csv"), render.ToolsHeader); err != nil {
+		if cf.tools, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "tools.csv"), render.ToolsHeader); err != nil {
 			return err
 		}
 	}
@@ -352,19 +365,39 @@ func (cf *compareFiles) commit(out []variantSummary, labels []string) error {
 	for i, v := range out {
 		sums[i] = v.Summary
 	}
-	if err := writeCSV(filepath.Join(cf.dir, "compare.json"), func(w io.Writer) error { return render.JSON(w, out) }); err != nil {
-		return err
-	}
-	if err := writeCSV(filepath.Join(cf.dir, "summary.csv"), func(w io.Writer) error { return render.SummaryCSV(w, sums, labels) }); err != nil {
-		return err
-	}
-	for _, c := range []**csvFile{&cf.cdf, &cf.series, &cf.tools} {
-		if *c == nil {
-			continue
+	hasTools := cf.tools != nil
+	err := func() error {
+		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools} {
+			if c != nil {
+				if err := c.flush(); err != nil {
+					return err
+				}
+			}
 		}
-		err := (*c).commit()
-		*c = nil
+		f, err := cf.group.Create(filepath.Join(cf.dir, "compare.json"))
 		if err != nil {
+			return err
+		}
+		if err := render.JSON(f, out); err != nil {
+			return err
+		}
+		f, err = cf.group.Create(filepath.Join(cf.dir, "summary.csv"))
+		if err != nil {
+			return err
+		}
+		return render.SummaryCSV(f, sums, labels)
+	}()
+	cf.cdf, cf.series, cf.tools = nil, nil, nil
+	if err != nil {
+		cf.group.Abort()
+		return err
+	}
+	if err := cf.group.Commit(); err != nil {
+		return err
+	}
+	if !hasTools {
+		// A tools.csv left by an earlier comparison would describe it.
+		if err := os.Remove(filepath.Join(cf.dir, "tools.csv")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -373,12 +406,8 @@ func (cf *compareFiles) commit(out []variantSummary, labels []string) error {
 
 // abort removes the temporary files not yet committed.
 func (cf *compareFiles) abort() {
-	for _, c := range []**csvFile{&cf.cdf, &cf.series, &cf.tools} {
-		if *c != nil {
-			(*c).f.Abort()
-			*c = nil
-		}
-	}
+	cf.group.Abort()
+	cf.cdf, cf.series, cf.tools = nil, nil, nil
 }
 
 func orDash(s string) string {
@@ -455,8 +484,8 @@ func pairedTable(w io.Writer, labels []string, out []variantSummary, level float
 
 // signedInterval formats a difference with its sign and interval:
 // "−412ms [−450ms, −375ms]", or "–" without enough replications.
-func signedInterval(d diffInterval, f func(float64) string) string {
-	if math.IsNaN(d.Mean) {
+func signedInterval(d *diffInterval, f func(float64) string) string {
+	if d == nil {
 		return "–"
 	}
 	signed := func(x float64) string {

@@ -130,7 +130,7 @@ func (g *Group) Commit() error {
 	// A destination that cannot be replaced (a directory) is found before
 	// any rename, so the usual failure leaves every old file in place.
 	for _, f := range ready {
-		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
+		if st, err := os.Lstat(f.path); err == nil && st.IsDir() { // a link is replaced, not followed
 			for _, o := range ready {
 				os.Remove(o.tmp.Name())
 			}

@@ -123,3 +123,29 @@ func TestGroupCommitRefusesADirectory(t *testing.T) {
 		t.Errorf("%d entries after a refused commit, want a.csv and b.csv only", len(entries))
 	}
 }
+
+// TestGroupReplacesALinkToADirectory: a destination that is a symbolic
+// link is replaced by the rename, not followed: even a link to a directory
+// is no reason to refuse the commit.
+func TestGroupReplacesALinkToADirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "summary.csv")
+	if err := os.Symlink("d", link); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	var g Group
+	f, err := g.Create(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("new\n")
+	if err := g.Commit(); err != nil {
+		t.Fatalf("Commit over a link to a directory: %v", err)
+	}
+	if st, err := os.Lstat(link); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("summary.csv after the commit: %v, %v; want a regular file", st, err)
+	}
+}
