@@ -96,8 +96,12 @@ func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
 	if st, err := os.Stat(nameOrPath); err == nil && st.IsDir() {
 		return nil, "", nil, fmt.Errorf("%s: is a directory; name a scenario file or a bundled scenario (bundled: %s)", nameOrPath, strings.Join(Names(), ", "))
 	}
-	return nil, "", nil, fmt.Errorf("%s: no such file, and no bundled scenario of that name (bundled: %s)", nameOrPath, strings.Join(Names(), ", "))
+	return nil, "", nil, fmt.Errorf("%s: %w (bundled: %s)", nameOrPath, ErrNotFound, strings.Join(Names(), ", "))
 }
+
+// ErrNotFound is wrapped by Load's error for a name that is neither a file
+// nor a bundled scenario.
+var ErrNotFound = errors.New("no such file, and no bundled scenario of that name")
 
 // bundledThenHere resolves the files a bundled scenario names: among the
 // bundled files first (its own latency logs), then in the current

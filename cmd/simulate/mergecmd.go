@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/budgetsim/budgetsim/plan/sweep"
+	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 func init() {
@@ -67,5 +70,13 @@ func (e *env) merge(args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.finishSweep(rec, *outDir, *format)
+	err = e.finishSweep(rec, *outDir, *format)
+	switch {
+	case err == nil:
+	case *scenario == "" && errors.Is(err, scenarios.ErrNotFound):
+		return fmt.Errorf("%w; the shards name the scenario %q as the sweep was given it, relative to where it ran: run merge there, or give --scenario PATH", err, rec.Spec.Scenario)
+	case *scenario != "" && errors.Is(err, sweep.ErrScenarioChanged):
+		return fmt.Errorf("%w: --scenario %s is not the scenario the sweep ran", err, *scenario)
+	}
+	return err
 }

@@ -263,3 +263,31 @@ func TestSweepTableWarnings(t *testing.T) {
 		t.Errorf("sweep table does not name the unstable point under it:\n%s", out)
 	}
 }
+
+// TestMergeSaysWhereTheScenarioIs: shards name their scenario as the sweep
+// was given it; merged from another directory, the error says so and
+// points at --scenario, and a --scenario with other text is named as the
+// culprit.
+func TestMergeSaysWhereTheScenarioIs(t *testing.T) {
+	work := t.TempDir()
+	t.Chdir(work)
+	if err := os.WriteFile("s.yaml", []byte(sweepScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shards := filepath.Join(work, "shards")
+	for i := range 2 {
+		mustRun(t, "sweep", "s.yaml", "--set", "warmup=10", "--vary", "workers=5,6", "--shard", fmt.Sprintf("%d/2", i), "--out", shards)
+	}
+	t.Chdir(t.TempDir())
+	_, stderr, code := runCLI(t, "", "merge", shards, "--out", "merged")
+	if code != 1 || !strings.Contains(stderr, `the shards name the scenario "s.yaml"`) || !strings.Contains(stderr, "--scenario PATH") {
+		t.Errorf("merge elsewhere: exit %d, stderr %q; want the recorded path and --scenario suggested", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "merge", shards, "--out", "merged", "--scenario", "mm1")
+	if code != 1 || !strings.Contains(stderr, "--scenario mm1 is not the scenario the sweep ran") {
+		t.Errorf("merge --scenario mm1: exit %d, stderr %q; want --scenario named", code, stderr)
+	}
+	if _, stderr, code = runCLI(t, "", "merge", shards, "--out", "merged", "--scenario", filepath.Join(work, "s.yaml")); code != 0 {
+		t.Errorf("merge --scenario with the right file: exit %d, stderr %q", code, stderr)
+	}
+}

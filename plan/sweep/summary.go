@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -81,7 +82,7 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 		return nil, err
 	}
 	if s.hash != rec.ScenarioSHA256 {
-		return nil, fmt.Errorf("scenario %s has changed since the sweep ran (SHA-256 %s, recorded %s)", rec.Spec.Scenario, s.hash[:12], rec.ScenarioSHA256[:min(12, len(rec.ScenarioSHA256))])
+		return nil, fmt.Errorf("scenario %s: %w (SHA-256 %s, recorded %s)", rec.Spec.Scenario, ErrScenarioChanged, s.hash[:12], rec.ScenarioSHA256[:min(12, len(rec.ScenarioSHA256))])
 	}
 	for _, rp := range rec.Points {
 		if err := s.Add(rp, rec.Partial); err != nil {
@@ -90,6 +91,11 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 	}
 	return s.Summaries(rec.Partial), nil
 }
+
+// ErrScenarioChanged is wrapped by Summarize's error when the scenario's
+// text is not the one the sweep ran (its SHA-256 differs from the
+// record's).
+var ErrScenarioChanged = errors.New("has changed since the sweep ran")
 
 // A Summarizer summarises a sweep's points one at a time, as Summarize
 // does for a whole record. Run's Options.Result and Options.PointDone hand
