@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -127,17 +125,13 @@ func (e *env) plan(args []string) error {
 }
 
 func writePlanFiles(dir string, ans *search.Answer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	rows := make([]sweep.Row, len(ans.Probes))
 	for i, p := range ans.Probes {
 		rows[i] = sweep.Row{Parameter: ans.Parameter, Value: p.Value, Summary: p.Summary}
 	}
-	if err := writeCSV(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return sweep.WriteCSV(w, rows) }); err != nil {
-		return err
-	}
-	return writeCSV(filepath.Join(dir, "plan.json"), func(w io.Writer) error { return render.JSON(w, ans) })
+	return writeFiles(dir,
+		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, rows) }},
+		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, ans) }})
 }
 
 func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answer) error {

@@ -203,51 +203,56 @@ var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "too
 // a run output this run does not produce (tools.csv of an earlier scenario
 // with limited tools) is removed, so the directory never mixes two runs.
 func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *stats.Histogram, first *system.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var g atomicfile.Group
-	written := map[string]bool{}
-	add := func(name string, write func(w io.Writer) error) error {
-		f, err := g.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		written[name] = true
-		return write(f)
-	}
-	err := add("summary.json", func(w io.Writer) error { return render.JSON(w, sum) })
-	if err == nil {
-		err = add("summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) })
-	}
 	name := []string{sum.Scenario}
-	if err == nil {
-		err = add("latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) })
+	files := []outFile{
+		{"summary.json", func(w io.Writer) error { return render.JSON(w, sum) }},
+		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }},
+		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) }},
 	}
 	if first != nil {
 		series := []*system.Series{first.Series}
-		if err == nil && render.HasLimitedTools(sc.Config) {
-			err = add("tools.csv", func(w io.Writer) error { return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series) })
+		if render.HasLimitedTools(sc.Config) {
+			files = append(files, outFile{"tools.csv", func(w io.Writer) error { return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series) }})
 		}
-		if err == nil {
-			err = add("series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, name, series) })
-		}
+		files = append(files, outFile{"series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, name, series) }})
 	}
-	if err != nil {
-		g.Abort()
-		return err
-	}
-	if err := g.Commit(); err != nil {
+	if err := writeFiles(dir, files...); err != nil {
 		return err
 	}
 	for _, n := range runOutputs {
-		if !written[n] {
+		if !slices.ContainsFunc(files, func(f outFile) bool { return f.name == n }) {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// outFile is one file of an output directory and what writes it.
+type outFile struct {
+	name  string
+	write func(w io.Writer) error
+}
+
+// writeFiles writes files into dir as one atomicfile.Group: none replaces
+// its previous version unless all were written.
+func writeFiles(dir string, files ...outFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var g atomicfile.Group
+	for _, f := range files {
+		w, err := g.Create(filepath.Join(dir, f.name))
+		if err == nil {
+			err = f.write(w)
+		}
+		if err != nil {
+			g.Abort()
+			return err
+		}
+	}
+	return g.Commit()
 }
 
 func writeCSV(path string, write func(w io.Writer) error) error {

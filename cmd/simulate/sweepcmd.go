@@ -196,13 +196,9 @@ func writeShard(dir string, rec *sweep.Record) error {
 
 // writeSweep writes sweep.csv and sweep.json into dir, each atomically.
 func writeSweep(dir string, sums []sweep.PointSummary) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := writeCSV(filepath.Join(dir, "sweep.csv"), func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }); err != nil {
-		return err
-	}
-	return writeCSV(filepath.Join(dir, "sweep.json"), func(w io.Writer) error { return render.JSON(w, sums) })
+	return writeFiles(dir,
+		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
+		outFile{"sweep.json", func(w io.Writer) error { return render.JSON(w, sums) }})
 }
 
 // sweepWarnings prints, on stderr, the caveats a reader of the table must
