@@ -353,7 +353,11 @@ func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]stri
 		case r.MaxAttempts == 0:
 			why = fmt.Sprintf("not even 1 attempt fits in %s: it needs %s", sec(r.GivenDeadline), sec(r.DeadlineFor(1)))
 		case p != nil:
-			why = fmt.Sprintf("the most that fit in %s with the other steps at their recommended attempts; success %s", sec(r.GivenDeadline), render.PercentFine(r.SuccessInDeadline))
+			queue := ""
+			if p.QueueWait > 0 {
+				queue = " after the " + sec(p.QueueWait) + " p99 queue wait"
+			}
+			why = fmt.Sprintf("the most that fit in %s%s with the other steps at their recommended attempts; success %s", sec(r.GivenDeadline), queue, render.PercentFine(r.SuccessInDeadline))
 		default:
 			why = fmt.Sprintf("%d × %s + %s backoff + %s floor = %s fits in %s; success %s", r.MaxAttempts, sec(r.Ceiling), sec(r.BackoffFor(r.MaxAttempts)), sec(r.Floor), sec(r.DeadlineFor(r.MaxAttempts)), sec(r.GivenDeadline), render.PercentFine(r.SuccessInDeadline))
 		}
