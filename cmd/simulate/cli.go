@@ -229,9 +229,9 @@ func probeWrite(what, dir string) error {
 // onceString is a string flag that refuses to be given twice, where the
 // flag package would keep the last silently.
 type onceString struct {
-	name, why string // the flag, and why once (for the error)
-	value     string
-	set       bool
+	why   string // why once, for the error
+	value string
+	set   bool
 }
 
 func (o *onceString) String() string { return o.value }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -396,10 +394,7 @@ func (cf *compareFiles) commit(out []variantSummary, labels []string) error {
 		return err
 	}
 	if !hasTools {
-		// A tools.csv left by an earlier comparison would describe it.
-		if err := os.Remove(filepath.Join(cf.dir, "tools.csv")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
+		return removeStale(cf.dir, "tools.csv")
 	}
 	return nil
 }

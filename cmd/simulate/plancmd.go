@@ -26,7 +26,7 @@ func (e *env) plan(args []string) error {
 	}
 	var slos stringList
 	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
-	searchOnce := &onceString{name: "--search", why: "plan sizes one key at a time; sweep explores two"}
+	searchOnce := &onceString{why: "plan sizes one key at a time; sweep explores two"}
 	fs.Var(searchOnce, "search", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
 	searchFlag := &searchOnce.value
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")

@@ -219,11 +219,21 @@ func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *s
 	if err := writeFiles(dir, files...); err != nil {
 		return err
 	}
+	var stale []string
 	for _, n := range runOutputs {
 		if !slices.ContainsFunc(files, func(f outFile) bool { return f.name == n }) {
-			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
+			stale = append(stale, n)
+		}
+	}
+	return removeStale(dir, stale...)
+}
+
+// removeStale removes the named outputs of an earlier run from dir, so that
+// it describes only the run that just wrote it; absent ones are fine.
+func removeStale(dir string, names ...string) error {
+	for _, n := range names {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	return nil

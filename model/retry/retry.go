@@ -105,6 +105,12 @@ const DefaultRetryAfterJitter = 0.2
 // safe reports whether repeating the request cannot execute it twice.
 func (p Policy) safe() bool { return p.Idempotent || p.IdempotencyKey }
 
+// MayRetry reports whether Decide can ever allow a retry under p: the
+// request is safe to repeat (idempotent or keyed) or AllowUnsafe forces
+// it. When it is false, every failure ends the step however many
+// Attempts p allows.
+func (p Policy) MayRetry() bool { return p.safe() || p.AllowUnsafe }
+
 // Reason says why Decide decided what it did. The zero value is invalid, so
 // an unset Decision is recognisable.
 type Reason int
@@ -234,7 +240,7 @@ func Decide(in Input) Decision {
 		return Decision{Reason: NotRetryable}
 	case in.Attempt >= max(p.Attempts, 1):
 		return Decision{Reason: AttemptsExhausted}
-	case !p.safe() && !p.AllowUnsafe:
+	case !p.MayRetry():
 		return Decision{Reason: Unsafe}
 	}
 	d := Decision{Duplicate: !p.safe() && in.Outcome.MayHaveExecuted()}

@@ -348,3 +348,26 @@ func BenchmarkDecide(b *testing.B) {
 	}
 	_ = sink
 }
+
+// TestMayRetry: only an idempotent or keyed request, or one forced by
+// AllowUnsafe, may ever be retried; Decide says Unsafe for the rest.
+func TestMayRetry(t *testing.T) {
+	for _, tc := range []struct {
+		p    Policy
+		want bool
+	}{
+		{Policy{}, false},
+		{Policy{Idempotent: true}, true},
+		{Policy{IdempotencyKey: true}, true},
+		{Policy{AllowUnsafe: true}, true},
+	} {
+		tc.p.Attempts = 3
+		if got := tc.p.MayRetry(); got != tc.want {
+			t.Errorf("%+v: MayRetry = %v, want %v", tc.p, got, tc.want)
+		}
+		d := Decide(Input{Policy: tc.p, Attempt: 1, Outcome: Transient})
+		if (d.Reason == Unsafe) == tc.want {
+			t.Errorf("%+v: Decide reason %v, inconsistent with MayRetry %v", tc.p, d.Reason, tc.want)
+		}
+	}
+}

@@ -409,7 +409,7 @@ func warnings(cfg *Config, s *Summary) []string {
 		w = append(w, "no warm-up discarded: the first runs met an empty system, which biases waits low")
 	}
 	for _, st := range cfg.Steps {
-		if p := st.Retry; p.Attempts > 1 && !p.Idempotent && !p.IdempotencyKey && !p.AllowUnsafe {
+		if p := st.Retry; p.Attempts > 1 && !p.MayRetry() {
 			w = append(w, fmt.Sprintf("step %s: retry.attempts is %d but the step is not declared idempotent (nor sends an idempotency key), so it is never retried; say idempotent: true if repeating it is harmless", st.Name, p.Attempts))
 		}
 	}

@@ -145,7 +145,7 @@ func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
 		if so.AttemptLimit == 0 {
 			so.AttemptLimit = max(pol.Attempts, 1)
 		}
-		if !pol.Idempotent && !pol.IdempotencyKey && !pol.AllowUnsafe && so.AttemptLimit > 1 {
+		if !pol.MayRetry() && so.AttemptLimit > 1 {
 			so.AttemptLimit = 1
 			warnings = append(warnings, "the step is neither idempotent nor keyed (and allow_unsafe is off): it is never retried, so the attempt limit is 1")
 		}
