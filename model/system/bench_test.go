@@ -8,6 +8,10 @@ import (
 )
 
 func benchScenario(b *testing.B, name string, sets ...string) {
+	benchScenarioOpt(b, system.Options{}, name, sets...)
+}
+
+func benchScenarioOpt(b *testing.B, opt system.Options, name string, sets ...string) {
 	sc, err := scenarios.Load(name, sets)
 	if err != nil {
 		b.Fatal(err)
@@ -15,7 +19,7 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 	b.ReportAllocs()
 	var events, runs, attempts float64
 	for b.Loop() {
-		res := system.New(sc.Config, system.Options{}).Run()
+		res := system.New(sc.Config, opt).Run()
 		events += float64(res.Events)
 		runs += float64(res.Runs.Arrived)
 		attempts += float64(res.Attempts.Attempts)
@@ -29,6 +33,13 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 // BenchmarkMMc is the whole system model on M/M/c (λ = 9/s, μ = 1/s,
 // c = 10), 1M runs per op: the figure the README quotes.
 func BenchmarkMMc(b *testing.B) { benchScenario(b, "mmc", "runs=1000000", "warmup=10000") }
+
+// BenchmarkMMcDrawAhead is BenchmarkMMc with the arrivals and first draws
+// made on a second goroutine (Options.DrawAhead), as a single replication
+// runs when a core is spare.
+func BenchmarkMMcDrawAhead(b *testing.B) {
+	benchScenarioOpt(b, system.Options{DrawAhead: true}, "mmc", "runs=1000000", "warmup=10000")
+}
 
 // BenchmarkSmallReplication is one short replication of M/M/c (2100
 // runs), the size sweeps and plan's probes run by the thousand: set-up,

@@ -37,6 +37,15 @@ type Options struct {
 	// Interrupt, when set and true, stops the simulation at the next check
 	// (every few thousand events); the result is marked partial.
 	Interrupt *atomic.Bool
+	// DrawAhead, for an open workload, makes the arrival instants and each
+	// run's first draws on a goroutine of its own, ahead of the simulation
+	// (see drawAhead): the result is the same, the wall time shorter when
+	// a core would otherwise be idle. Replicate and ReplicateEach set it
+	// when they run fewer replications than they have workers.
+	DrawAhead bool
+
+	// general, in tests, keeps a plain scenario on the general path.
+	general bool
 }
 
 // run is the state of one run; runs live in a table and are reused.
@@ -72,6 +81,10 @@ type run struct {
 	hasRA      bool
 	version    uint64 // contention: the row version read at dial
 	tokenHeld  bool   // a client-side rate-limit token is reserved for the next dial
+	// ahead holds the first attempt's draws at the first step, made ahead
+	// (drawAhead); valid when hasAhead.
+	ahead    aheadDraw
+	hasAhead bool
 
 	prevOutcome retry.Outcome
 
@@ -120,6 +133,9 @@ type Model struct {
 
 	arrivals *sim.Stream
 	src      arrival.Process
+	ahead    *drawAhead // nil unless Options.DrawAhead applies
+	// nextDraw holds the draws of the arrival scheduled next, made ahead.
+	nextDraw aheadDraw
 	toolRng  []*sim.Stream
 	jitter   *sim.Stream
 	costRng  *sim.Stream
@@ -377,6 +393,9 @@ func (m *Model) Run() *Result {
 			m.think(int64(-1 - u))
 		}
 	default:
+		if m.opt.DrawAhead && aheadApplies(cfg) {
+			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed)
+		}
 		m.scheduleArrival()
 	}
 	for i, t := range cfg.Tools {
@@ -388,6 +407,7 @@ func (m *Model) Run() *Result {
 		}
 	}
 	wallStart := time.Now()
+	plain := !m.opt.general && plainApplies(cfg, m.opt)
 	var stop string
 	for {
 		ev, ok := m.s.Next()
@@ -403,43 +423,34 @@ func (m *Model) Run() *Result {
 			stop = fmt.Sprintf("stopped at virtual time %v (max_time guard)", m.s.Now())
 			break
 		}
-		switch ev.Kind {
-		case evArrival:
+		switch {
+		case plain && ev.Kind == evArrival:
+			m.plainArrival()
+		case plain:
+			m.plainAttemptEnd(ev.Ref) // the only other event a plain scenario has
+		case ev.Kind == evArrival:
 			m.onArrival()
-		case evAttemptEnd:
+		case ev.Kind == evAttemptEnd:
 			m.onAttemptEvent(ev.Ref, ev.Arg)
-		case evWake:
+		case ev.Kind == evWake:
 			m.onWake(ev.Ref)
-		case evToolDone:
+		case ev.Kind == evToolDone:
 			m.onToolDone(ev.Ref)
-		case evStall:
+		case ev.Kind == evStall:
 			m.tools[ev.Ref].stalled = true
-		case evUnstall:
+		case ev.Kind == evUnstall:
 			m.tools[ev.Ref].stalled = false
 			m.serveTool(ev.Ref)
 		}
-		if m.inSys > m.guards.MaxInSystem {
-			stop = fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
-			break
-		}
-		if m.toolQueueFull >= 0 {
-			stop = fmt.Sprintf("more than %d requests waiting at tool %s (max_tool_queue guard): callers give up and retry faster than it serves, and their abandoned requests pile up in its queue (a deadline-aware tool or a bounded tool queue would shed them)", m.guards.MaxToolQueue, m.cfg.Tools[m.toolQueueFull].Name)
-			break
-		}
-		if n := m.s.Processed(); n&0xfff == 0 {
-			if n >= m.guards.MaxEvents {
-				stop = fmt.Sprintf("stopped after %d events (max_events guard)", n)
-				break
-			}
-			if m.opt.Interrupt != nil && m.opt.Interrupt.Load() {
-				stop = "interrupted"
-				break
-			}
-			if n&0xfffff == 0 && time.Since(wallStart) > m.guards.MaxWall {
-				stop = fmt.Sprintf("stopped after %v of wall-clock time (max_wall guard)", m.guards.MaxWall)
+		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
+			if stop = m.guardStop(wallStart); stop != "" {
 				break
 			}
 		}
+	}
+	if m.ahead != nil {
+		m.ahead.stop()
+		m.ahead = nil
 	}
 	r := m.finish(stop)
 	// The run and request tables are done with: later simulations in the
@@ -447,6 +458,30 @@ func (m *Model) Run() *Result {
 	m.runs.release()
 	m.reqs.release()
 	return r
+}
+
+// guardStop returns why a guard stops the simulation after the event just
+// handled, or "" to go on. Run calls it when the runs in the system or a
+// tool queue passed their guard, and every 4096 events.
+func (m *Model) guardStop(wallStart time.Time) string {
+	if m.inSys > m.guards.MaxInSystem {
+		return fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
+	}
+	if m.toolQueueFull >= 0 {
+		return fmt.Sprintf("more than %d requests waiting at tool %s (max_tool_queue guard): callers give up and retry faster than it serves, and their abandoned requests pile up in its queue (a deadline-aware tool or a bounded tool queue would shed them)", m.guards.MaxToolQueue, m.cfg.Tools[m.toolQueueFull].Name)
+	}
+	if n := m.s.Processed(); n&0xfff == 0 {
+		if n >= m.guards.MaxEvents {
+			return fmt.Sprintf("stopped after %d events (max_events guard)", n)
+		}
+		if m.opt.Interrupt != nil && m.opt.Interrupt.Load() {
+			return "interrupted"
+		}
+		if n&0xfffff == 0 && time.Since(wallStart) > m.guards.MaxWall {
+			return fmt.Sprintf("stopped after %v of wall-clock time (max_wall guard)", m.guards.MaxWall)
+		}
+	}
+	return ""
 }
 
 func (m *Model) finish(stop string) *Result {
@@ -503,6 +538,16 @@ func (m *Model) finish(stop string) *Result {
 
 // scheduleArrival schedules the next arrival of an open process.
 func (m *Model) scheduleArrival() {
+	if m.ahead != nil {
+		d, ok := m.ahead.next()
+		if !ok {
+			return
+		}
+		m.nextDraw = d
+		m.nextAt = d.at
+		m.s.Source(d.at, evArrival, 0, 0)
+		return
+	}
 	cfg := m.cfg
 	if cfg.Runs > 0 && m.nArr >= cfg.Runs {
 		return
@@ -556,6 +601,7 @@ func (m *Model) onArrival() {
 	cfg := m.cfg
 	id := m.nArr
 	m.nArr++
+	ahead := m.nextDraw // this arrival's draws (when made ahead), before the next one's replace them
 	switch cfg.Arrivals.Process {
 	case Batch:
 		if m.nArr < cfg.Arrivals.Count {
@@ -592,6 +638,9 @@ func (m *Model) onArrival() {
 	r := m.runs.at(ri)
 	gen := r.gen
 	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id), gen: gen + 1}
+	if m.ahead != nil {
+		r.ahead, r.hasAhead = ahead, true
+	}
 	if cfg.Deadline > 0 {
 		r.dl = deadline.After(now, cfg.Deadline)
 	}
@@ -984,22 +1033,27 @@ func capped(d time.Duration) time.Duration { return min(d, noLimit) }
 func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung bool) {
 	now := m.s.Now()
 	tool := &m.cfg.Tools[r.tool]
-	stream := m.toolRng[r.tool]
-	stream.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
-	rnd := stream.Rand()
-	u := rnd.Float64()
-	lat = seconds(tool.Latency.Sample(rnd))
-	// The Retry-After draw comes last (before a cache hit's latency), so
-	// skipping it when nothing reads it changes no other draw.
-	var raU float64
-	if hit || tool.RetryAfter != nil {
-		raU = rnd.Float64()
+	var u, raU float64
+	if r.hasAhead && !hit && r.step == 0 && r.attempt == 1 && r.tool == int32(m.cfg.Steps[0].Tool) {
+		// Drawn ahead, from the same stream and key (drawAhead.produce).
+		u, lat, raU = r.ahead.u, r.ahead.lat, r.ahead.raU
+	} else {
+		stream := m.toolRng[r.tool]
+		stream.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
+		rnd := stream.Rand()
+		u = rnd.Float64()
+		lat = seconds(tool.Latency.Sample(rnd))
+		// The Retry-After draw comes last (before a cache hit's latency),
+		// so skipping it when nothing reads it changes no other draw.
+		if hit || tool.RetryAfter != nil {
+			raU = rnd.Float64()
+		}
+		if hit {
+			r.hasRA = false
+			return retry.OK, seconds(tool.Cache.Latency.Sample(rnd)), false
+		}
 	}
 	o = retry.OK
-	if hit {
-		r.hasRA = false
-		return retry.OK, seconds(tool.Cache.Latency.Sample(rnd)), false
-	}
 	e := tool.Errors
 	switch {
 	case u < e.Hang:

@@ -1,0 +1,161 @@
+package system
+
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/arrival"
+	"github.com/budgetsim/budgetsim/sim"
+)
+
+// Draw-ahead: part of an open workload's randomness does not depend on
+// anything the simulation does. Arrival n's instant comes from the
+// arrivals stream and arrival n−1's instant alone, and the first attempt
+// at a run's first step draws from its tool's stream keyed by (run, 0, 1),
+// whatever happened before. A drawAhead computes both on a goroutine of its
+// own, a batch of runs ahead of the simulation, which reads them in order.
+// The values are the very ones the model would draw itself (the same
+// streams, keys and arithmetic), so a result does not depend on whether the
+// draws were made ahead: only the wall time does, when a core is idle.
+
+// aheadBatchRuns is the number of runs in a batch: large enough that
+// handing a batch over costs little per run, small enough (32 KiB) to stay
+// in cache between the two goroutines.
+const aheadBatchRuns = 1024
+
+// aheadBatches is the number of batches in circulation: the producer works
+// up to aheadBatches−1 batches ahead of the simulation.
+const aheadBatches = 4
+
+// aheadDraw is one run's arrival instant and the draws of its first
+// attempt at its first step, as Model.draw makes them without a cache hit:
+// u decides the outcome, lat is the latency, raU the Retry-After uniform
+// (drawn only when the tool declares a retry_after).
+type aheadDraw struct {
+	at  time.Duration
+	lat time.Duration
+	u   float64
+	raU float64
+}
+
+type aheadBatch struct {
+	n    int
+	last bool // the arrivals end after these n
+	runs [aheadBatchRuns]aheadDraw
+}
+
+// drawAhead is the simulation's end of a draw-ahead producer.
+type drawAhead struct {
+	full   chan *aheadBatch // filled by the producer, in order
+	free   chan *aheadBatch // read by the simulation, for reuse
+	done   chan struct{}    // closed by stop
+	exited chan struct{}    // closed by the producer when it returns
+	cur    *aheadBatch
+	i      int // next entry of cur
+}
+
+// aheadApplies reports whether cfg's randomness can be drawn ahead: an open
+// workload (its instants come one after the other from one stream) with at
+// least one step.
+func aheadApplies(cfg *Config) bool {
+	switch cfg.Arrivals.Process {
+	case Poisson, Constant, Open:
+		return len(cfg.Steps) > 0
+	}
+	return false
+}
+
+// startDrawAhead starts a producer of cfg's arrivals from src and of its
+// first steps' first-attempt draws, for the replication seeded with seed.
+// The producer has its own streams, built like the model's.
+func startDrawAhead(cfg *Config, src arrival.Process, seed uint64) *drawAhead {
+	a := &drawAhead{
+		full:   make(chan *aheadBatch, aheadBatches),
+		free:   make(chan *aheadBatch, aheadBatches),
+		done:   make(chan struct{}),
+		exited: make(chan struct{}),
+		cur:    new(aheadBatch), // empty: the first next takes a filled one
+	}
+	for range aheadBatches - 1 {
+		a.free <- new(aheadBatch)
+	}
+	arrivals := sim.NewStream(seed, "arrivals")
+	tool := &cfg.Tools[cfg.Steps[0].Tool]
+	toolRng := sim.NewStream(seed, "tool:"+tool.Name)
+	go a.produce(cfg, src, arrivals, tool, toolRng)
+	return a
+}
+
+// produce fills batches until the arrivals end or stop is called. It
+// mirrors Model.scheduleArrival (Runs and Horizon bound the arrivals) and
+// the uncached path of Model.draw.
+func (a *drawAhead) produce(cfg *Config, src arrival.Process, arrivals *sim.Stream, tool *Tool, toolRng *sim.Stream) {
+	defer close(a.exited)
+	var n int64
+	var prev time.Duration
+	rnd := toolRng.Rand()
+	for {
+		var b *aheadBatch
+		select {
+		case b = <-a.free:
+		case <-a.done:
+			return
+		}
+		b.n, b.last = 0, false
+		for b.n < aheadBatchRuns {
+			if cfg.Runs > 0 && n >= cfg.Runs {
+				b.last = true
+				break
+			}
+			at, ok := src.Next(n, prev, arrivals.Rand())
+			if !ok || cfg.Horizon > 0 && at >= cfg.Horizon {
+				b.last = true
+				break
+			}
+			prev = at
+			d := &b.runs[b.n]
+			d.at = at
+			toolRng.Key(uint64(n), 0, 1)
+			d.u = rnd.Float64()
+			d.lat = seconds(tool.Latency.Sample(rnd))
+			d.raU = 0
+			if tool.RetryAfter != nil {
+				d.raU = rnd.Float64()
+			}
+			b.n++
+			n++
+		}
+		select {
+		case a.full <- b:
+		case <-a.done:
+			return
+		}
+		if b.last {
+			return
+		}
+	}
+}
+
+// next returns the next arrival's draws, or false when the arrivals have
+// ended.
+func (a *drawAhead) next() (aheadDraw, bool) {
+	if a.i == a.cur.n {
+		if a.cur.last {
+			return aheadDraw{}, false
+		}
+		a.free <- a.cur // never blocks: aheadBatches batches, room for all
+		a.cur = <-a.full
+		a.i = 0
+		if a.cur.n == 0 {
+			return aheadDraw{}, false // an empty batch is the last
+		}
+	}
+	d := a.cur.runs[a.i]
+	a.i++
+	return d, true
+}
+
+// stop ends the producer, if it still runs, and waits for it to return.
+func (a *drawAhead) stop() {
+	close(a.done)
+	<-a.exited
+}

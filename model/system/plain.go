@@ -1,0 +1,191 @@
+package system
+
+import "time"
+
+// The plain path. A scenario whose calls can only succeed (no error rates,
+// outages, scripts, timeouts, deadline, cost, cache, rate limit or tool
+// capacity) is a network of FIFO servers: every run waits for a worker,
+// calls each step's tool once and completes. The general handlers then
+// spend most of their time deciding what cannot happen: leases, refusals,
+// fallbacks, retries, settlements. The plain handlers below do only what
+// can, in the same order and with the same arithmetic, on the same tables
+// and statistics: the result is identical to the general path's, bit for
+// bit (TestPlainPathMatchesGeneral), in a fraction of the time. M/M/1,
+// M/M/c, M/M/c/K, M/G/1 and M/D/1, the scenarios that validate the
+// simulator against closed forms, are all plain.
+
+// plainApplies reports whether cfg, simulated with opt, takes the plain
+// path.
+func plainApplies(cfg *Config, opt Options) bool {
+	if opt.Tracer != nil && opt.TraceRuns > 0 {
+		return false
+	}
+	switch cfg.Arrivals.Process {
+	case Poisson, Constant, Open:
+	default:
+		return false
+	}
+	if len(cfg.Steps) == 0 || cfg.Deadline > 0 || cfg.RunBudget > 0 || cfg.ScenarioBudget > 0 {
+		return false
+	}
+	for i := range cfg.Steps {
+		st := &cfg.Steps[i]
+		if st.Timeout > 0 || st.Budget != nil || !plainTool(&cfg.Tools[st.Tool]) {
+			return false
+		}
+	}
+	for i := range cfg.Tools {
+		// A stalling outage schedules events of its own, even at a tool
+		// no step calls.
+		for _, o := range cfg.Tools[i].Outages {
+			if o.Stall {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainTool reports whether every call to t succeeds at once, served
+// without a queue, a token, a charge or a cache.
+func plainTool(t *Tool) bool {
+	return t.Errors == Errors{} && len(t.Outages) == 0 && len(t.Script) == 0 &&
+		!t.Contention && t.Concurrency == 0 && t.RateLimit == nil && t.Cache == nil && t.Cost == nil
+}
+
+// plainArrival is onArrival for the plain path: no tracing, no closed
+// population, no deadline.
+func (m *Model) plainArrival() {
+	now := m.s.Now()
+	cfg := m.cfg
+	id := m.nArr
+	m.nArr++
+	ahead := m.nextDraw
+	m.scheduleArrival()
+	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime
+	if measured && !m.warm {
+		m.startMeasuring(now)
+	}
+	if measured {
+		m.res.Runs.Arrived++
+		m.res.Series.add(now, binArrival, 1)
+	}
+	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
+		if measured {
+			m.res.Runs.Rejected++
+			m.measuredRunEnded(now)
+			m.res.Series.add(now, binEnded, 1)
+		}
+		return
+	}
+	ri := m.alloc()
+	r := m.runs.at(ri)
+	// Only the fields the plain handlers and finish read: a slot's other
+	// fields are never read on this path.
+	r.id, r.arrived, r.measured = id, now, measured
+	r.ahead, r.hasAhead = ahead, m.ahead != nil
+	clear(m.stagesOf(ri))
+	m.inSys++
+	if m.inSys > m.res.PeakInSystem {
+		m.res.PeakInSystem = m.inSys
+	}
+	if measured {
+		m.inSystemTW.Add(now, 1)
+	}
+	if m.busy < cfg.Workers {
+		m.takeWorker()
+		m.plainStart(ri, now)
+		return
+	}
+	m.queue.push(ri)
+}
+
+// plainStart is startService for the plain path.
+func (m *Model) plainStart(ri int32, now time.Duration) {
+	r := m.runs.at(ri)
+	wait := now - r.arrived
+	m.stagesOf(ri)[0] = wait
+	if r.measured {
+		m.res.Wait.Add(secs(wait))
+		if wait > 0 {
+			m.res.Waited++
+		}
+	}
+	r.step = 0
+	m.plainDial(ri, r, now)
+}
+
+// plainDial is dial and draw for the plain path: the call succeeds after
+// its drawn latency (no lease can cut it: there is neither deadline nor
+// ceiling).
+func (m *Model) plainDial(ri int32, r *run, now time.Duration) {
+	t := m.cfg.Steps[r.step].Tool
+	r.dialed = now
+	if r.measured {
+		m.res.Attempts.Attempts++
+		m.res.Series.add(now, binAttempt, 1)
+	}
+	var lat time.Duration
+	if r.hasAhead && r.step == 0 {
+		lat = r.ahead.lat
+	} else {
+		stream := m.toolRng[t]
+		stream.Key(uint64(r.id), uint64(r.step), 1)
+		rnd := stream.Rand()
+		rnd.Float64() // the outcome's uniform: every outcome is a success here
+		lat = seconds(m.cfg.Tools[t].Latency.Sample(rnd))
+	}
+	ts := &m.tools[t]
+	ts.stats.Calls++
+	ts.stats.Served++
+	ts.stats.BusySeconds += secs(lat)
+	m.res.Series.addBusy(now, now+lat, t)
+	m.s.At(now+lat, evAttemptEnd, ri, 0)
+}
+
+// plainAttemptEnd is attemptEnded for the plain path: a success.
+func (m *Model) plainAttemptEnd(ri int32) {
+	r := m.runs.at(ri)
+	now := m.s.Now()
+	elapsed := now - r.dialed
+	m.stagesOf(ri)[1+int(r.step)] += elapsed
+	if r.measured {
+		m.res.Attempts.OK++
+		m.res.StepLatency[r.step].Add(secs(elapsed))
+	}
+	r.step++
+	if int(r.step) == len(m.cfg.Steps) {
+		m.plainEnd(ri, r, now)
+		return
+	}
+	m.plainDial(ri, r, now)
+}
+
+// plainEnd is end for the plain path: the run completed; its worker takes
+// the next run in the queue (none can have expired: there is no deadline).
+func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
+	if r.measured {
+		m.measuredRunEnded(now)
+		m.res.Runs.add(Completed)
+		m.res.Series.add(now, binEnded, 1)
+		soj := secs((now - r.arrived))
+		m.sojournSum += soj
+		m.res.Latency.Add(soj)
+		m.res.Series.add(now, binCompleted, 1)
+		m.tail.add(soj, m.stagesOf(ri))
+	}
+	r.id = -1
+	m.free = append(m.free, ri)
+	m.inSys--
+	if r.measured {
+		m.inSystemTW.Add(now, -1)
+	}
+	if m.queue.len() > 0 {
+		m.plainStart(m.queue.pop(), now)
+		return
+	}
+	m.busy--
+	if m.warm {
+		m.workersTW.Add(now, -1)
+	}
+}
