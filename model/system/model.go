@@ -133,7 +133,9 @@ type Model struct {
 
 	arrivals *sim.Stream
 	src      arrival.Process
-	ahead    *drawAhead // nil unless Options.DrawAhead applies
+	ahead    *drawAhead  // nil unless Options.DrawAhead applies
+	plain    bool        // the plain path (plain.go) runs this simulation
+	pe       plainEvents // the plain path's future-event list
 	// nextDraw holds the draws of the arrival scheduled next, made ahead.
 	nextDraw aheadDraw
 	toolRng  []*sim.Stream
@@ -393,6 +395,7 @@ func (m *Model) Run() *Result {
 			m.think(int64(-1 - u))
 		}
 	default:
+		m.plain = !m.opt.general && plainApplies(cfg, m.opt)
 		if m.opt.DrawAhead && aheadApplies(cfg) {
 			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed)
 		}
@@ -407,9 +410,11 @@ func (m *Model) Run() *Result {
 		}
 	}
 	wallStart := time.Now()
-	plain := !m.opt.general && plainApplies(cfg, m.opt)
 	var stop string
-	for {
+	if m.plain {
+		stop = m.runPlain(wallStart)
+	}
+	for !m.plain {
 		ev, ok := m.s.Next()
 		if !ok {
 			break
@@ -420,14 +425,10 @@ func (m *Model) Run() *Result {
 			// capped clamp them), and max_time is at most 100 years, so
 			// the clock stays far from what a Duration holds only if the
 			// guard looks before each event is handled.
-			stop = fmt.Sprintf("stopped at virtual time %v (max_time guard)", m.s.Now())
+			stop = maxTimeStop(m.s.Now())
 			break
 		}
 		switch {
-		case plain && ev.Kind == evArrival:
-			m.plainArrival()
-		case plain:
-			m.plainAttemptEnd(ev.Ref) // the only other event a plain scenario has
 		case ev.Kind == evArrival:
 			m.onArrival()
 		case ev.Kind == evAttemptEnd:
@@ -443,7 +444,7 @@ func (m *Model) Run() *Result {
 			m.serveTool(ev.Ref)
 		}
 		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
-			if stop = m.guardStop(wallStart); stop != "" {
+			if stop = m.guardStop(wallStart, m.s.Processed()); stop != "" {
 				break
 			}
 		}
@@ -452,7 +453,11 @@ func (m *Model) Run() *Result {
 		m.ahead.stop()
 		m.ahead = nil
 	}
-	r := m.finish(stop)
+	end, events := m.s.Now(), m.s.Processed()
+	if m.plain {
+		end, events = m.pe.now, m.pe.processed
+	}
+	r := m.finish(stop, end, events)
 	// The run and request tables are done with: later simulations in the
 	// process reuse their chunks (see recycle.go).
 	m.runs.release()
@@ -460,17 +465,22 @@ func (m *Model) Run() *Result {
 	return r
 }
 
+// maxTimeStop is why the max_time guard stopped the simulation at now.
+func maxTimeStop(now time.Duration) string {
+	return fmt.Sprintf("stopped at virtual time %v (max_time guard)", now)
+}
+
 // guardStop returns why a guard stops the simulation after the event just
-// handled, or "" to go on. Run calls it when the runs in the system or a
-// tool queue passed their guard, and every 4096 events.
-func (m *Model) guardStop(wallStart time.Time) string {
+// handled, the n-th, or "" to go on. Run calls it when the runs in the
+// system or a tool queue passed their guard, and every 4096 events.
+func (m *Model) guardStop(wallStart time.Time, n uint64) string {
 	if m.inSys > m.guards.MaxInSystem {
 		return fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
 	}
 	if m.toolQueueFull >= 0 {
 		return fmt.Sprintf("more than %d requests waiting at tool %s (max_tool_queue guard): callers give up and retry faster than it serves, and their abandoned requests pile up in its queue (a deadline-aware tool or a bounded tool queue would shed them)", m.guards.MaxToolQueue, m.cfg.Tools[m.toolQueueFull].Name)
 	}
-	if n := m.s.Processed(); n&0xfff == 0 {
+	if n&0xfff == 0 {
 		if n >= m.guards.MaxEvents {
 			return fmt.Sprintf("stopped after %d events (max_events guard)", n)
 		}
@@ -484,11 +494,10 @@ func (m *Model) guardStop(wallStart time.Time) string {
 	return ""
 }
 
-func (m *Model) finish(stop string) *Result {
+func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 	r := m.res
-	end := m.s.Now()
 	r.End = end
-	r.Events = m.s.Processed()
+	r.Events = events
 	r.Stopped = stop
 	for i := range int32(m.runs.len()) {
 		// Runs still in the system (in a queue, an attempt or a sleep).
@@ -545,7 +554,11 @@ func (m *Model) scheduleArrival() {
 		}
 		m.nextDraw = d
 		m.nextAt = d.at
-		m.s.Source(d.at, evArrival, 0, 0)
+		if m.plain {
+			m.pe.scheduleArrival(d.at)
+		} else {
+			m.s.Source(d.at, evArrival, 0, 0)
+		}
 		return
 	}
 	cfg := m.cfg
@@ -558,6 +571,10 @@ func (m *Model) scheduleArrival() {
 	}
 	m.nextAt = at
 	// Open arrivals come one at a time, in order: the engine's source lane.
+	if m.plain {
+		m.pe.scheduleArrival(at)
+		return
+	}
 	m.s.Source(at, evArrival, 0, 0)
 }
 
@@ -655,7 +672,7 @@ func (m *Model) onArrival() {
 		m.inSystemTW.Add(now, 1)
 	}
 	if m.busy < cfg.Workers {
-		m.takeWorker()
+		m.takeWorker(now)
 		m.startService(ri)
 		return
 	}
@@ -663,10 +680,10 @@ func (m *Model) onArrival() {
 	m.queue.push(ri)
 }
 
-func (m *Model) takeWorker() {
+func (m *Model) takeWorker(now time.Duration) {
 	m.busy++
 	if m.warm {
-		m.workersTW.Add(m.s.Now(), 1)
+		m.workersTW.Add(now, 1)
 	}
 }
 

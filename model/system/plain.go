@@ -14,6 +14,31 @@ import "time"
 // M/M/c, M/M/c/K, M/G/1 and M/D/1, the scenarios that validate the
 // simulator against closed forms, are all plain.
 
+// runPlain is Run's event loop for the plain path, with the general
+// loop's guards; it returns why a guard stopped it, or "".
+func (m *Model) runPlain(wallStart time.Time) string {
+	m.pe.heap = make([]plainEvent, 0, 64)
+	for {
+		ri, arrival, ok := m.pe.next()
+		if !ok {
+			return ""
+		}
+		if m.pe.now > m.guards.MaxTime {
+			return maxTimeStop(m.pe.now)
+		}
+		if arrival {
+			m.plainArrival()
+		} else {
+			m.plainAttemptEnd(ri)
+		}
+		if m.inSys > m.guards.MaxInSystem || m.pe.processed&0xfff == 0 {
+			if stop := m.guardStop(wallStart, m.pe.processed); stop != "" {
+				return stop
+			}
+		}
+	}
+}
+
 // plainApplies reports whether cfg, simulated with opt, takes the plain
 // path.
 func plainApplies(cfg *Config, opt Options) bool {
@@ -56,7 +81,7 @@ func plainTool(t *Tool) bool {
 // plainArrival is onArrival for the plain path: no tracing, no closed
 // population, no deadline.
 func (m *Model) plainArrival() {
-	now := m.s.Now()
+	now := m.pe.now
 	cfg := m.cfg
 	id := m.nArr
 	m.nArr++
@@ -93,7 +118,7 @@ func (m *Model) plainArrival() {
 		m.inSystemTW.Add(now, 1)
 	}
 	if m.busy < cfg.Workers {
-		m.takeWorker()
+		m.takeWorker(now)
 		m.plainStart(ri, now)
 		return
 	}
@@ -140,13 +165,13 @@ func (m *Model) plainDial(ri int32, r *run, now time.Duration) {
 	ts.stats.Served++
 	ts.stats.BusySeconds += secs(lat)
 	m.res.Series.addBusy(now, now+lat, t)
-	m.s.At(now+lat, evAttemptEnd, ri, 0)
+	m.pe.scheduleEnd(now+lat, ri)
 }
 
 // plainAttemptEnd is attemptEnded for the plain path: a success.
 func (m *Model) plainAttemptEnd(ri int32) {
 	r := m.runs.at(ri)
-	now := m.s.Now()
+	now := m.pe.now
 	elapsed := now - r.dialed
 	m.stagesOf(ri)[1+int(r.step)] += elapsed
 	if r.measured {
@@ -188,4 +213,101 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 	if m.warm {
 		m.workersTW.Add(now, -1)
 	}
+}
+
+// plainEvents is the plain path's future-event list: the next arrival and
+// the attempts in progress. It orders them exactly as sim.Sim would (by
+// instant, then by scheduling order, the arrival in a lane of its own) but
+// keeps nothing for cancelling, which the plain path never does: an entry
+// carries its run, and sifting moves 24-byte entries and nothing else.
+type plainEvents struct {
+	heap      []plainEvent // attempt ends: a 4-ary min-heap
+	arrival   plainEvent   // the next arrival, when hasArr
+	hasArr    bool
+	seq       uint64
+	now       time.Duration
+	processed uint64
+}
+
+type plainEvent struct {
+	at  time.Duration
+	seq uint64
+	ri  int32
+}
+
+func plainBefore(a, b *plainEvent) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// scheduleArrival sets the next arrival (sim.Sim.Source).
+func (q *plainEvents) scheduleArrival(at time.Duration) {
+	q.seq++
+	q.arrival = plainEvent{at: at, seq: q.seq}
+	q.hasArr = true
+}
+
+// scheduleEnd schedules run ri's attempt end at at (sim.Sim.At).
+func (q *plainEvents) scheduleEnd(at time.Duration, ri int32) {
+	q.seq++
+	e := plainEvent{at: at, seq: q.seq, ri: ri}
+	h := append(q.heap, e)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !plainBefore(&e, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+	q.heap = h
+}
+
+// next removes the earliest event and advances the clock to it: an
+// arrival (arrival true) or run ri's attempt end. ok is false when no
+// event is pending.
+func (q *plainEvents) next() (ri int32, arrival, ok bool) {
+	h := q.heap
+	if len(h) == 0 || q.hasArr && plainBefore(&q.arrival, &h[0]) {
+		if !q.hasArr {
+			return 0, false, false
+		}
+		q.hasArr = false
+		q.now = q.arrival.at
+		q.processed++
+		return 0, true, true
+	}
+	top := h[0]
+	n := len(h) - 1
+	e := h[n]
+	h = h[:n]
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < min(c+4, n); j++ {
+			if plainBefore(&h[j], &h[m]) {
+				m = j
+			}
+		}
+		if !plainBefore(&h[m], &e) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	if n > 0 {
+		h[i] = e
+	}
+	q.heap = h
+	q.now = top.at
+	q.processed++
+	return top.ri, false, true
 }
