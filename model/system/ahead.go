@@ -18,9 +18,9 @@ import (
 // draws were made ahead: only the wall time does, when a core is idle.
 
 // aheadBatchRuns is the number of runs in a batch: large enough that
-// handing a batch over costs little per run, small enough (32 KiB) to stay
-// in cache between the two goroutines.
-const aheadBatchRuns = 1024
+// handing a batch over (and waking the producer) costs little per run,
+// small enough (128 KiB) to stay in cache between the two goroutines.
+const aheadBatchRuns = 4096
 
 // aheadBatches is the number of batches in circulation: the producer works
 // up to aheadBatches−1 batches ahead of the simulation.

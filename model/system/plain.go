@@ -85,7 +85,7 @@ func (m *Model) plainArrival() {
 	cfg := m.cfg
 	id := m.nArr
 	m.nArr++
-	ahead := m.nextDraw
+	lat0 := m.nextDraw.lat // this arrival's first latency (when drawn ahead), before the next arrival's replaces it
 	m.scheduleArrival()
 	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime
 	if measured && !m.warm {
@@ -93,13 +93,13 @@ func (m *Model) plainArrival() {
 	}
 	if measured {
 		m.res.Runs.Arrived++
-		m.res.Series.add(now, binArrival, 1)
+		m.res.Series.bin(now).Arrivals++
 	}
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
 			m.measuredRunEnded(now)
-			m.res.Series.add(now, binEnded, 1)
+			m.res.Series.bin(now).Ended++
 		}
 		return
 	}
@@ -108,7 +108,7 @@ func (m *Model) plainArrival() {
 	// Only the fields the plain handlers and finish read: a slot's other
 	// fields are never read on this path.
 	r.id, r.arrived, r.measured = id, now, measured
-	r.ahead, r.hasAhead = ahead, m.ahead != nil
+	r.ahead.lat, r.hasAhead = lat0, m.ahead != nil
 	clear(m.stagesOf(ri))
 	m.inSys++
 	if m.inSys > m.res.PeakInSystem {
@@ -148,7 +148,7 @@ func (m *Model) plainDial(ri int32, r *run, now time.Duration) {
 	r.dialed = now
 	if r.measured {
 		m.res.Attempts.Attempts++
-		m.res.Series.add(now, binAttempt, 1)
+		m.res.Series.bin(now).Attempts++
 	}
 	var lat time.Duration
 	if r.hasAhead && r.step == 0 {
@@ -191,12 +191,13 @@ func (m *Model) plainAttemptEnd(ri int32) {
 func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 	if r.measured {
 		m.measuredRunEnded(now)
-		m.res.Runs.add(Completed)
-		m.res.Series.add(now, binEnded, 1)
+		m.res.Runs.Completed++
+		b := m.res.Series.bin(now)
+		b.Ended++
+		b.Completed++
 		soj := secs((now - r.arrived))
 		m.sojournSum += soj
 		m.res.Latency.Add(soj)
-		m.res.Series.add(now, binCompleted, 1)
 		m.tail.add(soj, m.stagesOf(ri))
 	}
 	r.id = -1

@@ -122,12 +122,17 @@ func (s *Series) index(at time.Duration) int {
 	return i
 }
 
-func (s *Series) add(at time.Duration, f binField, n int64) {
+// bin returns at's bin, growing the series to hold it.
+func (s *Series) bin(at time.Duration) *Bin {
 	i := s.index(at)
 	for len(s.Bins) <= i {
 		s.Bins = append(s.Bins, Bin{})
 	}
-	b := &s.Bins[i]
+	return &s.Bins[i]
+}
+
+func (s *Series) add(at time.Duration, f binField, n int64) {
+	b := s.bin(at)
 	switch f {
 	case binArrival:
 		b.Arrivals += n
