@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -32,7 +33,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		if durationSyntax.MatchString(s) {
+		if durationSyntax().MatchString(s) {
 			return 0, fmt.Errorf("%q is too long: at most %v (about 292 years)", s, time.Duration(math.MaxInt64))
 		}
 		return 0, fmt.Errorf("%q is not a duration (use ns, us, ms, s, m, h: e.g. 250ms, 2s, 1h30m)", s)
@@ -44,8 +45,11 @@ func ParseDuration(s string) (time.Duration, error) {
 }
 
 // durationSyntax matches what time.ParseDuration accepts; a match that
-// time.ParseDuration rejects overflowed int64 nanoseconds.
-var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+// time.ParseDuration rejects overflowed int64 nanoseconds. It is compiled
+// on first use, by an error message, not at every start of the CLI.
+var durationSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+})
 
 // isDecimal reports whether s is a plain decimal number: an optional sign,
 // digits and at most one point, no exponent.

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 // WriteHTML writes the report as one self-contained HTML5 page: inline CSS,
@@ -13,7 +14,7 @@ import (
 // writes nothing. The output is a function of the Report alone.
 func (r *Report) WriteHTML(w io.Writer) error {
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, r); err != nil {
+	if err := page().Execute(&buf, r); err != nil {
 		return err
 	}
 	_, err := buf.WriteTo(w)
@@ -31,14 +32,16 @@ func numeric(s string) bool {
 	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.'
 }
 
-// page is the report's template. html/template escapes every string of
+// page is the report's template, parsed on first use rather than at every
+// start of the CLI. html/template escapes every string of
 // the model; only the charts' SVG, which internal/charts writes with its
 // text escaped, is inserted as is.
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"svg":     func(b []byte) template.HTML { return template.HTML(b) },
-	"numeric": numeric,
-	"inc":     func(i int) int { return i + 1 },
-}).Parse(`<!DOCTYPE html>
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"svg":     func(b []byte) template.HTML { return template.HTML(b) },
+		"numeric": numeric,
+		"inc":     func(i int) int { return i + 1 },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -146,3 +149,4 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 {{end}}</ul>
 {{end}}</div>
 {{end}}`))
+})
