@@ -50,15 +50,23 @@ type Options struct {
 
 // run is the state of one run; runs live in a table and are reused.
 type run struct {
+	// The fields the plain path (plain.go) reads come first and fill one
+	// cache line: id, arrived, dialed, step, measured, hasAhead, ahead.
 	id       int64
 	arrived  time.Duration
-	started  time.Duration
-	dl       deadline.Deadline
+	dialed   time.Duration
+	step     int32
 	measured bool
-	traced   bool
-	queued   bool
+	// hasAhead: ahead holds the first attempt's draws at the first step,
+	// made ahead (drawAhead).
+	hasAhead bool
+	ahead    aheadDraw
 
-	step      int32
+	started time.Duration
+	dl      deadline.Deadline
+	traced  bool
+	queued  bool
+
 	tool      int32 // the tool serving the current step (primary or fallback)
 	fallback  int32 // fallbacks of the current step used so far
 	attempt   int32
@@ -67,7 +75,6 @@ type run struct {
 	gen        uint32 // attempt generation: a reply for an older one is stale
 	waiting    bool   // an attempt is outstanding
 	timer      sim.Timer
-	dialed     time.Duration
 	lease      time.Duration
 	leaseCut   bool // the lease was bounded by the deadline, not the ceiling
 	outcome    retry.Outcome
@@ -81,10 +88,6 @@ type run struct {
 	hasRA      bool
 	version    uint64 // contention: the row version read at dial
 	tokenHeld  bool   // a client-side rate-limit token is reserved for the next dial
-	// ahead holds the first attempt's draws at the first step, made ahead
-	// (drawAhead); valid when hasAhead.
-	ahead    aheadDraw
-	hasAhead bool
 
 	prevOutcome retry.Outcome
 
