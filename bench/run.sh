@@ -79,43 +79,56 @@ go build -o "$SIM" ./cmd/simulate
 
 # --- helpers -------------------------------------------------------------------
 
-# timed OUTFILE CMD...: run CMD with stdout to OUTFILE (stderr to OUTFILE.err);
-# sets WALL (seconds, whole process, from outside) and RSS (peak KiB or n/a).
-timed() {
-	local out=$1 t0 t1
-	shift
-	if [[ -x /usr/bin/time ]]; then
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%M' -o "$out.rss" "$@" >"$out" 2>"$out.err"
-		t1=$(date +%s%N)
-		RSS=$(tail -n 1 "$out.rss")
+# now_ns: the wall clock in nanoseconds. Bash 5's $EPOCHREALTIME reads it
+# without starting a process; `date` costs a fork and an exec (~3.5 ms
+# each on this VM, inside the measured interval).
+now_ns() {
+	if [[ -n ${EPOCHREALTIME:-} ]]; then
+		local t=${EPOCHREALTIME/,/.} # the decimal point follows the locale
+		NOW_NS=${t%.*}${t#*.}000
 	else
-		t0=$(date +%s%N)
-		"$@" >"$out" 2>"$out.err"
-		t1=$(date +%s%N)
-		RSS=n/a
+		NOW_NS=$(date +%s%N)
 	fi
-	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+}
+
+# timed OUTFILE CMD...: run CMD with stdout to OUTFILE (stderr to OUTFILE.err);
+# sets WALL (seconds): the whole process (fork, exec, start-up, run, output,
+# exit) as the calling shell sees it, with no helper process inside the
+# interval. Peak RSS is measured apart (peak_rss): GNU time around the
+# command would add its own fork and exec, ~6 ms here, to every wall.
+timed() {
+	local out=$1 t0
+	shift
+	now_ns
+	t0=$NOW_NS
+	"$@" >"$out" 2>"$out.err"
+	now_ns
+	WALL=$(awk -v a="$t0" -v b="$NOW_NS" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+}
+
+# peak_rss CMD...: one more run of CMD, under GNU time; sets RSS to its
+# peak resident set (KiB), or n/a without GNU time.
+peak_rss() {
+	RSS=n/a
+	if [[ -x /usr/bin/time ]]; then
+		/usr/bin/time -f '%M' -o "$OUT/rss.tmp" "$@" >/dev/null 2>&1 && RSS=$(tail -n 1 "$OUT/rss.tmp")
+	fi
 }
 
 # median X...: the median (the lower middle one of an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 # median_timed NAME COUNT CMD...: COUNT runs of CMD; sets WALL to the median
-# wall time, WALLS to all of them, RSS to the largest peak RSS, and leaves the
-# last stdout in $OUT/NAME.
+# wall time, WALLS to all of them, and leaves the last stdout in $OUT/NAME.
 median_timed() {
-	local name=$1 count=$2 i walls=() rss=0
+	local name=$1 count=$2 i walls=()
 	shift 2
 	for ((i = 0; i < count; i++)); do
 		timed "$OUT/$name" "$@"
 		walls+=("$WALL")
-		[[ $RSS != n/a && $RSS -gt $rss ]] && rss=$RSS
 	done
 	WALL=$(median "${walls[@]}")
 	WALLS="${walls[*]}"
-	RSS=$rss
-	[[ -x /usr/bin/time ]] || RSS=n/a
 }
 
 # json FILE EXPR: a value from a budgetsim JSON summary (EXPR indexes the
@@ -150,18 +163,17 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a + 0 <= b + 0) }' 
 have_simpy_rounds=$SIMPY_REPEAT
 [[ $have_simpy == 1 ]] || have_simpy_rounds=1
 say "simulate run mmc --runs $N --set warmup=0 --format json ($REPEAT runs) before each of $have_simpy_rounds SimPy runs: $PY bench/simpy_mmc.py --customers $N"
-bs_list=() sp_list=() bs_rss=0 sp_rss=0
+bs_list=() sp_list=()
 for ((round = 0; round < have_simpy_rounds; round++)); do
 	median_timed mmc "$REPEAT" "$SIM" run mmc --runs "$N" --set warmup=0 --format json
 	bs_list+=($WALLS)
-	[[ $RSS != n/a && $RSS -gt $bs_rss ]] && bs_rss=$RSS
 	if [[ $have_simpy == 1 ]]; then
 		timed "$OUT/simpy" "$PY" bench/simpy_mmc.py --customers "$N"
 		sp_list+=("$WALL")
-		[[ $RSS != n/a && $RSS -gt $sp_rss ]] && sp_rss=$RSS
 	fi
 done
-[[ -x /usr/bin/time ]] || bs_rss=n/a sp_rss=n/a
+peak_rss "$SIM" run mmc --runs "$N" --set warmup=0 --format json
+bs_rss=$RSS
 bs_wall=$(median "${bs_list[@]}") bs_walls=${bs_list[*]}
 bs_events=$(json "$OUT/mmc" 'd["events"]')
 bs_sojourn=$(json "$OUT/mmc" '"%.4f" % d["latency_s"]["mean"]')
@@ -176,6 +188,7 @@ if [[ $have_simpy == 1 ]]; then
 	sp_sojourn=$(kv "$OUT/simpy" mean_sojourn_s)
 	erlang=$(kv "$OUT/simpy" erlang_c_sojourn_s)
 	sp_version=$(kv "$OUT/simpy" simpy_version)
+	sp_rss=$(kv "$OUT/simpy" peak_rss_kib) # its own getrusage: no second 7 s run
 else
 	sp_rss=n/a
 fi
@@ -235,7 +248,9 @@ seed_aps=$(div "$seed_attempts" "$seed_wall" %.0f)
 
 say "simulate run mmc --runs 10000000 --set warmup=0 --format json"
 timed "$OUT/mmc10m" "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
-m10_wall=$WALL m10_rss=$RSS
+m10_wall=$WALL
+peak_rss "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
+m10_rss=$RSS
 m10_eps=$(div "$(json "$OUT/mmc10m" 'd["events"]')" "$m10_wall" %.0f)
 
 # --- 5. replications and sweep points across cores ------------------------------
@@ -347,7 +362,7 @@ cat <<EOF
 ### Performance ($(date -u +%Y-%m-%d), $(nproc) cores, ${cpu}, $(go version | awk '{ print $3 }'))
 
 M/M/c, λ = 9/s, μ = 1/s, c = 10, $N customers, no warm-up. Wall times are whole
-processes (start-up and output included), measured from outside, interleaved
+processes (fork, exec, start-up, output and exit included), timed by the calling shell with no helper process in the interval (peak RSS from a separate run), interleaved
 ($REPEAT budgetsim runs before each SimPy run): medians of ${#bs_list[@]} runs for budgetsim, ${#sp_list[@]} for SimPy. Events are counted as 2 per customer (arrival +
 departure) for every simulator. Load average (1, 5, 15 min) at the start: $load0; at the end: $load.
 $contention

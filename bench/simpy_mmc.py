@@ -25,6 +25,8 @@ Output, one "key value" line each (bench/run.sh reads them with awk):
                      W = 1/mu + C(c, a) / (c*mu - lambda), a = lambda/mu,
                      C the Erlang C probability of waiting (Kleinrock,
                      Queueing Systems vol. 1, 1975, eq. 3.42)
+    simpy_version    SimPy's version
+    peak_rss_kib     this process's peak resident set, KiB (getrusage)
 
 Run with Debian's interpreter and package: /usr/bin/python3 with
 python3-simpy3 (apt-get install python3-simpy3).
@@ -33,6 +35,7 @@ python3-simpy3 (apt-get install python3-simpy3).
 import argparse
 import math
 import random
+import resource
 import sys
 import time
 
@@ -109,6 +112,9 @@ def main():
     print("mean_sojourn_s %.4f" % (stats[0] / stats[1]))
     print("erlang_c_sojourn_s %.4f" % erlang_c_sojourn(args.rate, args.mu, args.servers))
     print("simpy_version", getattr(simpy, "__version__", "unknown"))
+    # Peak resident set of this process, KiB on Linux (what GNU time's %M
+    # reports for it): run.sh times this process without a wrapper.
+    print("peak_rss_kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 if __name__ == "__main__":
