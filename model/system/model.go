@@ -138,6 +138,7 @@ type Model struct {
 	src      arrival.Process
 	ahead    *drawAhead  // nil unless Options.DrawAhead applies
 	plain    bool        // the plain path (plain.go) runs this simulation
+	oneStep  bool        // and the plan has one step: no stage table needed
 	pe       plainEvents // the plain path's future-event list
 	// nextDraw holds the draws of the arrival scheduled next, made ahead.
 	nextDraw aheadDraw
@@ -399,6 +400,7 @@ func (m *Model) Run() *Result {
 		}
 	default:
 		m.plain = !m.opt.general && plainApplies(cfg, m.opt)
+		m.oneStep = m.plain && len(cfg.Steps) == 1
 		if m.opt.DrawAhead && aheadApplies(cfg) {
 			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed)
 		}

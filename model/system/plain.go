@@ -109,7 +109,9 @@ func (m *Model) plainArrival() {
 	// fields are never read on this path.
 	r.id, r.arrived, r.measured = id, now, measured
 	r.ahead.lat, r.hasAhead = lat0, m.ahead != nil
-	clear(m.stagesOf(ri))
+	if !m.oneStep {
+		clear(m.stagesOf(ri))
+	}
 	m.inSys++
 	if m.inSys > m.res.PeakInSystem {
 		m.res.PeakInSystem = m.inSys
@@ -129,7 +131,9 @@ func (m *Model) plainArrival() {
 func (m *Model) plainStart(ri int32, now time.Duration) {
 	r := m.runs.at(ri)
 	wait := now - r.arrived
-	m.stagesOf(ri)[0] = wait
+	if !m.oneStep {
+		m.stagesOf(ri)[0] = wait
+	}
 	if r.measured {
 		m.res.Wait.Add(secs(wait))
 		if wait > 0 {
@@ -173,7 +177,9 @@ func (m *Model) plainAttemptEnd(ri int32) {
 	r := m.runs.at(ri)
 	now := m.pe.now
 	elapsed := now - r.dialed
-	m.stagesOf(ri)[1+int(r.step)] += elapsed
+	if !m.oneStep {
+		m.stagesOf(ri)[1+int(r.step)] += elapsed
+	}
 	if r.measured {
 		m.res.Attempts.OK++
 		m.res.StepLatency[r.step].Add(secs(elapsed))
@@ -198,7 +204,14 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 		soj := secs((now - r.arrived))
 		m.sojournSum += soj
 		m.res.Latency.Add(soj)
-		m.tail.add(soj, m.stagesOf(ri))
+		if m.oneStep {
+			// One step called once: the stages are the wait (it was
+			// dialed when it started), the call and no backoff.
+			stages := [3]time.Duration{r.dialed - r.arrived, now - r.dialed, 0}
+			m.tail.add(soj, stages[:])
+		} else {
+			m.tail.add(soj, m.stagesOf(ri))
+		}
 	}
 	r.id = -1
 	m.free = append(m.free, ri)
