@@ -402,7 +402,7 @@ func (m *Model) Run() *Result {
 		m.plain = !m.opt.general && plainApplies(cfg, m.opt)
 		m.oneStep = m.plain && len(cfg.Steps) == 1
 		if m.opt.DrawAhead && aheadApplies(cfg) {
-			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed)
+			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed, !m.plain)
 		}
 		m.scheduleArrival()
 	}
