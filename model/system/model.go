@@ -669,13 +669,7 @@ func (m *Model) onArrival() {
 	r.dl = r.dl.WithFloor(cfg.Floor).WithMinLease(cfg.MinLease)
 	st := m.stagesOf(ri)
 	clear(st)
-	m.inSys++
-	if m.inSys > m.res.PeakInSystem {
-		m.res.PeakInSystem = m.inSys
-	}
-	if measured {
-		m.inSystemTW.Add(now, 1)
-	}
+	m.enter(now, measured)
 	if m.busy < cfg.Workers {
 		m.takeWorker(now)
 		m.startService(ri)
@@ -683,6 +677,18 @@ func (m *Model) onArrival() {
 	}
 	r.queued = true
 	m.queue.push(ri)
+}
+
+// enter counts a run into the system at now: the peak, and the
+// time-average of the measured runs.
+func (m *Model) enter(now time.Duration, measured bool) {
+	m.inSys++
+	if m.inSys > m.res.PeakInSystem {
+		m.res.PeakInSystem = m.inSys
+	}
+	if measured {
+		m.inSystemTW.Add(now, 1)
+	}
 }
 
 func (m *Model) takeWorker(now time.Duration) {

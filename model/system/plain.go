@@ -112,13 +112,7 @@ func (m *Model) plainArrival() {
 	if !m.oneStep {
 		clear(m.stagesOf(ri))
 	}
-	m.inSys++
-	if m.inSys > m.res.PeakInSystem {
-		m.res.PeakInSystem = m.inSys
-	}
-	if measured {
-		m.inSystemTW.Add(now, 1)
-	}
+	m.enter(now, measured)
 	if m.busy < cfg.Workers {
 		m.takeWorker(now)
 		m.plainStart(ri, now)
