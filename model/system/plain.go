@@ -17,19 +17,26 @@ import "time"
 // runPlain is Run's event loop for the plain path, with the general
 // loop's guards; it returns why a guard stopped it, or "".
 func (m *Model) runPlain(wallStart time.Time) string {
-	m.pe.heap = make([]plainEvent, 0, 64)
+	q := &m.pe
+	q.heap = make([]plainEvent, 0, 64)
 	for {
-		ri, arrival, ok := m.pe.next()
-		if !ok {
-			return ""
-		}
-		if m.pe.now > m.guards.MaxTime {
-			return maxTimeStop(m.pe.now)
-		}
-		if arrival {
+		// One decision per event, its handler inside each branch: the
+		// choice between an arrival and a completion is the loop's
+		// least predictable branch, and taking it twice costs twice.
+		if q.arrivalNext() {
+			q.takeArrival()
+			if q.now > m.guards.MaxTime {
+				return maxTimeStop(q.now)
+			}
 			m.plainArrival()
-		} else {
+		} else if len(q.heap) > 0 {
+			ri := q.takeEnd()
+			if q.now > m.guards.MaxTime {
+				return maxTimeStop(q.now)
+			}
 			m.plainAttemptEnd(ri)
+		} else {
+			return ""
 		}
 		if m.inSys > m.guards.MaxInSystem || m.pe.processed&0xfff == 0 {
 			if stop := m.guardStop(wallStart, m.pe.processed); stop != "" {
@@ -275,20 +282,23 @@ func (q *plainEvents) scheduleEnd(at time.Duration, ri int32) {
 	q.heap = h
 }
 
-// next removes the earliest event and advances the clock to it: an
-// arrival (arrival true) or run ri's attempt end. ok is false when no
-// event is pending.
-func (q *plainEvents) next() (ri int32, arrival, ok bool) {
+// arrivalNext reports whether the earliest pending event is the arrival.
+func (q *plainEvents) arrivalNext() bool {
+	return q.hasArr && (len(q.heap) == 0 || plainBefore(&q.arrival, &q.heap[0]))
+}
+
+// takeArrival removes the pending arrival and advances the clock to it.
+func (q *plainEvents) takeArrival() {
+	q.hasArr = false
+	q.now = q.arrival.at
+	q.processed++
+}
+
+// takeEnd removes the earliest attempt end (the heap must hold one and it
+// must come before any arrival) and advances the clock to it; it returns
+// the run.
+func (q *plainEvents) takeEnd() int32 {
 	h := q.heap
-	if len(h) == 0 || q.hasArr && plainBefore(&q.arrival, &h[0]) {
-		if !q.hasArr {
-			return 0, false, false
-		}
-		q.hasArr = false
-		q.now = q.arrival.at
-		q.processed++
-		return 0, true, true
-	}
 	top := h[0]
 	n := len(h) - 1
 	e := h[n]
@@ -317,5 +327,5 @@ func (q *plainEvents) next() (ri int32, arrival, ok bool) {
 	q.heap = h
 	q.now = top.at
 	q.processed++
-	return top.ri, false, true
+	return top.ri
 }
