@@ -34,11 +34,12 @@ func benchScenarioOpt(b *testing.B, opt system.Options, name string, sets ...str
 // c = 10), 1M runs per op: the figure the README quotes.
 func BenchmarkMMc(b *testing.B) { benchScenario(b, "mmc", "runs=1000000", "warmup=10000") }
 
-// BenchmarkMMcDrawAhead is BenchmarkMMc with the arrivals and first draws
-// made on a second goroutine (Options.DrawAhead), as a single replication
+// BenchmarkMMcSpareCore is BenchmarkMMc with the arrivals and first draws
+// made ahead, and the completed runs' figures applied, on goroutines of
+// their own (Options.SpareCore), as a single replication
 // runs when a core is spare.
-func BenchmarkMMcDrawAhead(b *testing.B) {
-	benchScenarioOpt(b, system.Options{DrawAhead: true}, "mmc", "runs=1000000", "warmup=10000")
+func BenchmarkMMcSpareCore(b *testing.B) {
+	benchScenarioOpt(b, system.Options{SpareCore: true}, "mmc", "runs=1000000", "warmup=10000")
 }
 
 // BenchmarkSmallReplication is one short replication of M/M/c (2100

@@ -37,12 +37,15 @@ type Options struct {
 	// Interrupt, when set and true, stops the simulation at the next check
 	// (every few thousand events); the result is marked partial.
 	Interrupt *atomic.Bool
-	// DrawAhead, for an open workload, makes the arrival instants and each
-	// run's first draws on a goroutine of its own, ahead of the simulation
-	// (see drawAhead): the result is the same, the wall time shorter when
-	// a core would otherwise be idle. Replicate and ReplicateEach set it
-	// when they run fewer replications than they have workers.
-	DrawAhead bool
+	// SpareCore says a core would otherwise sit idle during this
+	// simulation, and lets it use goroutines of its own there: for an open
+	// workload, one makes the arrival instants and each run's first draws
+	// ahead of the simulation (drawAhead); on the plain path with one
+	// step, another applies the completed runs' figures from a log
+	// (endLog). The result is the same, bit for bit; only the wall time is
+	// shorter. Replicate and ReplicateEach set it when they run fewer
+	// replications than they have workers.
+	SpareCore bool
 
 	// general, in tests, keeps a plain scenario on the general path.
 	general bool
@@ -136,10 +139,14 @@ type Model struct {
 
 	arrivals *sim.Stream
 	src      arrival.Process
-	ahead    *drawAhead  // nil unless Options.DrawAhead applies
+	ahead    *drawAhead  // nil unless Options.SpareCore applies
 	plain    bool        // the plain path (plain.go) runs this simulation
 	oneStep  bool        // and the plan has one step: no stage table needed
 	pe       plainEvents // the plain path's future-event list
+	// endFigures holds, on the plain path with one step, what a completed
+	// run updates; endLog, when set, feeds them from another goroutine.
+	endFigures *endFigures
+	endLog     *endLog
 	// nextDraw holds the draws of the arrival scheduled next, made ahead.
 	nextDraw aheadDraw
 	toolRng  []*sim.Stream
@@ -401,7 +408,7 @@ func (m *Model) Run() *Result {
 	default:
 		m.plain = !m.opt.general && plainApplies(cfg, m.opt)
 		m.oneStep = m.plain && len(cfg.Steps) == 1
-		if m.opt.DrawAhead && aheadApplies(cfg) {
+		if m.opt.SpareCore && aheadApplies(cfg) {
 			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed, !m.plain)
 		}
 		m.scheduleArrival()
@@ -417,7 +424,21 @@ func (m *Model) Run() *Result {
 	wallStart := time.Now()
 	var stop string
 	if m.plain {
+		if m.oneStep {
+			m.endFigures = &endFigures{
+				wait: m.res.Wait, call: m.res.StepLatency[0], latency: m.res.Latency,
+				sojournSum: m.sojournSum, tail: m.tail,
+			}
+			if m.opt.SpareCore {
+				m.startEndLog()
+			}
+		}
 		stop = m.runPlain(wallStart)
+		m.stopEndLog()
+		if f := m.endFigures; f != nil {
+			m.sojournSum, m.tail = f.sojournSum, f.tail
+			m.endFigures = nil
+		}
 	}
 	for !m.plain {
 		ev, ok := m.s.Next()

@@ -54,11 +54,13 @@ func plainOf(cfg *system.Config) *system.Config {
 	return &c
 }
 
-// TestPlainPathMatchesGeneral: the plain path (with and without its draws
-// made ahead) gives the general path's result bit for bit, across the
-// features a plain scenario can have: warm-up by runs and by time, a
-// horizon, bounded and zero waiting rooms, several steps, other
-// replications, and every guard that can stop it.
+// TestPlainPathMatchesGeneral: the plain path, alone and with a spare core
+// (its draws made ahead and, with one step, its completions applied from
+// the end log on another goroutine), gives the general path's result bit
+// for bit, across the features a plain scenario can have: warm-up by runs
+// and by time, a horizon, bounded and zero waiting rooms, several steps,
+// other replications, and every guard that can stop it (the guards leave
+// runs in service, whose waits the end log does not carry).
 func TestPlainPathMatchesGeneral(t *testing.T) {
 	type tc struct {
 		name string
@@ -113,12 +115,12 @@ func TestPlainPathMatchesGeneral(t *testing.T) {
 				t.Fatalf("stopped %q, want a stop by %q", want.Stopped, c.stop)
 			}
 			wantB := encoded(t, want)
-			for _, ahead := range []bool{false, true} {
+			for _, spare := range []bool{false, true} {
 				opt := c.opt
-				opt.DrawAhead = ahead
+				opt.SpareCore = spare
 				got := system.New(c.cfg, opt).Run()
 				if !bytes.Equal(encoded(t, got), wantB) {
-					t.Errorf("draw ahead %v: plain path differs from the general path:\n got %s\nwant %s", ahead, brief(got), brief(want))
+					t.Errorf("spare core %v: plain path differs from the general path:\n got %s\nwant %s", spare, brief(got), brief(want))
 				}
 			}
 		})
@@ -151,7 +153,7 @@ func TestDrawAheadMatches(t *testing.T) {
 				t.Fatalf("%s takes the plain path: this test is about the general one", c.name)
 			}
 			want := encoded(t, system.New(cfg, system.Options{}).Run())
-			got := encoded(t, system.New(cfg, system.Options{DrawAhead: true}).Run())
+			got := encoded(t, system.New(cfg, system.Options{SpareCore: true}).Run())
 			if !bytes.Equal(got, want) {
 				t.Errorf("draw ahead changed the result")
 			}

@@ -499,12 +499,12 @@ func appendOnce(xs []string, x string) []string {
 // Replicate runs n replications of cfg on up to workers goroutines (0 means
 // GOMAXPROCS) and returns their results in replication order. Only
 // replication 0 is traced. With fewer replications than workers, each
-// draws ahead on a spare core (Options.DrawAhead).
+// uses a spare core (Options.SpareCore).
 func Replicate(cfg *Config, n, workers int, opt Options) []*Result {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	opt.DrawAhead = opt.DrawAhead || n < workers
+	opt.SpareCore = opt.SpareCore || n < workers
 	return parallel(n, workers, func(i int) *Result { return replication(cfg, opt, i) })
 }
 
@@ -517,7 +517,7 @@ func ReplicateEach(cfg *Config, n, workers int, opt Options, each func(i int, r 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	opt.DrawAhead = opt.DrawAhead || n < workers
+	opt.SpareCore = opt.SpareCore || n < workers
 	sim.ParallelEach(n, workers, 4*workers, func(i int) *Result { return replication(cfg, opt, i) }, each)
 }
 
