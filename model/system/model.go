@@ -49,6 +49,9 @@ type Options struct {
 
 	// general, in tests, keeps a plain scenario on the general path.
 	general bool
+	// endLogSwitchAt, in tests, makes the end log stop after this many
+	// records as if its applier had fallen behind (0: never).
+	endLogSwitchAt int64
 }
 
 // run is the state of one run; runs live in a table and are reused.

@@ -206,6 +206,7 @@ func (m *Model) plainAttemptEnd(ri int32) {
 // plainEnd is end for the plain path: the run completed; its worker takes
 // the next run in the queue (none can have expired: there is no deadline).
 func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
+	stopLog := false
 	if r.measured {
 		m.measuredRunEnded(now)
 		m.res.Runs.Completed++
@@ -214,7 +215,7 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 		b.Completed++
 		switch {
 		case m.endLog != nil:
-			m.endLog.put(endRec{arrived: r.arrived, dialed: r.dialed, ended: now})
+			stopLog = !m.endLog.put(endRec{arrived: r.arrived, dialed: r.dialed, ended: now})
 		case m.oneStep:
 			m.endFigures.add(&endRec{arrived: r.arrived, dialed: r.dialed, ended: now}, false)
 		default:
@@ -226,6 +227,11 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 	}
 	r.id = -1
 	m.free = append(m.free, ri)
+	if stopLog {
+		// After the slot is free: stopEndLog adds the waits of the runs
+		// in service, and this one's is in the log.
+		m.stopEndLog()
+	}
 	m.inSys--
 	if r.measured {
 		m.inSystemTW.Add(now, -1)
@@ -377,6 +383,9 @@ type endLog struct {
 	free chan *endBatch // back from the applier
 	done chan struct{}  // closed when the applier has applied everything
 	cur  *endBatch
+	// logged counts the records put; at switchAt (tests only: 0 is never)
+	// put reports the ring full, to exercise the switch.
+	logged, switchAt int64
 }
 
 // endFigures are the figures a completed run updates, held apart from the
@@ -408,14 +417,29 @@ func (f *endFigures) add(r *endRec, fromLog bool) {
 	f.tail.add(soj, stages[:])
 }
 
-// put appends r to the log.
-func (l *endLog) put(r endRec) {
+// put appends r to the log. It reports false when the applier has fallen
+// a whole ring behind (no batch is free when one fills): the core was not
+// spare after all (another process, or the draw-ahead goroutine, holds
+// it), and the caller should stop the log and go on without it rather
+// than wait for the applier at every batch.
+func (l *endLog) put(r endRec) bool {
 	b := l.cur
 	b.recs[b.n] = r
 	b.n++
-	if b.n == len(b.recs) {
-		l.full <- b
-		l.cur = <-l.free
+	l.logged++
+	if b.n < len(b.recs) && l.logged != l.switchAt {
+		return true
+	}
+	l.full <- b
+	l.cur = nil
+	if l.logged == l.switchAt {
+		return false
+	}
+	select {
+	case l.cur = <-l.free:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -423,10 +447,11 @@ func (l *endLog) put(r endRec) {
 // own (see endFigures), fed through m.endLog.
 func (m *Model) startEndLog() {
 	l := &endLog{
-		full: make(chan *endBatch, endLogBatches),
-		free: make(chan *endBatch, endLogBatches),
-		done: make(chan struct{}),
-		cur:  new(endBatch),
+		full:     make(chan *endBatch, endLogBatches),
+		free:     make(chan *endBatch, endLogBatches),
+		done:     make(chan struct{}),
+		cur:      new(endBatch),
+		switchAt: m.opt.endLogSwitchAt,
 	}
 	for range endLogBatches - 1 {
 		l.free <- new(endBatch)
@@ -449,15 +474,20 @@ func (m *Model) startEndLog() {
 }
 
 // stopEndLog hands the rest of the log over, waits until it has been
-// applied, and adds the waits of the measured runs still in service (the
+// applied, and adds the waits of the measured runs in service now (the
 // log holds completed runs only; the general path adds a wait when a run
-// starts).
+// starts). It runs when the simulation ends, or in the middle when put
+// finds the applier a ring behind: from then on plainStart and
+// plainAttemptEnd add waits and calls as they happen, and the runs in
+// service, whose waits were added here, add only their calls.
 func (m *Model) stopEndLog() {
 	l := m.endLog
 	if l == nil {
 		return
 	}
-	l.full <- l.cur
+	if l.cur != nil {
+		l.full <- l.cur
+	}
 	l.full <- nil
 	<-l.done
 	m.endLog = nil

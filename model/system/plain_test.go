@@ -115,12 +115,21 @@ func TestPlainPathMatchesGeneral(t *testing.T) {
 				t.Fatalf("stopped %q, want a stop by %q", want.Stopped, c.stop)
 			}
 			wantB := encoded(t, want)
-			for _, spare := range []bool{false, true} {
-				opt := c.opt
-				opt.SpareCore = spare
-				got := system.New(c.cfg, opt).Run()
+			spare := c.opt
+			spare.SpareCore = true
+			for _, v := range []struct {
+				name string
+				opt  system.Options
+			}{
+				{"alone", c.opt},
+				{"with a spare core", spare},
+				// The end log stopping in mid-run (its applier a ring
+				// behind): 1000 runs in, with runs in service and queued.
+				{"with a spare core, the end log stopping", system.WithEndLogSwitch(c.opt, 1000)},
+			} {
+				got := system.New(c.cfg, v.opt).Run()
 				if !bytes.Equal(encoded(t, got), wantB) {
-					t.Errorf("spare core %v: plain path differs from the general path:\n got %s\nwant %s", spare, brief(got), brief(want))
+					t.Errorf("%s: plain path differs from the general path:\n got %s\nwant %s", v.name, brief(got), brief(want))
 				}
 			}
 		})
