@@ -50,15 +50,26 @@ type aheadBatch struct {
 	raU  [aheadBatchRuns]float64
 }
 
-// drawAhead is the simulation's end of a draw-ahead producer.
+// drawAhead is the simulation's end of the draws made ahead.
 type drawAhead struct {
-	full   chan *aheadBatch // filled by the producer, in order
-	free   chan *aheadBatch // read by the simulation, for reuse
-	done   chan struct{}    // closed by stop
-	exited chan struct{}    // closed by the producer when it returns
-	cur    *aheadBatch
-	i      int  // next entry of cur
-	keepU  bool // the uniforms are drawn and kept (the plain path reads none)
+	full  chan *aheadBatch // filled by the spare core's goroutine, in order
+	free  chan *aheadBatch // read by the simulation, for reuse
+	cur   *aheadBatch
+	i     int  // next entry of cur
+	keepU bool // the uniforms are drawn and kept (the plain path reads none)
+}
+
+// drawProducer makes the draws, on the spare core's goroutine (spare.go),
+// from streams of its own built like the model's.
+type drawProducer struct {
+	cfg      *Config
+	src      arrival.Process
+	arrivals *sim.Stream
+	tool     *Tool
+	toolRng  *sim.Stream
+	keepU    bool
+	n        int64         // the next arrival's index
+	prev     time.Duration // the last arrival's instant
 }
 
 // aheadApplies reports whether cfg's randomness can be drawn ahead: an open
@@ -72,79 +83,65 @@ func aheadApplies(cfg *Config) bool {
 	return false
 }
 
-// startDrawAhead starts a producer of cfg's arrivals from src and of its
-// first steps' first-attempt draws, for the replication seeded with seed;
-// without keepU it keeps only the instants and latencies. The producer has
-// its own streams, built like the model's.
-func startDrawAhead(cfg *Config, src arrival.Process, seed uint64, keepU bool) *drawAhead {
+// newDrawAhead returns both ends of the draws made ahead of cfg's arrivals
+// from src, and of its first step's first-attempt draws, for the
+// replication seeded with seed; without keepU the producer keeps only the
+// instants and latencies.
+func newDrawAhead(cfg *Config, src arrival.Process, seed uint64, keepU bool) (*drawAhead, *drawProducer) {
 	a := &drawAhead{
-		full:   make(chan *aheadBatch, aheadBatches),
-		free:   make(chan *aheadBatch, aheadBatches),
-		done:   make(chan struct{}),
-		exited: make(chan struct{}),
-		cur:    new(aheadBatch), // empty: the first next takes a filled one
-		keepU:  keepU,
+		full:  make(chan *aheadBatch, aheadBatches),
+		free:  make(chan *aheadBatch, aheadBatches),
+		cur:   new(aheadBatch), // empty: the first next takes a filled one
+		keepU: keepU,
 	}
 	for range aheadBatches - 1 {
 		a.free <- new(aheadBatch)
 	}
-	arrivals := sim.NewStream(seed, "arrivals")
 	tool := &cfg.Tools[cfg.Steps[0].Tool]
-	toolRng := sim.NewStream(seed, "tool:"+tool.Name)
-	go a.produce(cfg, src, arrivals, tool, toolRng, keepU)
-	return a
+	p := &drawProducer{
+		cfg:      cfg,
+		src:      src,
+		arrivals: sim.NewStream(seed, "arrivals"),
+		tool:     tool,
+		toolRng:  sim.NewStream(seed, "tool:"+tool.Name),
+		keepU:    keepU,
+	}
+	return a, p
 }
 
-// produce fills batches until the arrivals end or stop is called. It
-// mirrors Model.scheduleArrival (Runs and Horizon bound the arrivals) and
-// the uncached path of Model.draw.
-func (a *drawAhead) produce(cfg *Config, src arrival.Process, arrivals *sim.Stream, tool *Tool, toolRng *sim.Stream, keepU bool) {
-	defer close(a.exited)
-	var n int64
-	var prev time.Duration
-	rnd := toolRng.Rand()
-	for {
-		var b *aheadBatch
-		select {
-		case b = <-a.free:
-		case <-a.done:
-			return
+// fill fills b with the next runs' draws and reports whether the arrivals
+// end with them. It mirrors Model.scheduleArrival (Runs and Horizon bound
+// the arrivals) and the uncached path of Model.draw.
+func (p *drawProducer) fill(b *aheadBatch) (last bool) {
+	cfg, tool := p.cfg, p.tool
+	rnd := p.toolRng.Rand()
+	b.n, b.last = 0, false
+	for b.n < aheadBatchRuns {
+		if cfg.Runs > 0 && p.n >= cfg.Runs {
+			b.last = true
+			break
 		}
-		b.n, b.last = 0, false
-		for b.n < aheadBatchRuns {
-			if cfg.Runs > 0 && n >= cfg.Runs {
-				b.last = true
-				break
+		at, ok := p.src.Next(p.n, p.prev, p.arrivals.Rand())
+		if !ok || cfg.Horizon > 0 && at >= cfg.Horizon {
+			b.last = true
+			break
+		}
+		p.prev = at
+		i := b.n
+		b.at[i] = at
+		p.toolRng.Key(uint64(p.n), 0, 1)
+		u := rnd.Float64()
+		b.lat[i] = seconds(tool.Latency.Sample(rnd))
+		if p.keepU {
+			b.u[i], b.raU[i] = u, 0
+			if tool.RetryAfter != nil {
+				b.raU[i] = rnd.Float64()
 			}
-			at, ok := src.Next(n, prev, arrivals.Rand())
-			if !ok || cfg.Horizon > 0 && at >= cfg.Horizon {
-				b.last = true
-				break
-			}
-			prev = at
-			i := b.n
-			b.at[i] = at
-			toolRng.Key(uint64(n), 0, 1)
-			u := rnd.Float64()
-			b.lat[i] = seconds(tool.Latency.Sample(rnd))
-			if keepU {
-				b.u[i], b.raU[i] = u, 0
-				if tool.RetryAfter != nil {
-					b.raU[i] = rnd.Float64()
-				}
-			}
-			b.n++
-			n++
 		}
-		select {
-		case a.full <- b:
-		case <-a.done:
-			return
-		}
-		if b.last {
-			return
-		}
+		b.n++
+		p.n++
 	}
+	return b.last
 }
 
 // next returns the next arrival's draws, or false when the arrivals have
@@ -167,10 +164,4 @@ func (a *drawAhead) next() (aheadDraw, bool) {
 		return aheadDraw{at: b.at[i], lat: b.lat[i]}, true
 	}
 	return aheadDraw{at: b.at[i], lat: b.lat[i], u: b.u[i], raU: b.raU[i]}, true
-}
-
-// stop ends the producer, if it still runs, and waits for it to return.
-func (a *drawAhead) stop() {
-	close(a.done)
-	<-a.exited
 }

@@ -143,6 +143,7 @@ type Model struct {
 	arrivals *sim.Stream
 	src      arrival.Process
 	ahead    *drawAhead  // nil unless Options.SpareCore applies
+	spare    *spareCore  // the goroutine on the spare core, or nil
 	plain    bool        // the plain path (plain.go) runs this simulation
 	oneStep  bool        // and the plan has one step: no stage table needed
 	pe       plainEvents // the plain path's future-event list
@@ -411,8 +412,14 @@ func (m *Model) Run() *Result {
 	default:
 		m.plain = !m.opt.general && plainApplies(cfg, m.opt)
 		m.oneStep = m.plain && len(cfg.Steps) == 1
-		if m.opt.SpareCore && aheadApplies(cfg) {
-			m.ahead = startDrawAhead(cfg, m.src, m.res.Seed, !m.plain)
+		if m.oneStep {
+			m.endFigures = &endFigures{
+				wait: m.res.Wait, call: m.res.StepLatency[0], latency: m.res.Latency,
+				sojournSum: m.sojournSum, tail: m.tail,
+			}
+		}
+		if m.opt.SpareCore {
+			m.startSpare()
 		}
 		m.scheduleArrival()
 	}
@@ -427,15 +434,6 @@ func (m *Model) Run() *Result {
 	wallStart := time.Now()
 	var stop string
 	if m.plain {
-		if m.oneStep {
-			m.endFigures = &endFigures{
-				wait: m.res.Wait, call: m.res.StepLatency[0], latency: m.res.Latency,
-				sojournSum: m.sojournSum, tail: m.tail,
-			}
-			if m.opt.SpareCore {
-				m.startEndLog()
-			}
-		}
 		stop = m.runPlain(wallStart)
 		m.stopEndLog()
 		if f := m.endFigures; f != nil {
@@ -478,10 +476,7 @@ func (m *Model) Run() *Result {
 			}
 		}
 	}
-	if m.ahead != nil {
-		m.ahead.stop()
-		m.ahead = nil
-	}
+	m.stopSpare()
 	end, events := m.s.Now(), m.s.Processed()
 	if m.plain {
 		end, events = m.pe.now, m.pe.processed

@@ -381,7 +381,7 @@ type endBatch struct {
 type endLog struct {
 	full chan *endBatch // to the applier, in order; nil ends the log
 	free chan *endBatch // back from the applier
-	done chan struct{}  // closed when the applier has applied everything
+	done chan struct{}  // closed by the applier when it has applied everything
 	cur  *endBatch
 	// logged counts the records put; at switchAt (tests only: 0 is never)
 	// put reports the ring full, to exercise the switch.
@@ -443,34 +443,20 @@ func (l *endLog) put(r endRec) bool {
 	}
 }
 
-// startEndLog moves the completed runs' figures to a goroutine of their
-// own (see endFigures), fed through m.endLog.
-func (m *Model) startEndLog() {
+// newEndLog returns an empty log, its ring filled with free batches; the
+// spare core's goroutine applies it (spare.go).
+func newEndLog(switchAt int64) *endLog {
 	l := &endLog{
 		full:     make(chan *endBatch, endLogBatches),
 		free:     make(chan *endBatch, endLogBatches),
 		done:     make(chan struct{}),
 		cur:      new(endBatch),
-		switchAt: m.opt.endLogSwitchAt,
+		switchAt: switchAt,
 	}
 	for range endLogBatches - 1 {
 		l.free <- new(endBatch)
 	}
-	f := m.endFigures
-	go func() {
-		defer close(l.done)
-		for b := range l.full {
-			if b == nil {
-				return
-			}
-			for i := range b.n {
-				f.add(&b.recs[i], true)
-			}
-			b.n = 0
-			l.free <- b
-		}
-	}()
-	m.endLog = l
+	return l
 }
 
 // stopEndLog hands the rest of the log over, waits until it has been
