@@ -38,13 +38,13 @@ type Options struct {
 	// (every few thousand events); the result is marked partial.
 	Interrupt *atomic.Bool
 	// SpareCore says a core would otherwise sit idle during this
-	// simulation, and lets it use goroutines of its own there: for an open
-	// workload, one makes the arrival instants and each run's first draws
-	// ahead of the simulation (drawAhead); on the plain path with one
-	// step, another applies the completed runs' figures from a log
-	// (endLog). The result is the same, bit for bit; only the wall time is
-	// shorter. Replicate and ReplicateEach set it when they run fewer
-	// replications than they have workers.
+	// simulation, and lets it run a goroutine of its own there (spareCore)
+	// that, for an open workload, makes the arrival instants and each
+	// run's first draws ahead of the simulation (drawAhead) and, on the
+	// plain path with one step, applies the completed runs' figures from a
+	// log (endLog). The result is the same, bit for bit; only the wall
+	// time is shorter. Replicate and ReplicateEach set it when they run
+	// fewer replications than they have workers.
 	SpareCore bool
 
 	// general, in tests, keeps a plain scenario on the general path.

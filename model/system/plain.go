@@ -351,7 +351,8 @@ func (q *plainEvents) takeEnd() int32 {
 // ended. From them follow the wait, call and completion histograms, the
 // sojourn sum and the tail table: a third of the plain path's work. When a
 // core is spare (Options.SpareCore), the simulation writes the instants to
-// a log in batches and another goroutine applies them in the order
+// a log in batches and the spare core's goroutine (spare.go) applies them
+// in the order
 // written, which is the order the simulation would have applied them; the
 // sums and the tail table, whose floats depend on order, get the same
 // additions in the same order, and the histograms do not depend on order
