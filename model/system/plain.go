@@ -352,15 +352,14 @@ func (q *plainEvents) takeEnd() int32 {
 // sojourn sum and the tail table: a third of the plain path's work. When a
 // core is spare (Options.SpareCore), the simulation writes the instants to
 // a log in batches and the spare core's goroutine (spare.go) applies them
-// in the order
-// written, which is the order the simulation would have applied them; the
-// sums and the tail table, whose floats depend on order, get the same
-// additions in the same order, and the histograms do not depend on order
-// at all. The log's ring is large (16 batches of 48 KiB) on purpose: a
-// cache line the applier has read must leave its caches before the
-// simulation writes it again, or the write waits for the line to come
-// back from the other core. With 4 batches in the ring the log saved 4 %
-// of the simulation's time, with 16 it saved 18 %.
+// in the order written, which is the order the simulation would have
+// applied them; the sums and the tail table, whose floats depend on
+// order, get the same additions in the same order, and the histograms do
+// not depend on order at all. The log's ring is large (16 batches of
+// 48 KiB) on purpose: a cache line the applier has read must leave its
+// caches before the simulation writes it again, or the write waits for
+// the line to come back from the other core. With 4 batches in the ring
+// the log saved 4 % of the simulation's time, with 16 it saved 18 %.
 
 // endRec is a measured run's completion: its arrival, its start (the
 // instant its one call was dialed) and its end.
