@@ -11,15 +11,16 @@ import (
 // anything the simulation does. Arrival n's instant comes from the
 // arrivals stream and arrival n−1's instant alone, and the first attempt
 // at a run's first step draws from its tool's stream keyed by (run, 0, 1),
-// whatever happened before. A drawAhead computes both on a goroutine of its
-// own, a batch of runs ahead of the simulation, which reads them in order.
+// whatever happened before. A drawProducer computes both on the spare
+// core's goroutine (spare.go), batches of runs ahead of the simulation,
+// which reads them in order through a drawAhead.
 // The values are the very ones the model would draw itself (the same
 // streams, keys and arithmetic), so a result does not depend on whether the
 // draws were made ahead: only the wall time does, when a core is idle.
 
-// aheadBatchRuns is the number of runs in a batch: large enough that
-// handing a batch over (and waking the producer) costs little per run,
-// small enough (128 KiB) to stay in cache between the two goroutines.
+// aheadBatchRuns is the number of runs in a batch (128 KiB, of which the
+// plain path touches half): large enough that handing a batch over (and
+// waking the spare core's goroutine) costs little per run.
 const aheadBatchRuns = 4096
 
 // aheadBatches is the number of batches in circulation: the producer works

@@ -1082,7 +1082,7 @@ func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung
 	tool := &m.cfg.Tools[r.tool]
 	var u, raU float64
 	if r.hasAhead && !hit && r.step == 0 && r.attempt == 1 && r.tool == int32(m.cfg.Steps[0].Tool) {
-		// Drawn ahead, from the same stream and key (drawAhead.produce).
+		// Drawn ahead, from the same stream and key (drawProducer.fill).
 		u, lat, raU = r.ahead.u, r.ahead.lat, r.ahead.raU
 	} else {
 		stream := m.toolRng[r.tool]

@@ -120,7 +120,7 @@ func (m *Model) plainArrival() {
 	// Only the fields the plain handlers and finish read: a slot's other
 	// fields are never read on this path.
 	r.id, r.arrived, r.measured = id, now, measured
-	r.dialed = -1 // not started: finishEndLog tells queued runs from runs in service
+	r.dialed = -1 // not started: stopEndLog tells queued runs from runs in service
 	r.ahead.lat, r.hasAhead = lat0, m.ahead != nil
 	if !m.oneStep {
 		clear(m.stagesOf(ri))
