@@ -182,12 +182,12 @@ type Model struct {
 	warmStart  time.Duration
 	lastRunEnd time.Duration
 	res        *Result
-	inSystemTW stats.TimeWeighted
-	workersTW  stats.TimeWeighted
+	inSystemTW stats.Count
+	workersTW  stats.Count
 	// workersAtLastEnd is workersTW as it was when the last measured run
 	// ended: warm-up runs can hold workers after that, moving workersTW
 	// past the end of the measured window.
-	workersAtLastEnd stats.TimeWeighted
+	workersAtLastEnd stats.Count
 	sojournSum       float64
 	unsettled        cost.Amount
 	tail             tailTable
@@ -626,7 +626,7 @@ func (m *Model) startMeasuring(now time.Duration) {
 	m.warm = true
 	m.warmStart = now
 	m.inSystemTW.Start(now, 0)
-	m.workersTW.Start(now, float64(m.busy))
+	m.workersTW.Start(now, int64(m.busy))
 	for i := range m.tools {
 		ts := &m.tools[i]
 		ts.stats = ToolStats{}
@@ -706,14 +706,14 @@ func (m *Model) enter(now time.Duration, measured bool) {
 		m.res.PeakInSystem = m.inSys
 	}
 	if measured {
-		m.inSystemTW.Add(now, 1)
+		m.inSystemTW.Inc(now)
 	}
 }
 
 func (m *Model) takeWorker(now time.Duration) {
 	m.busy++
 	if m.warm {
-		m.workersTW.Add(now, 1)
+		m.workersTW.Inc(now)
 	}
 }
 
@@ -1455,7 +1455,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {
-		m.inSystemTW.Add(now, -1)
+		m.inSystemTW.Dec(now)
 	}
 	if wasQueued {
 		return
@@ -1475,7 +1475,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	m.busy--
 	if m.warm {
-		m.workersTW.Add(now, -1)
+		m.workersTW.Dec(now)
 	}
 }
 

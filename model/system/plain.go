@@ -234,7 +234,7 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 	}
 	m.inSys--
 	if r.measured {
-		m.inSystemTW.Add(now, -1)
+		m.inSystemTW.Dec(now)
 	}
 	if m.queue.len() > 0 {
 		m.plainStart(m.queue.pop(), now)
@@ -242,7 +242,7 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 	}
 	m.busy--
 	if m.warm {
-		m.workersTW.Add(now, -1)
+		m.workersTW.Dec(now)
 	}
 }
 
