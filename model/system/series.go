@@ -60,6 +60,12 @@ func (s *Series) addBusy(from, to time.Duration, t int) {
 	if to <= from {
 		return
 	}
+	if from >= s.curLo && to < s.curHi && s.cur < len(s.ToolBusy[t]) {
+		// Within the current bin (the common case): what span(first)
+		// below computes for it.
+		s.ToolBusy[t][s.cur] += float64(to-from) / 1e9
+		return
+	}
 	last := s.index(to)
 	first := s.cur
 	if from < s.curLo {
@@ -124,6 +130,9 @@ func (s *Series) index(at time.Duration) int {
 
 // bin returns at's bin, growing the series to hold it.
 func (s *Series) bin(at time.Duration) *Bin {
+	if at >= s.curLo && at < s.curHi && s.cur < len(s.Bins) {
+		return &s.Bins[s.cur]
+	}
 	i := s.index(at)
 	for len(s.Bins) <= i {
 		s.Bins = append(s.Bins, Bin{})
