@@ -188,6 +188,11 @@ type Model struct {
 	// ended: warm-up runs can hold workers after that, moving workersTW
 	// past the end of the measured window.
 	workersAtLastEnd stats.Count
+	// snapPending: a measured run ended and workersAtLastEnd has not been
+	// taken yet. It is taken lazily, before workersTW next changes (or at
+	// finish): until then workersTW is the state it must copy, and most
+	// ends are followed by another before a worker is taken or freed.
+	snapPending bool
 	sojournSum       float64
 	unsettled        cost.Amount
 	tail             tailTable
@@ -538,6 +543,7 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 			wend = end
 		}
 		r.Window = wend - m.warmStart
+		m.workersChanging()
 		workers := &m.workersTW
 		if wend < end {
 			// Read the workers as they were at wend: warm-up runs may
@@ -713,6 +719,7 @@ func (m *Model) enter(now time.Duration, measured bool) {
 func (m *Model) takeWorker(now time.Duration) {
 	m.busy++
 	if m.warm {
+		m.workersChanging()
 		m.workersTW.Inc(now)
 	}
 }
@@ -1424,7 +1431,16 @@ func (m *Model) onWake(ri int32) {
 // window lasts at least until then.
 func (m *Model) measuredRunEnded(now time.Duration) {
 	m.lastRunEnd = now
-	m.workersAtLastEnd = m.workersTW
+	m.snapPending = true
+}
+
+// workersChanging takes the pending snapshot of workersTW (see
+// snapPending): callers call it before they change workersTW.
+func (m *Model) workersChanging() {
+	if m.snapPending {
+		m.workersAtLastEnd = m.workersTW
+		m.snapPending = false
+	}
 }
 
 // end records run ri's outcome, frees its worker and serves the queue.
@@ -1475,6 +1491,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	m.busy--
 	if m.warm {
+		m.workersChanging()
 		m.workersTW.Dec(now)
 	}
 }

@@ -128,15 +128,14 @@ func (m *Model) plainArrival() {
 	m.enter(now, measured)
 	if m.busy < cfg.Workers {
 		m.takeWorker(now)
-		m.plainStart(ri, now)
+		m.plainStart(ri, r, now)
 		return
 	}
 	m.queue.push(ri)
 }
 
-// plainStart is startService for the plain path.
-func (m *Model) plainStart(ri int32, now time.Duration) {
-	r := m.runs.at(ri)
+// plainStart is startService for the plain path: run ri (r) starts.
+func (m *Model) plainStart(ri int32, r *run, now time.Duration) {
 	wait := now - r.arrived
 	if !m.oneStep {
 		m.stagesOf(ri)[0] = wait
@@ -237,11 +236,13 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 		m.inSystemTW.Dec(now)
 	}
 	if m.queue.len() > 0 {
-		m.plainStart(m.queue.pop(), now)
+		next := m.queue.pop()
+		m.plainStart(next, m.runs.at(next), now)
 		return
 	}
 	m.busy--
 	if m.warm {
+		m.workersChanging()
 		m.workersTW.Dec(now)
 	}
 }
