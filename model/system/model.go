@@ -193,11 +193,11 @@ type Model struct {
 	// finish): until then workersTW is the state it must copy, and most
 	// ends are followed by another before a worker is taken or freed.
 	snapPending bool
-	sojournSum       float64
-	unsettled        cost.Amount
-	tail             tailTable
-	rec              AttemptRecord
-	_                sim.CacheLinePad
+	sojournSum  float64
+	unsettled   cost.Amount
+	tail        tailTable
+	rec         AttemptRecord
+	_           sim.CacheLinePad
 }
 
 // Result is what one simulation measured, after the warm-up.
