@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
@@ -100,15 +102,15 @@ func init() {
 
 func (e *env) compare(args []string) error {
 	fs, sf := newScenarioFlagSet("compare", e.stderr, "compare SCENARIO --vary key=v1,v2[,…] [--vary …] [flags]")
-	var varies stringList
+	var varies cli.StringList
 	outDir := fs.String("out", "", "also write compare.json, summary.csv, latency_cdf.csv and series.csv (one row group per variant) to `DIR`")
 	fs.Var(&varies, "vary", "a key and the values to compare: `key=v1,v2,…` or key=a..b:n; two --vary flags form a grid")
-	scenario, err := scenarioArg(fs, sf, args, "compare")
+	scenario, err := cli.ScenarioArg(fs, sf, args, "compare")
 	if err != nil {
 		return err
 	}
 	if len(varies) == 0 {
-		return usagef("compare needs at least one --vary key=v1,v2,…")
+		return cli.Usagef("compare needs at least one --vary key=v1,v2,…")
 	}
 	// The same parsing as sweep's: each key once, and the grid's size
 	// checked as it grows (a product taken at the end can overflow).
@@ -129,7 +131,7 @@ func (e *env) compare(args []string) error {
 	if *outDir != "" {
 		// The per-variant files are written as the variants complete, so
 		// memory holds one variant's histograms and series at a time.
-		if err := checkOutDir(*outDir); err != nil {
+		if err := cli.CheckOutDir(*outDir); err != nil {
 			return err
 		}
 		var err error
@@ -159,7 +161,7 @@ func (e *env) compare(args []string) error {
 			sets = append([]string{v.Key + "=" + val}, sets...)
 			label = append([]string{v.Key + "=" + val}, label...)
 		}
-		sc, err := variants.Load(scenario, append(sf.allSets(), sets...))
+		sc, err := variants.Load(scenario, append(sf.AllSets(), sets...))
 		if err != nil {
 			return fmt.Errorf("variant %s: %w", strings.Join(label, " "), err)
 		}
@@ -169,12 +171,12 @@ func (e *env) compare(args []string) error {
 	// on one goroutine), else one after another with their replications
 	// spread over the cores. Either way each is handed on in order, and
 	// its figures do not depend on which.
-	workers := sf.parallel
+	workers := sf.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	outer, inner := 1, sf.parallel
-	if sf.replications < workers && points > 1 {
+	outer, inner := 1, sf.Parallel
+	if sf.Replications < workers && points > 1 {
 		outer, inner = workers, 1
 	}
 	type done struct {
@@ -187,7 +189,7 @@ func (e *env) compare(args []string) error {
 		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
 			return done{}
 		}
-		acc, first := system.ReplicatePooled(jobs[i].cfg, sf.replications, inner, system.Options{Interrupt: e.interrupted}, sf.level)
+		acc, first := system.ReplicatePooled(jobs[i].cfg, sf.Replications, inner, system.Options{Interrupt: e.interrupted}, sf.Level)
 		return done{acc, first}
 	}, func(i int, d done) {
 		if stopped || err != nil || d.acc == nil {
@@ -207,9 +209,9 @@ func (e *env) compare(args []string) error {
 	}
 	// Paired differences need whole replications: an interrupt may have
 	// cut the last one of a variant short.
-	if sf.replications >= 2 && !e.interrupted.Load() {
+	if sf.Replications >= 2 && !e.interrupted.Load() {
 		for i := 1; i < len(out); i++ {
-			out[i].Difference = pairedDiff(labels[0], figs[0], figs[i], out[0].Latency.P99, out[i].Latency.P99, sf.level)
+			out[i].Difference = pairedDiff(labels[0], figs[0], figs[i], out[0].Latency.P99, out[i].Latency.P99, sf.Level)
 		}
 	}
 	var missing []string // variants an interrupt left without a result
@@ -226,7 +228,7 @@ func (e *env) compare(args []string) error {
 			return err
 		}
 	}
-	if sf.format == "json" {
+	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, out); err != nil {
 			return err
 		}
@@ -267,20 +269,20 @@ func (e *env) compare(args []string) error {
 		if len(missing) > 0 {
 			count = fmt.Sprintf("%d of %d variants (interrupted before %s finished)", len(out), len(jobs), strings.Join(missing, "; "))
 		}
-		fmt.Fprintf(e.stdout, "%s: %s on common random numbers (seed %d, %d replication(s) each)\n", scenario, count, out[0].Seed, sf.replications)
+		fmt.Fprintf(e.stdout, "%s: %s on common random numbers (seed %d, %d replication(s) each)\n", scenario, count, out[0].Seed, sf.Replications)
 		if err := render.Table(e.stdout, header, rows); err != nil {
 			return err
 		}
 		if c := out[0].Confidence; c != nil {
 			fmt.Fprintf(e.stdout, "± is the half-width of a %g%% Student-t interval over %d replications (the p99's by sectioning, centred on the pooled p99).\n", 100*c.Level, c.Replications)
 		}
-		if err := pairedTable(e.stdout, labels, out, sf.level); err != nil {
+		if err := pairedTable(e.stdout, labels, out, sf.Level); err != nil {
 			return err
 		}
 		writeVariantWarnings(e.stdout, labels, out)
 	}
 	if e.interrupted.Load() {
-		return errInterrupted
+		return cli.ErrInterrupted
 	}
 	return nil
 }

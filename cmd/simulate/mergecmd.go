@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -20,18 +22,18 @@ func (e *env) merge(args []string) error {
 	outDir := fs.String("out", "", "write sweep.csv and sweep.json to `DIR` (required)")
 	scenario := fs.String("scenario", "", "load the scenario from `PATH` instead of the path the shards recorded (it must have the same text)")
 	format := fs.String("format", "table", "output: table or json")
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
-		return usagef("--format: must be table or json, got %q", *format)
+		return cli.Usagef("--format: must be table or json, got %q", *format)
 	}
 	if len(pos) == 0 {
-		return usagef("merge needs the shard files, or directories holding shard-i-of-n.json files")
+		return cli.Usagef("merge needs the shard files, or directories holding shard-i-of-n.json files")
 	}
 	if *outDir == "" {
-		return usagef("merge needs --out DIR for sweep.csv and sweep.json")
+		return cli.Usagef("merge needs --out DIR for sweep.csv and sweep.json")
 	}
 	var files []string
 	for _, p := range pos {
@@ -45,7 +47,7 @@ func (e *env) merge(args []string) error {
 		}
 		found, _ := filepath.Glob(filepath.Join(p, "shard-*-of-*.json"))
 		if len(found) == 0 {
-			return usagef("%s: no shard-i-of-n.json files in it", p)
+			return cli.Usagef("%s: no shard-i-of-n.json files in it", p)
 		}
 		sort.Strings(found)
 		files = append(files, found...)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -24,64 +26,64 @@ func (e *env) plan(args []string) error {
 		f.DefValue = strconv.Itoa(search.DefaultReplications)
 		f.Usage = "replications of each probe at first (≥ 2); a probe whose interval straddles a threshold gets more"
 	}
-	var slos stringList
+	var slos cli.StringList
 	fs.Var(&slos, "slo", "an objective: `p50|p90|p99|p999|mean<=DURATION`, wait_p50…wait_p999|wait_mean<=DURATION, or success>=FRACTION; repeatable (all must hold)")
-	searchOnce := &onceString{why: "plan sizes one key at a time; sweep explores two"}
+	searchOnce := &cli.OnceString{Why: "plan sizes one key at a time; sweep explores two"}
 	fs.Var(searchOnce, "search", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
-	searchFlag := &searchOnce.value
+	searchFlag := &searchOnce.Value
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
 	tolerance := fs.Float64("tolerance", search.DefaultTolerance, "for a non-integer key (a rate, a duration), stop when the bracket is narrower than this `fraction` of its upper end")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
 	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
-	scenario, err := scenarioArg(fs, sf, args, "plan")
+	scenario, err := cli.ScenarioArg(fs, sf, args, "plan")
 	if err != nil {
 		return err
 	}
 	repsSet := false
 	fs.Visit(func(f *flag.Flag) { repsSet = repsSet || f.Name == "replications" })
 	if !repsSet {
-		sf.replications = search.DefaultReplications
+		sf.Replications = search.DefaultReplications
 	}
-	if sf.replications < 2 {
-		return usagef("--replications: plan needs at least 2 for confidence intervals, got %d", sf.replications)
+	if sf.Replications < 2 {
+		return cli.Usagef("--replications: plan needs at least 2 for confidence intervals, got %d", sf.Replications)
 	}
 	if *maxReps == 0 {
-		*maxReps = search.DefaultMaxFactor * sf.replications
+		*maxReps = search.DefaultMaxFactor * sf.Replications
 	}
-	if *maxReps < sf.replications || *maxReps > 10000 {
-		return usagef("--max-replications: must be in [--replications (%d), 10000], got %d", sf.replications, *maxReps)
+	if *maxReps < sf.Replications || *maxReps > 10000 {
+		return cli.Usagef("--max-replications: must be in [--replications (%d), 10000], got %d", sf.Replications, *maxReps)
 	}
 	if !(*tolerance > 0 && *tolerance < 1) {
-		return usagef("--tolerance: must be in (0, 1), got %g", *tolerance)
+		return cli.Usagef("--tolerance: must be in (0, 1), got %g", *tolerance)
 	}
 	if len(slos) == 0 {
-		return usagef("plan needs at least one --slo (e.g. --slo 'p99<=2s' --slo 'success>=0.99')")
+		return cli.Usagef("plan needs at least one --slo (e.g. --slo 'p99<=2s' --slo 'success>=0.99')")
 	}
 	var objectives []search.SLO
 	for _, s := range slos {
 		o, err := search.ParseSLO(s)
 		if err != nil {
-			return usagef("--slo %v", err)
+			return cli.Usagef("--slo %v", err)
 		}
 		objectives = append(objectives, o)
 	}
 	if *searchFlag == "" {
-		return usagef("plan needs --search key=lo..hi (e.g. --search workers=1..200)")
+		return cli.Usagef("plan needs --search key=lo..hi (e.g. --search workers=1..200)")
 	}
 	rng, err := search.ParseRange(*searchFlag)
 	if err != nil {
-		return usagef("--search %v", err)
+		return cli.Usagef("--search %v", err)
 	}
-	base, err := scenarios.Load(scenario, sf.allSets())
+	base, err := scenarios.Load(scenario, sf.AllSets())
 	if err != nil {
 		return err
 	}
 	if *outDir != "" {
-		if err := checkOutDir(*outDir); err != nil {
+		if err := cli.CheckOutDir(*outDir); err != nil {
 			return err
 		}
 	}
-	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.replications, MaxReplications: *maxReps, Level: sf.level, Tolerance: *tolerance}.WithDefaults()
+	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.Replications, MaxReplications: *maxReps, Level: sf.Level, Tolerance: *tolerance}.WithDefaults()
 	var start *search.Analytic
 	if !*noAnalytic {
 		if a, ok := search.AnalyticStart(base.Config, rng.Key, objectives); ok && rng.Integer {
@@ -89,7 +91,7 @@ func (e *env) plan(args []string) error {
 			prob.Start, prob.HasStart = a.Value, true
 		}
 	}
-	simr := &search.Simulator{Scenario: scenario, Sets: sf.allSets(), Range: rng, Level: prob.LookLevel(), Parallel: sf.parallel, Interrupt: e.interrupted}
+	simr := &search.Simulator{Scenario: scenario, Sets: sf.AllSets(), Range: rng, Level: prob.LookLevel(), Parallel: sf.Parallel, Interrupt: e.interrupted}
 	ans, err := search.Search(prob, simr.Probe)
 	if ans == nil {
 		return err
@@ -104,7 +106,7 @@ func (e *env) plan(args []string) error {
 			return err
 		}
 	}
-	if sf.format == "json" {
+	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, ans); err != nil {
 			return err
 		}
@@ -113,13 +115,13 @@ func (e *env) plan(args []string) error {
 	}
 	switch {
 	case interrupted:
-		return errInterrupted
+		return cli.ErrInterrupted
 	case ans.HurtsAsItGrows:
 		fmt.Fprintf(e.stderr, "simulate: %s gets worse as it grows: plan sizes keys that help as they grow (see the note)\n", rng.Key)
-		return errFailed
+		return cli.ErrFailed
 	case !ans.Found:
 		fmt.Fprintf(e.stderr, "simulate: no value of %s in %s..%s meets every objective\n", rng.Key, rng.Format(rng.Lo), rng.Format(rng.Hi))
-		return errFailed
+		return cli.ErrFailed
 	}
 	return nil
 }

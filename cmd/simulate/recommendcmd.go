@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/latencylog"
@@ -57,13 +59,13 @@ func (e *env) recommend(args []string) error {
 	fs, sf := newScenarioFlagSet("recommend", e.stderr, "recommend (--latencies FILE [--column NAME] [--unit ms] | SCENARIO) [flags]")
 	var rf recommendFlags
 	rf.register(fs)
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := sf.check(); err != nil {
+	if err := sf.Check(); err != nil {
 		return err
 	}
 	opt, err := rf.options(set)
@@ -72,31 +74,31 @@ func (e *env) recommend(args []string) error {
 	}
 	if rf.latencies != "" {
 		if len(pos) > 0 {
-			return usagef("recommend takes --latencies FILE or a SCENARIO, not both (got %q)", pos[0])
+			return cli.Usagef("recommend takes --latencies FILE or a SCENARIO, not both (got %q)", pos[0])
 		}
 		for _, n := range []string{"set", "seed", "runs", "replications", "level", "parallel"} {
 			if set[n] {
-				return usagef("--%s applies to a scenario, not to --latencies", n)
+				return cli.Usagef("--%s applies to a scenario, not to --latencies", n)
 			}
 		}
-		return e.recommendLog(rf, opt, sf.format)
+		return e.recommendLog(rf, opt, sf.Format)
 	}
 	if len(pos) != 1 {
-		return usagef("recommend needs --latencies FILE or exactly one scenario (a path or one of: %s)", joinNames())
+		return cli.Usagef("recommend needs --latencies FILE or exactly one scenario (a path or one of: %s)", cli.ScenarioNames())
 	}
 	for _, n := range []string{"column", "unit"} {
 		if set[n] {
-			return usagef("--%s applies to --latencies, not to a scenario", n)
+			return cli.Usagef("--%s applies to --latencies, not to a scenario", n)
 		}
 	}
 	for _, n := range []string{"backoff-base", "backoff-cap", "backoff-multiplier", "jitter"} {
 		if set[n] {
-			return usagef("--%s applies to --latencies; for a scenario use --set retry.backoff.%s=… (or steps.NAME.backoff.…)", n, strings.TrimPrefix(n, "backoff-"))
+			return cli.Usagef("--%s applies to --latencies; for a scenario use --set retry.backoff.%s=… (or steps.NAME.backoff.…)", n, strings.TrimPrefix(n, "backoff-"))
 		}
 	}
 	for _, n := range []string{"error-rate", "permanent-rate"} {
 		if set[n] {
-			return usagef("--%s applies to --latencies; a scenario's error rates come from its tools (--set tools.NAME.errors.transient=…)", n)
+			return cli.Usagef("--%s applies to --latencies; a scenario's error rates come from its tools (--set tools.NAME.errors.transient=…)", n)
 		}
 	}
 	return e.recommendScenario(pos[0], *sf, opt)
@@ -117,27 +119,27 @@ func (f *recommendFlags) options(set map[string]bool) (recommend.Options, error)
 	}
 	switch {
 	case !(f.percentile > 0 && f.percentile < 100):
-		return opt, usagef("--percentile: must be in (0, 100), got %v", f.percentile)
+		return opt, cli.Usagef("--percentile: must be in (0, 100), got %v", f.percentile)
 	case !(f.floorPct > 0 && f.floorPct < f.percentile):
-		return opt, usagef("--floor-percentile: must be in (0, --percentile %v), got %v", f.percentile, f.floorPct)
+		return opt, cli.Usagef("--floor-percentile: must be in (0, --percentile %v), got %v", f.percentile, f.floorPct)
 	case !(f.success > 0 && f.success < 1):
-		return opt, usagef("--success: must be in (0, 1), got %v", f.success)
+		return opt, cli.Usagef("--success: must be in (0, 1), got %v", f.success)
 	case f.attempts < 0 || f.attempts > recommend.MaxAttemptLimit:
-		return opt, usagef("--attempts: must be in [1, %d], got %d", recommend.MaxAttemptLimit, f.attempts)
+		return opt, cli.Usagef("--attempts: must be in [1, %d], got %d", recommend.MaxAttemptLimit, f.attempts)
 	case set["attempts"] && f.attempts == 0:
-		return opt, usagef("--attempts: must be in [1, %d], got 0", recommend.MaxAttemptLimit)
+		return opt, cli.Usagef("--attempts: must be in [1, %d], got 0", recommend.MaxAttemptLimit)
 	case !(f.errorRate >= 0 && f.errorRate < 1):
-		return opt, usagef("--error-rate: must be in [0, 1), got %v", f.errorRate)
+		return opt, cli.Usagef("--error-rate: must be in [0, 1), got %v", f.errorRate)
 	case !(f.permanent >= 0 && f.permanent < 1) || !(f.errorRate+f.permanent < 1):
-		return opt, usagef("--permanent-rate: must be in [0, 1 − --error-rate), got %v", f.permanent)
+		return opt, cli.Usagef("--permanent-rate: must be in [0, 1 − --error-rate), got %v", f.permanent)
 	case f.deadline < 0:
-		return opt, usagef("--deadline: must be ≥ 0, got %v", f.deadline)
+		return opt, cli.Usagef("--deadline: must be ≥ 0, got %v", f.deadline)
 	case f.reserve < 0:
-		return opt, usagef("--reserve: must be ≥ 0, got %v", f.reserve)
+		return opt, cli.Usagef("--reserve: must be ≥ 0, got %v", f.reserve)
 	}
 	b, err := recommend.ParseBound(f.bound)
 	if err != nil {
-		return opt, usagef("--backoff-bound: must be worst or expected, got %q", f.bound)
+		return opt, cli.Usagef("--backoff-bound: must be worst or expected, got %q", f.bound)
 	}
 	opt.Bound = b
 	if set["backoff-base"] || set["backoff-cap"] || set["backoff-multiplier"] || set["jitter"] {
@@ -154,12 +156,12 @@ func (f *recommendFlags) options(set map[string]bool) (recommend.Options, error)
 		if set["jitter"] {
 			j, err := backoff.ParseJitter(f.jitter)
 			if err != nil {
-				return opt, usagef("--jitter: must be none, full, equal, decorrelated or proportional, got %q", f.jitter)
+				return opt, cli.Usagef("--jitter: must be none, full, equal, decorrelated or proportional, got %q", f.jitter)
 			}
 			p.Jitter = j
 		}
 		if err := p.Validate(); err != nil {
-			return opt, usagef("--backoff-%v", err)
+			return opt, cli.Usagef("--backoff-%v", err)
 		}
 		opt.Backoff = p
 	}
@@ -171,7 +173,7 @@ func (e *env) recommendLog(f recommendFlags, opt recommend.Options, format strin
 	if f.unit != "" {
 		u, err := time.ParseDuration("1" + f.unit)
 		if err != nil || u <= 0 {
-			return usagef("--unit: must be ns, us, ms, s, m or h, got %q", f.unit)
+			return cli.Usagef("--unit: must be ns, us, ms, s, m or h, got %q", f.unit)
 		}
 		lo.DefaultUnit = u
 	}
@@ -202,17 +204,17 @@ func (e *env) recommendLog(f recommendFlags, opt recommend.Options, format strin
 	return nil
 }
 
-func (e *env) recommendScenario(name string, sf scenarioFlags, opt recommend.Options) error {
-	sc, err := scenarios.Load(name, sf.allSets())
+func (e *env) recommendScenario(name string, sf cli.ScenarioFlags, opt recommend.Options) error {
+	sc, err := scenarios.Load(name, sf.AllSets())
 	if err != nil {
 		return err
 	}
-	acc, _ := system.ReplicatePooled(sc.Config, sf.replications, sf.parallel, system.Options{Interrupt: e.interrupted}, sf.level)
+	acc, _ := system.ReplicatePooled(sc.Config, sf.Replications, sf.Parallel, system.Options{Interrupt: e.interrupted}, sf.Level)
 	plan, err := recommend.FromAccumulator(acc, opt)
 	if err != nil {
 		return err
 	}
-	if sf.format == "json" {
+	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, plan); err != nil {
 			return err
 		}
@@ -220,7 +222,7 @@ func (e *env) recommendScenario(name string, sf scenarioFlags, opt recommend.Opt
 		return err
 	}
 	if e.interrupted.Load() {
-		return errInterrupted
+		return cli.ErrInterrupted
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/report"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -15,10 +17,10 @@ func init() {
 
 func (e *env) report(args []string) error {
 	fs := newFlagSet("report", e.stderr, "report SCENARIO [flags]")
-	var sf scenarioFlags
+	var sf cli.ScenarioFlags
 	// The shared scenario flags but --format: a report is HTML.
 	all := flag.NewFlagSet("", flag.ContinueOnError)
-	sf.register(all)
+	sf.Register(all)
 	all.VisitAll(func(f *flag.Flag) {
 		if f.Name != "format" {
 			fs.Var(f.Value, f.Name, f.Usage)
@@ -26,21 +28,21 @@ func (e *env) report(args []string) error {
 	})
 	out := fs.String("out", "report.html", "write the report to `FILE` (atomically)")
 	date := fs.String("date", "", "show `DATE` in the report's header (none by default, so that the same scenario and seed give the same bytes)")
-	scenario, err := scenarioArg(fs, &sf, args, "report")
+	scenario, err := cli.ScenarioArg(fs, &sf, args, "report")
 	if err != nil {
 		return err
 	}
 	if *out == "" {
-		return usagef("--out: must name a file, got \"\"")
+		return cli.Usagef("--out: must name a file, got \"\"")
 	}
-	sc, err := scenarios.Load(scenario, sf.allSets())
+	sc, err := scenarios.Load(scenario, sf.AllSets())
 	if err != nil {
 		return err
 	}
-	if err := checkOutFile("--out", *out); err != nil {
+	if err := cli.CheckOutFile("--out", *out); err != nil {
 		return err
 	}
-	in, err := report.Simulate(sc, report.Options{Replications: sf.replications, Parallel: sf.parallel, Level: sf.level, Interrupt: e.interrupted})
+	in, err := report.Simulate(sc, report.Options{Replications: sf.Replications, Parallel: sf.Parallel, Level: sf.Level, Interrupt: e.interrupted})
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func (e *env) report(args []string) error {
 	}
 	fmt.Fprintln(e.stdout, *out)
 	if e.interrupted.Load() {
-		return errInterrupted
+		return cli.ErrInterrupted
 	}
 	return nil
 }

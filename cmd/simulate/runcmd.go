@@ -2,14 +2,14 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
+
+	"github.com/budgetsim/budgetsim/internal/cli"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/render"
@@ -18,62 +18,6 @@ import (
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
-
-// scenarioFlags are the flags shared by commands that load a scenario.
-type scenarioFlags struct {
-	sets         stringList
-	seed         int64
-	runs         int64
-	replications int
-	level        float64
-	parallel     int
-	format       string
-}
-
-func (f *scenarioFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.sets, "set", "override a scenario key: `path=value` (dot paths; list items by name, e.g. steps.fetch.timeout=300ms); repeatable")
-	fs.Int64Var(&f.seed, "seed", -1, "override the scenario's seed (≥ 0; -1 keeps the scenario's)")
-	fs.Int64Var(&f.runs, "runs", -1, "override the number of arrivals to simulate (≥ 1; -1 keeps the scenario's)")
-	fs.IntVar(&f.replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
-	fs.Float64Var(&f.level, "level", 0.95, "confidence level of the intervals")
-	fs.IntVar(&f.parallel, "parallel", 0, "goroutines for replications (0: all cores); results do not depend on it")
-	fs.StringVar(&f.format, "format", "table", "output: table or json")
-}
-
-func (f *scenarioFlags) check() error {
-	if f.format != "table" && f.format != "json" {
-		return usagef("--format: must be table or json, got %q", f.format)
-	}
-	if f.replications < 1 || f.replications > 10000 {
-		return usagef("--replications: must be in [1, 10000], got %d", f.replications)
-	}
-	if !(f.level > 0 && f.level < 1) { // NaN fails too
-		return usagef("--level: must be in (0, 1), got %g", f.level)
-	}
-	if f.parallel < 0 {
-		return usagef("--parallel: must be ≥ 0, got %d", f.parallel)
-	}
-	if f.runs == 0 || f.runs < -1 {
-		return usagef("--runs: must be ≥ 1 (or -1 for the scenario's own), got %d", f.runs)
-	}
-	if f.seed < -1 {
-		return usagef("--seed: must be ≥ 0 (or -1 for the scenario's own), got %d", f.seed)
-	}
-	return nil
-}
-
-// allSets returns the --set overrides with --seed and --runs folded in, so
-// that they are validated exactly like the file.
-func (f *scenarioFlags) allSets() []string {
-	sets := append([]string(nil), f.sets...)
-	if f.seed >= 0 {
-		sets = append(sets, "seed="+strconv.FormatInt(f.seed, 10))
-	}
-	if f.runs > 0 {
-		sets = append(sets, "runs="+strconv.FormatInt(f.runs, 10))
-	}
-	return sets
-}
 
 func init() {
 	register(command{name: "run", synopsis: "simulate run SCENARIO [flags]        outcomes, latency percentiles, Little's law, retries; --trace for per-attempt records", run: (*env).run, graceful: true})
@@ -85,31 +29,31 @@ func (e *env) run(args []string) error {
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
 	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv, series.csv and (for tools with a capacity or a rate limit) tools.csv to `DIR`, as one atomic group")
-	scenario, err := scenarioArg(fs, sf, args, "run")
+	scenario, err := cli.ScenarioArg(fs, sf, args, "run")
 	if err != nil {
 		return err
 	}
 	if *traceFormat != "jsonl" && *traceFormat != "chrome" {
-		return usagef("--trace-format: must be jsonl or chrome, got %q", *traceFormat)
+		return cli.Usagef("--trace-format: must be jsonl or chrome, got %q", *traceFormat)
 	}
 	if *traceRuns < 0 {
-		return usagef("--trace-runs: must be ≥ 0, got %d", *traceRuns)
+		return cli.Usagef("--trace-runs: must be ≥ 0, got %d", *traceRuns)
 	}
-	sc, err := scenarios.Load(scenario, sf.allSets())
+	sc, err := scenarios.Load(scenario, sf.AllSets())
 	if err != nil {
 		return err
 	}
 	if *outDir != "" {
-		if err := checkOutDir(*outDir); err != nil {
+		if err := cli.CheckOutDir(*outDir); err != nil {
 			return err
 		}
 	}
 	if *tracePath != "" {
-		if err := checkOutFile("--trace", *tracePath); err != nil {
+		if err := cli.CheckOutFile("--trace", *tracePath); err != nil {
 			return err
 		}
 		if *outDir != "" && sameDir(filepath.Dir(*tracePath), *outDir) && slices.Contains(runOutputs, filepath.Base(*tracePath)) {
-			return usagef("--trace %s: --out %s writes that file too; name another", *tracePath, *outDir)
+			return cli.Usagef("--trace %s: --out %s writes that file too; name another", *tracePath, *outDir)
 		}
 	}
 	cfg := sc.Config
@@ -145,7 +89,7 @@ func (e *env) run(args []string) error {
 	}
 	// Replications are pooled as they complete: memory holds a few, not
 	// all of them. Replication 0's series is kept for --out.
-	acc, first := system.ReplicatePooled(cfg, sf.replications, sf.parallel, opt, sf.level)
+	acc, first := system.ReplicatePooled(cfg, sf.Replications, sf.Parallel, opt, sf.Level)
 	sum := acc.Summary()
 	if finishTrace != nil {
 		if err := finishTrace(true); err != nil {
@@ -157,7 +101,7 @@ func (e *env) run(args []string) error {
 			return err
 		}
 	}
-	if sf.format == "json" {
+	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, sum); err != nil {
 			return err
 		}
@@ -165,21 +109,9 @@ func (e *env) run(args []string) error {
 		return err
 	}
 	if e.interrupted.Load() {
-		return errInterrupted
+		return cli.ErrInterrupted
 	}
 	return nil
-}
-
-func joinNames() string {
-	names := scenarios.Names()
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return s
 }
 
 // sameDir reports whether two directory paths name the same directory,
@@ -284,12 +216,12 @@ func init() {
 func (e *env) list(args []string) error {
 	fs := newFlagSet("list", e.stderr, "list [--names]")
 	names := fs.Bool("names", false, "print only the names, one per line (for scripts)")
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("list takes no arguments but --names (one name per line, for scripts), got %q", pos[0])
+		return cli.Usagef("list takes no arguments but --names (one name per line, for scripts), got %q", pos[0])
 	}
 	if *names {
 		for _, n := range scenarios.Names() {
@@ -314,20 +246,4 @@ func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *system.Summary) e
 		title += " — " + sc.Description
 	}
 	return render.SummaryTable(w, title, s)
-}
-
-// scenarioArg parses a command's flags and its one SCENARIO argument (flags
-// may come before or after it) and checks the shared scenario flags.
-func scenarioArg(fs *flag.FlagSet, sf *scenarioFlags, args []string, cmd string) (string, error) {
-	pos, err := parse(fs, args)
-	if err != nil {
-		return "", err
-	}
-	if len(pos) != 1 {
-		return "", usagef("%s needs exactly one scenario (a path or one of: %s)", cmd, joinNames())
-	}
-	if err := sf.check(); err != nil {
-		return "", err
-	}
-	return pos[0], nil
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 )
@@ -20,13 +22,13 @@ func init() {
 
 func (e *env) sweep(args []string) error {
 	fs, sf := newScenarioFlagSet("sweep", e.stderr, "sweep SCENARIO --vary key=a..b:n|v1,v2 [--vary …] [--out DIR] [--shard i/n] [--rel-error 0.05 --max-replications 200] [flags]")
-	var varies stringList
+	var varies cli.StringList
 	fs.Var(&varies, "vary", "a key and its values: `key=a..b:n` (n points from a to b: 1/s..10/s:10, 100ms..2s:5, 1..200:20) or key=v1,v2,…; two --vary form a grid")
 	outDir := fs.String("out", "", "write sweep.csv and sweep.json (or, with --shard, shard-i-of-n.json) to `DIR`, atomically")
 	shardFlag := fs.String("shard", "", "run slice `i/n` (0-based i) of the work and write DIR/shard-i-of-n.json; combine the n files with 'simulate merge'")
 	relErr := fs.Float64("rel-error", 0, "add batches of --replications replications to each point until the confidence half-width of its mean and p99 latency and success rate is below this `fraction` of the estimate (0: fixed replications)")
 	maxReps := fs.Int("max-replications", sweep.DefaultMaxReplications, "with --rel-error: at most this many replications per point")
-	scenario, err := scenarioArg(fs, sf, args, "sweep")
+	scenario, err := cli.ScenarioArg(fs, sf, args, "sweep")
 	if err != nil {
 		return err
 	}
@@ -35,12 +37,12 @@ func (e *env) sweep(args []string) error {
 		return err
 	}
 	if *relErr < 0 || *relErr >= 1 {
-		return usagef("--rel-error: must be in (0, 1), or 0 for fixed replications; got %g", *relErr)
+		return cli.Usagef("--rel-error: must be in (0, 1), or 0 for fixed replications; got %g", *relErr)
 	}
-	if *relErr > 0 && (*maxReps < max(sf.replications, 4) || *maxReps > 100000) {
-		return usagef("--max-replications: must be in [%d, 100000] (at least one batch of --replications, and 4), got %d", max(sf.replications, 4), *maxReps)
+	if *relErr > 0 && (*maxReps < max(sf.Replications, 4) || *maxReps > 100000) {
+		return cli.Usagef("--max-replications: must be in [%d, 100000] (at least one batch of --replications, and 4), got %d", max(sf.Replications, 4), *maxReps)
 	}
-	spec := sweep.Spec{Scenario: scenario, Sets: sf.allSets(), Axes: axes, Replications: sf.replications, Level: sf.level, Shards: 1}
+	spec := sweep.Spec{Scenario: scenario, Sets: sf.AllSets(), Axes: axes, Replications: sf.Replications, Level: sf.Level, Shards: 1}
 	if *relErr > 0 {
 		spec.RelError, spec.MaxReplications = *relErr, *maxReps
 	}
@@ -49,18 +51,18 @@ func (e *env) sweep(args []string) error {
 			return err
 		}
 		if *outDir == "" {
-			return usagef("--shard needs --out DIR for the shard file")
+			return cli.Usagef("--shard needs --out DIR for the shard file")
 		}
 	}
 	if err := spec.Validate(); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if *outDir != "" {
-		if err := checkOutDir(*outDir); err != nil {
+		if err := cli.CheckOutDir(*outDir); err != nil {
 			return err
 		}
 	}
-	opt := sweep.Options{Parallel: sf.parallel, Interrupt: e.interrupted}
+	opt := sweep.Options{Parallel: sf.Parallel, Interrupt: e.interrupted}
 	var sum *sweep.Summarizer
 	if *shardFlag == "" {
 		// A whole sweep pools each replication into its point as it
@@ -90,7 +92,7 @@ func (e *env) sweep(args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "shard %d of %d: %d replications of %d points written to %s\n", spec.Shard, spec.Shards, n, len(rec.Points), filepath.Join(*outDir, sweep.ShardFile(spec.Shard, spec.Shards)))
 		if rec.Partial {
-			return errInterrupted
+			return cli.ErrInterrupted
 		}
 		return nil
 	}
@@ -104,7 +106,7 @@ func (e *env) sweep(args []string) error {
 	if n := len(spec.Points()); !rec.Partial && len(sums) != n {
 		return fmt.Errorf("sweep: %d of %d points summarised", len(sums), n)
 	}
-	return e.printSweep(rec, sums, *outDir, sf.format)
+	return e.printSweep(rec, sums, *outDir, sf.Format)
 }
 
 // finishSweep summarises a whole-sweep record (from merged shards), writes
@@ -143,31 +145,31 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 		writeWarningsByLabel(e.stdout, "points", labels, warns)
 	}
 	if rec.Partial {
-		return errInterrupted
+		return cli.ErrInterrupted
 	}
 	return nil
 }
 
 func parseAxes(varies []string) ([]sweep.Axis, error) {
 	if len(varies) == 0 {
-		return nil, usagef("--vary: at least one key=a..b:n or key=v1,v2,… is required")
+		return nil, cli.Usagef("--vary: at least one key=a..b:n or key=v1,v2,… is required")
 	}
 	var axes []sweep.Axis
 	points := 1
 	for _, v := range varies {
 		a, err := sweep.ParseAxis(v)
 		if err != nil {
-			return nil, usagef("--vary %v", err)
+			return nil, cli.Usagef("--vary %v", err)
 		}
 		for _, b := range axes {
 			if b.Key == a.Key {
-				return nil, usagef("--vary %s: %s is varied twice: vary each key once (two --vary of different keys form a grid)", v, a.Key)
+				return nil, cli.Usagef("--vary %s: %s is varied twice: vary each key once (two --vary of different keys form a grid)", v, a.Key)
 			}
 		}
 		axes = append(axes, a)
 		points *= len(a.Values)
 		if points > sweep.MaxPoints {
-			return nil, usagef("--vary: the grid has more than %d points", sweep.MaxPoints)
+			return nil, cli.Usagef("--vary: the grid has more than %d points", sweep.MaxPoints)
 		}
 	}
 	return axes, nil
@@ -179,7 +181,7 @@ func parseShard(s string) (i, n int, err error) {
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, usagef("--shard %q: must be i/n with 0 ≤ i < n (e.g. 0/4 … 3/4; a Kubernetes Indexed Job's JOB_COMPLETION_INDEX is 0-based)", s)
+		return 0, 0, cli.Usagef("--shard %q: must be i/n with 0 ≤ i < n (e.g. 0/4 … 3/4; a Kubernetes Indexed Job's JOB_COMPLETION_INDEX is 0-based)", s)
 	}
 	return i, n, nil
 }

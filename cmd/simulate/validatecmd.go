@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/cli"
+
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/validate"
 )
@@ -21,33 +23,33 @@ func (e *env) validate(args []string) error {
 	format := fs.String("format", "table", "output: table or json")
 	seed := fs.Int64("seed", -1, "replace every scenario's seed (≥ 0; -1 keeps their own): the checks should pass at their family-wise level whatever the seed")
 	only := fs.String("only", "", "comma-separated scenarios to validate (default: mm1,mmc,mmck,md1,mg1)")
-	pos, err := parse(fs, args)
+	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("validate takes no positional arguments, got %q", pos[0])
+		return cli.Usagef("validate takes no positional arguments, got %q", pos[0])
 	}
 	if *format != "table" && *format != "json" {
-		return usagef("--format: must be table or json, got %q", *format)
+		return cli.Usagef("--format: must be table or json, got %q", *format)
 	}
 	if *reps < 2 || *reps > 1000 {
-		return usagef("--replications: must be in [2, 1000], got %d", *reps)
+		return cli.Usagef("--replications: must be in [2, 1000], got %d", *reps)
 	}
 	if !(*level > 0 && *level < 1) { // NaN fails too
-		return usagef("--level: must be in (0, 1), got %g", *level)
+		return cli.Usagef("--level: must be in (0, 1), got %g", *level)
 	}
 	if *parallel < 0 {
-		return usagef("--parallel: must be ≥ 0, got %d", *parallel)
+		return cli.Usagef("--parallel: must be ≥ 0, got %d", *parallel)
 	}
 	if *seed < -1 {
-		return usagef("--seed: must be ≥ 0 (or -1 for the scenarios' own), got %d", *seed)
+		return cli.Usagef("--seed: must be ≥ 0 (or -1 for the scenarios' own), got %d", *seed)
 	}
 	opt := validate.Options{Replications: *reps, Level: *level, Parallel: *parallel, Seed: *seed, HasSeed: *seed >= 0}
 	if *only != "" {
 		for _, name := range strings.Split(*only, ",") {
 			if !slices.Contains(validate.Scenarios(), name) {
-				return usagef("--only: %q is not a validated scenario (validated: %s)", name, strings.Join(validate.Scenarios(), ", "))
+				return cli.Usagef("--only: %q is not a validated scenario (validated: %s)", name, strings.Join(validate.Scenarios(), ", "))
 			}
 		}
 	}
@@ -87,7 +89,7 @@ func (e *env) validate(args []string) error {
 	}
 	if !rep.Passed() {
 		fmt.Fprintln(e.stderr, "simulate: validation failed: some figures disagree with their closed forms")
-		return errFailed
+		return cli.ErrFailed
 	}
 	return nil
 }

@@ -1,0 +1,261 @@
+// Package cli is what budgetsim's commands (simulate, report) share on the
+// command line: usage errors and exit statuses, flags that may follow
+// positional arguments, the flags of every command that simulates a
+// scenario, checks of output paths made before anything is simulated, and
+// the Ctrl-C protocol of commands that write partial results.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// UsageError is a command-line mistake: exit status 2.
+type UsageError struct{ Msg string }
+
+func (e UsageError) Error() string { return e.Msg }
+
+// Usagef returns a UsageError with a formatted message.
+func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+
+// ErrInterrupted reports a run stopped by Ctrl-C after writing what was
+// complete: exit status 130.
+var ErrInterrupted = errors.New("interrupted: partial results written")
+
+// ErrFailed is returned when the command printed its own verdict (e.g. a
+// failed validation) and only needs a non-zero status.
+var ErrFailed = errors.New("")
+
+// ExitCode maps a command's error to the process exit status and prints
+// it on stderr after the program's name prog; help is the hint printed
+// after a usage error ("run 'simulate help' for usage").
+func ExitCode(err error, stderr io.Writer, prog, help string) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrFailed):
+		return 1
+	case errors.Is(err, ErrInterrupted):
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 130
+	}
+	var ue UsageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		fmt.Fprintln(stderr, help)
+		return 2
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	return 1
+}
+
+// WatchInterrupt installs the graceful commands' signal protocol: the
+// first Ctrl-C or SIGTERM sets interrupted and asks the command to stop at
+// its next check and write partial results; the handler is then removed,
+// so a second signal ends the process at once (a command blocked in a
+// read, say, never reaches its check). The returned stop undoes it.
+func WatchInterrupt(stderr io.Writer, prog string, interrupted *atomic.Bool) (stop func()) {
+	sig, done := make(chan os.Signal, 1), make(chan struct{})
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			interrupted.Store(true)
+			signal.Stop(sig) // the default action again: the next signal ends the process
+			fmt.Fprintf(stderr, "%s: interrupted: stopping and writing partial results (interrupt again to quit at once)\n", prog)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
+}
+
+// StringList is a repeatable string flag.
+type StringList []string
+
+func (s *StringList) String() string { return strings.Join(*s, ",") }
+
+// Set implements flag.Value.
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// OnceString is a string flag that refuses to be given twice, where the
+// flag package would keep the last silently.
+type OnceString struct {
+	Why   string // why once, for the error
+	Value string
+	set   bool
+}
+
+func (o *OnceString) String() string { return o.Value }
+
+// Set implements flag.Value.
+func (o *OnceString) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q and %q): %s", o.Value, v, o.Why)
+	}
+	o.Value, o.set = v, true
+	return nil
+}
+
+// NewFlagSet returns an empty flag set for command name of program prog,
+// whose -h prints "Usage: prog synopsis" and the flags.
+func NewFlagSet(prog, name string, stderr io.Writer, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s %s\n\nFlags:\n", prog, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// Parse parses flags that may come before or after positional arguments
+// ("run mmc --format json" and "run --format json mmc" both work) and
+// returns the positional ones. A malformed flag is a UsageError; -h is
+// flag.ErrHelp.
+func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, UsageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// ScenarioFlags are the flags shared by commands that load a scenario.
+type ScenarioFlags struct {
+	Sets         StringList
+	Seed         int64
+	Runs         int64
+	Replications int
+	Level        float64
+	Parallel     int
+	Format       string
+}
+
+// Register defines the flags on fs.
+func (f *ScenarioFlags) Register(fs *flag.FlagSet) {
+	fs.Var(&f.Sets, "set", "override a scenario key: `path=value` (dot paths; list items by name, e.g. steps.fetch.timeout=300ms); repeatable")
+	fs.Int64Var(&f.Seed, "seed", -1, "override the scenario's seed (≥ 0; -1 keeps the scenario's)")
+	fs.Int64Var(&f.Runs, "runs", -1, "override the number of arrivals to simulate (≥ 1; -1 keeps the scenario's)")
+	fs.IntVar(&f.Replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
+	fs.Float64Var(&f.Level, "level", 0.95, "confidence level of the intervals")
+	fs.IntVar(&f.Parallel, "parallel", 0, "goroutines for replications (0: all cores); results do not depend on it")
+	fs.StringVar(&f.Format, "format", "table", "output: table or json")
+}
+
+// Check validates the flags' values.
+func (f *ScenarioFlags) Check() error {
+	if f.Format != "table" && f.Format != "json" {
+		return Usagef("--format: must be table or json, got %q", f.Format)
+	}
+	if f.Replications < 1 || f.Replications > 10000 {
+		return Usagef("--replications: must be in [1, 10000], got %d", f.Replications)
+	}
+	if !(f.Level > 0 && f.Level < 1) { // NaN fails too
+		return Usagef("--level: must be in (0, 1), got %g", f.Level)
+	}
+	if f.Parallel < 0 {
+		return Usagef("--parallel: must be ≥ 0, got %d", f.Parallel)
+	}
+	if f.Runs == 0 || f.Runs < -1 {
+		return Usagef("--runs: must be ≥ 1 (or -1 for the scenario's own), got %d", f.Runs)
+	}
+	if f.Seed < -1 {
+		return Usagef("--seed: must be ≥ 0 (or -1 for the scenario's own), got %d", f.Seed)
+	}
+	return nil
+}
+
+// AllSets returns the --set overrides with --seed and --runs folded in, so
+// that they are validated exactly like the file.
+func (f *ScenarioFlags) AllSets() []string {
+	sets := append([]string(nil), f.Sets...)
+	if f.Seed >= 0 {
+		sets = append(sets, "seed="+strconv.FormatInt(f.Seed, 10))
+	}
+	if f.Runs > 0 {
+		sets = append(sets, "runs="+strconv.FormatInt(f.Runs, 10))
+	}
+	return sets
+}
+
+// ScenarioArg parses args with fs and returns the one scenario they name;
+// cmd names the command in the error.
+func ScenarioArg(fs *flag.FlagSet, sf *ScenarioFlags, args []string, cmd string) (string, error) {
+	pos, err := Parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", Usagef("%s needs exactly one scenario (a path or one of: %s)", cmd, ScenarioNames())
+	}
+	if err := sf.Check(); err != nil {
+		return "", err
+	}
+	return pos[0], nil
+}
+
+// ScenarioNames returns the bundled scenarios' names, comma-separated.
+func ScenarioNames() string { return strings.Join(scenarios.Names(), ", ") }
+
+// CheckOutDir makes sure dir (an --out directory) exists, creating it,
+// and that a file can be written there, before anything is simulated: a
+// typo in --out then costs nothing rather than the whole simulation.
+func CheckOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	return probeWrite("--out "+dir, dir)
+}
+
+// CheckOutFile makes sure the directory of path (an output file) exists
+// and takes a new file, before anything is simulated; flagName names the
+// flag in the error.
+func CheckOutFile(flagName, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return Usagef("%s %s: is a directory; name a file", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s: %w", flagName, path, dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flagName, path, dir)
+	}
+	return probeWrite(flagName+" "+path, dir)
+}
+
+// probeWrite creates and removes a temporary file in dir.
+func probeWrite(what, dir string) error {
+	f, err := os.CreateTemp(dir, ".budgetsim-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %w", what, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
