@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-chromium.sh installs headless Chromium and the Liberation fonts
-# for TestReportRendersInChromium (cmd/simulate), which screenshots the HTML
-# report of `simulate report`. It is idempotent: when chromium is already
+# for TestReportRendersInChromium (cmd/report), which screenshots the HTML
+# page of `go run ./cmd/report`. It is idempotent: when chromium is already
 # on PATH it does nothing. It needs root (CI runs as root; no sudo) and a
 # Debian or Ubuntu apt. fonts-liberation supplies Liberation Sans, the font
 # the report's SVG charts name first (internal/charts lays text out with

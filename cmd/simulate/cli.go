@@ -70,6 +70,11 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		fmt.Fprint(stdout, usageText())
 		return nil
 	}
+	if name == "report" {
+		// The report left simulate (it links the chart, font and PDF
+		// libraries, which every simulate process paid for at start-up).
+		return cli.Usagef("report is a command of its own now: go run ./cmd/report %s (or go install ./cmd/report)", strings.Join(rest, " "))
+	}
 	c, ok := commands[name]
 	if !ok {
 		names := make([]string, 0, len(commands))

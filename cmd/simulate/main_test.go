@@ -134,7 +134,6 @@ func TestOutCheckedFirst(t *testing.T) {
 		{"sweep", "mmc", "--vary", "workers=10,11", "--out", bad},
 		{"sweep", "mmc", "--vary", "workers=10,11", "--shard", "0/2", "--out", bad},
 		{"plan", "mmc", "--slo", "p99<=3s", "--search", "workers=10..20", "--out", bad},
-		{"report", "mmc", "--out", filepath.Join(bad, "r.html")},
 		{"compare", "mmc", "--vary", "workers=10,11", "--out", bad},
 	} {
 		out, errOut, code := runCLI(t, "", args...)
@@ -286,7 +285,6 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"compare", "mm1", "--vary", "workers=1,2", "--level", "NaN", "--replications", "2"}, "--level: must be in (0, 1), got NaN"},
 		{[]string{"plan", "mm1", "--slo", "p99<=5s", "--search", "workers=1..4", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
 		{[]string{"sweep", "mm1", "--vary", "workers=1..2:2", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
-		{[]string{"report", "mm1", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
 		{[]string{"validate", "--level", "NaN"}, "--level: must be in (0, 1), got NaN"},
 		{[]string{"run", "mm1", "--runs", "0"}, "--runs: must be ≥ 1 (or -1 for the scenario's own), got 0"},
 		{[]string{"run", "mm1", "--runs", "-5"}, "--runs: must be ≥ 1 (or -1 for the scenario's own), got -5"},
@@ -313,7 +311,6 @@ func TestOutputPathErrors(t *testing.T) {
 	}{
 		{[]string{"run", "mm1", "--trace", dir}, "--trace " + dir + ": is a directory; name a file"},
 		{[]string{"run", "mm1", "--out", dir, "--trace", filepath.Join(dir, "summary.json")}, "--out " + dir + " writes that file too"},
-		{[]string{"report", "mm1", "--out", dir}, "--out " + dir + ": is a directory; name a file"},
 	} {
 		_, stderr, code := runCLI(t, "", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -348,5 +345,17 @@ func TestOutDirHoldsOneRun(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "latency_cdf.csv series.csv summary.csv summary.json" {
 		t.Errorf("--out holds %q, want the second run's four files", got)
+	}
+}
+
+// TestReportMoved: simulate report, which moved to its own command,
+// says where it went (exit 2) instead of "unknown command".
+func TestReportMoved(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "report", "mmc", "--out", "r.html")
+	if code != 2 || !strings.Contains(stderr, "go run ./cmd/report mmc --out r.html") {
+		t.Errorf("simulate report: exit %d, stderr %q; want exit 2 and the command that replaces it", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(".", "r.html")); err == nil {
+		t.Errorf("simulate report wrote r.html")
 	}
 }

@@ -42,8 +42,8 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if _, stderr, code := runCLI(t, "", "report", "retry-storm", "--replications", "2", "--out", page); code != 0 {
-		t.Fatalf("simulate report retry-storm: exit %d, stderr:\n%s", code, stderr)
+	if _, stderr, code := runCLI(t, "retry-storm", "--replications", "2", "--out", page); code != 0 {
+		t.Fatalf("report retry-storm: exit %d, stderr:\n%s", code, stderr)
 	}
 	html, err := os.ReadFile(page)
 	if err != nil {

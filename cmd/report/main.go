@@ -1,0 +1,108 @@
+// Command report writes the review report of a scenario: one
+// self-contained HTML page for a design review, with the summary tables
+// and their confidence intervals, capacity and bottleneck, the p99 run's
+// tail, the recommended ceilings, floors and deadline, warnings, charts as
+// inline SVG, and the scenario's YAML, seed and version.
+//
+// Usage:
+//
+//	report SCENARIO [--out report.html] [--date DATE] [scenario flags]
+//
+// SCENARIO is a path or the name of a bundled scenario (simulate list).
+// The scenario flags are simulate run's (--set, --seed, --runs,
+// --replications, --level, --parallel) but --format. The file is written
+// atomically and its path printed; the same scenario and seed give the
+// same bytes, whatever --parallel. Ctrl-C stops the replications and
+// writes a report of those that completed (exit status 130). A usage
+// mistake exits 2, any other error 1.
+//
+// The report is a command of its own, not a subcommand of simulate, so
+// that simulate does not link the chart, font and PDF libraries the
+// report draws with: each simulate process starts ~10 ms sooner.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
+	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/report"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+func main() { os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:]), os.Stderr)) }
+
+func exitCode(err error, stderr io.Writer) int {
+	return cli.ExitCode(err, stderr, "report", "run 'report -h' for usage")
+}
+
+// run is the testable entry point: it never calls os.Exit.
+func run(stdout, stderr io.Writer, args []string) error {
+	var interrupted atomic.Bool
+	defer cli.WatchInterrupt(stderr, "report", &interrupted)()
+	return runWith(stdout, stderr, args, &interrupted)
+}
+
+// runWith runs the command with the given interrupt flag (set by Ctrl-C in
+// run; tests set it directly).
+func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
+	fs := cli.NewFlagSet("report", "report", stderr, "SCENARIO [flags]")
+	var sf cli.ScenarioFlags
+	// The shared scenario flags but --format: a report is HTML.
+	all := flag.NewFlagSet("", flag.ContinueOnError)
+	sf.Register(all)
+	all.VisitAll(func(f *flag.Flag) {
+		if f.Name != "format" {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	out := fs.String("out", "report.html", "write the report to `FILE` (atomically)")
+	date := fs.String("date", "", "show `DATE` in the report's header (none by default, so that the same scenario and seed give the same bytes)")
+	scenario, err := cli.ScenarioArg(fs, &sf, args, "report")
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h: the usage is printed
+	}
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return cli.Usagef("--out: must name a file, got \"\"")
+	}
+	sc, err := scenarios.Load(scenario, sf.AllSets())
+	if err != nil {
+		return err
+	}
+	if err := cli.CheckOutFile("--out", *out); err != nil {
+		return err
+	}
+	in, err := report.Simulate(sc, report.Options{Replications: sf.Replications, Parallel: sf.Parallel, Level: sf.Level, Interrupt: interrupted})
+	if err != nil {
+		return err
+	}
+	in.Version, in.Date = report.BuildVersion(), *date
+	r, err := report.New(in)
+	if err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := r.WriteHTML(f); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, *out)
+	if interrupted.Load() {
+		return cli.ErrInterrupted
+	}
+	return nil
+}

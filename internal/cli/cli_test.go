@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/cli"
+)
+
+// TestExitCode: each kind of error has its status, and what is printed
+// names the program (and, after a usage mistake, where the usage is).
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		code   int
+		stderr string
+	}{
+		{nil, 0, ""},
+		{cli.ErrFailed, 1, ""},
+		{fmt.Errorf("wrapped: %w", cli.ErrInterrupted), 130, "prog: wrapped: interrupted: partial results written\n"},
+		{cli.Usagef("--x: bad %d", 3), 2, "prog: --x: bad 3\nrun 'prog -h'\n"},
+		{errors.New("disk full"), 1, "prog: disk full\n"},
+	} {
+		var b bytes.Buffer
+		if got := cli.ExitCode(c.err, &b, "prog", "run 'prog -h'"); got != c.code || b.String() != c.stderr {
+			t.Errorf("ExitCode(%v) = %d, stderr %q; want %d, %q", c.err, got, b.String(), c.code, c.stderr)
+		}
+	}
+}
+
+// TestScenarioArg: flags may follow the scenario; one scenario exactly;
+// the flags' values are checked; --seed and --runs become --set lines.
+func TestScenarioArg(t *testing.T) {
+	parse := func(args ...string) (string, *cli.ScenarioFlags, error) {
+		fs := cli.NewFlagSet("prog", "cmd", io.Discard, "cmd SCENARIO")
+		var sf cli.ScenarioFlags
+		sf.Register(fs)
+		name, err := cli.ScenarioArg(fs, &sf, args, "cmd")
+		return name, &sf, err
+	}
+	name, sf, err := parse("--seed", "7", "mmc", "--runs", "100", "--set", "workers=3")
+	if err != nil || name != "mmc" {
+		t.Fatalf("ScenarioArg = %q, %v; want mmc", name, err)
+	}
+	if got, want := strings.Join(sf.AllSets(), " "), "workers=3 seed=7 runs=100"; got != want {
+		t.Errorf("AllSets = %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "cmd needs exactly one scenario (a path or one of: "},
+		{[]string{"a", "b"}, "cmd needs exactly one scenario"},
+		{[]string{"mmc", "--replications", "0"}, "--replications: must be in [1, 10000], got 0"},
+		{[]string{"mmc", "--format", "xml"}, `--format: must be table or json, got "xml"`},
+		{[]string{"mmc", "--nosuch"}, "flag provided but not defined: -nosuch"},
+	} {
+		_, _, err := parse(c.args...)
+		var ue cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ScenarioArg(%q) = %v; want a usage error containing %q", c.args, err, c.want)
+		}
+	}
+	if _, _, err := parse("-h"); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("ScenarioArg(-h) = %v, want flag.ErrHelp", err)
+	}
+}
+
+// TestCheckOutFile: a directory where a file goes is a usage error, a
+// missing directory an error naming it; a writable place passes and is
+// left as it was.
+func TestCheckOutFile(t *testing.T) {
+	dir := t.TempDir()
+	var ue cli.UsageError
+	if err := cli.CheckOutFile("--out", dir); !errors.As(err, &ue) {
+		t.Errorf("CheckOutFile(a directory) = %v, want a usage error", err)
+	}
+	missing := filepath.Join(dir, "missing", "r.html")
+	if err := cli.CheckOutFile("--out", missing); err == nil || !strings.Contains(err.Error(), "--out "+missing) {
+		t.Errorf("CheckOutFile(%s) = %v, want an error naming it", missing, err)
+	}
+	if err := cli.CheckOutFile("--out", filepath.Join(dir, "r.html")); err != nil {
+		t.Errorf("CheckOutFile(a new file) = %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("CheckOutFile left %d entries in the directory", len(entries))
+	}
+}
+
+// Flags may come before or after the positional arguments.
+func ExampleParse() {
+	fs := cli.NewFlagSet("simulate", "run", io.Discard, "run SCENARIO [flags]")
+	format := fs.String("format", "table", "output")
+	pos, err := cli.Parse(fs, []string{"mmc", "--format", "json", "extra"})
+	fmt.Println(pos, *format, err)
+	// Output: [mmc extra] json <nil>
+}
