@@ -37,9 +37,13 @@ func (m *Model) runPlain(wallStart time.Time) string {
 		} else if len(q.heap) > 0 {
 			ri := q.takeEnd()
 			if q.now > m.guards.MaxTime {
+				q.fillHole()
 				return maxTimeStop(q.now)
 			}
 			m.plainAttemptEnd(ri)
+			if q.hole { // no end took the place of the one taken
+				q.fillHole()
+			}
 		} else {
 			return ""
 		}
@@ -252,8 +256,16 @@ func (m *Model) plainEnd(ri int32, r *run, now time.Duration) {
 // instant, then by scheduling order, the arrival in a lane of its own) but
 // keeps nothing for cancelling, which the plain path never does: an entry
 // carries its run, and sifting moves 24-byte entries and nothing else.
+//
+// Taking the earliest end leaves its slot, the root, empty (a hole): most
+// ends are followed at once by the next end (the worker takes the next
+// queued run, or the run calls its next step), which scheduleEnd then
+// sifts down from the root, one pass where a pop and a push take two.
+// When none follows, fillHole completes the pop as a heap does. Either
+// way the heap holds the same events, so they come out in the same order.
 type plainEvents struct {
 	heap      []plainEvent // attempt ends: a 4-ary min-heap
+	hole      bool         // heap[0] was taken (takeEnd) and not yet replaced
 	arrival   plainEvent   // the next arrival, when hasArr
 	hasArr    bool
 	seq       uint64
@@ -285,6 +297,11 @@ func (q *plainEvents) scheduleArrival(at time.Duration) {
 func (q *plainEvents) scheduleEnd(at time.Duration, ri int32) {
 	q.seq++
 	e := plainEvent{at: at, seq: q.seq, ri: ri}
+	if q.hole {
+		q.hole = false
+		q.siftDown(e, len(q.heap))
+		return
+	}
 	h := append(q.heap, e)
 	i := len(h) - 1
 	for i > 0 {
@@ -311,15 +328,34 @@ func (q *plainEvents) takeArrival() {
 	q.processed++
 }
 
-// takeEnd removes the earliest attempt end (the heap must hold one and it
-// must come before any arrival) and advances the clock to it; it returns
-// the run.
+// takeEnd takes the earliest attempt end (the heap must hold one and it
+// must come before any arrival), leaving a hole at the root for
+// scheduleEnd or fillHole, and advances the clock to it; it returns the
+// run.
 func (q *plainEvents) takeEnd() int32 {
+	top := &q.heap[0]
+	q.hole = true
+	q.now = top.at
+	q.processed++
+	return top.ri
+}
+
+// fillHole completes takeEnd when no end took the root's place: the last
+// entry goes down from the root.
+func (q *plainEvents) fillHole() {
+	q.hole = false
+	n := len(q.heap) - 1
+	e := q.heap[n]
+	q.heap = q.heap[:n]
+	if n > 0 {
+		q.siftDown(e, n)
+	}
+}
+
+// siftDown places e, taken to be at the root, among the heap's first n
+// entries (the root's old content is overwritten).
+func (q *plainEvents) siftDown(e plainEvent, n int) {
 	h := q.heap
-	top := h[0]
-	n := len(h) - 1
-	e := h[n]
-	h = h[:n]
 	i := 0
 	for {
 		c := 4*i + 1
@@ -338,13 +374,7 @@ func (q *plainEvents) takeEnd() int32 {
 		h[i] = h[m]
 		i = m
 	}
-	if n > 0 {
-		h[i] = e
-	}
-	q.heap = h
-	q.now = top.at
-	q.processed++
-	return top.ri
+	h[i] = e
 }
 
 // The end log. With one step, a measured run's completion comes down to
