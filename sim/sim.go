@@ -65,6 +65,7 @@ type Sim struct {
 	now       time.Duration
 	seq       uint64
 	heap      []entry
+	hole      bool // heap[0] was taken by Next and not yet replaced (see Next)
 	slots     []slot
 	free      []int32
 	processed uint64
@@ -103,10 +104,14 @@ func (s *Sim) Now() time.Duration { return s.now }
 
 // Len returns the number of pending events.
 func (s *Sim) Len() int {
-	if s.srcSet {
-		return len(s.heap) + 1
+	n := len(s.heap)
+	if s.hole {
+		n--
 	}
-	return len(s.heap)
+	if s.srcSet {
+		n++
+	}
+	return n
 }
 
 // Processed returns the number of events returned by Next so far.
@@ -130,8 +135,18 @@ func (s *Sim) At(at time.Duration, kind Kind, ref int32, arg int64) Timer {
 	s.seq++
 	sl := &s.slots[id]
 	sl.kind, sl.ref, sl.arg = kind, ref, arg
+	e := entry{at: at, seq: s.seq, slot: id}
+	if s.hole {
+		// The root's event was just delivered: the new one takes its
+		// place and sinks, one pass where a removal and an insertion
+		// take two.
+		s.hole = false
+		s.heap[0] = e
+		s.down(0)
+		return Timer{slot: id + 1, gen: sl.gen}
+	}
 	pos := len(s.heap)
-	s.heap = append(s.heap, entry{at: at, seq: s.seq, slot: id})
+	s.heap = append(s.heap, e)
 	s.up(pos)
 	return Timer{slot: id + 1, gen: sl.gen}
 }
@@ -207,6 +222,7 @@ func (s *Sim) Cancel(t Timer) bool {
 		s.srcSet = false
 		return true
 	}
+	s.fillHole()
 	id := t.slot - 1
 	pos := int(s.slots[id].pos)
 	s.removeAt(pos)
@@ -216,7 +232,14 @@ func (s *Sim) Cancel(t Timer) bool {
 
 // Next removes the earliest pending event, advances the clock to its instant
 // and returns it. It returns false when no event is pending.
+//
+// An event taken from the heap leaves its place, the root, empty (a hole):
+// the handler of an event usually schedules one at once, which At then
+// sinks from the root. Any other use of the heap first fills the hole as a
+// removal does (fillHole). The heap holds the same events either way, so
+// the delivery order is the same.
 func (s *Sim) Next() (Event, bool) {
+	s.fillHole()
 	if len(s.heap) == 0 || s.srcSet && less(&s.src, &s.heap[0]) {
 		if !s.srcSet {
 			return Event{}, false
@@ -227,7 +250,7 @@ func (s *Sim) Next() (Event, bool) {
 		return s.srcEv, true
 	}
 	e := s.heap[0]
-	s.removeAt(0)
+	s.hole = true
 	sl := &s.slots[e.slot]
 	ev := Event{At: e.at, Kind: sl.kind, Ref: sl.ref, Arg: sl.arg}
 	s.release(e.slot)
@@ -238,6 +261,7 @@ func (s *Sim) Next() (Event, bool) {
 
 // PeekTime returns the instant of the earliest pending event, or false.
 func (s *Sim) PeekTime() (time.Duration, bool) {
+	s.fillHole()
 	if len(s.heap) == 0 || s.srcSet && less(&s.src, &s.heap[0]) {
 		if !s.srcSet {
 			return 0, false
@@ -245,6 +269,15 @@ func (s *Sim) PeekTime() (time.Duration, bool) {
 		return s.src.at, true
 	}
 	return s.heap[0].at, true
+}
+
+// fillHole completes the removal Next began, if no event took the root's
+// place: the last entry goes down from the root.
+func (s *Sim) fillHole() {
+	if s.hole {
+		s.hole = false
+		s.removeAt(0)
+	}
 }
 
 func (s *Sim) release(id int32) {

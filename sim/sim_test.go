@@ -59,7 +59,9 @@ func TestCancel(t *testing.T) {
 }
 
 // TestAgainstReference drives the heap and the source lane with random
-// schedules, replacements and cancellations and compares the delivery order with a sorted reference.
+// schedules, replacements and cancellations and compares the delivery order
+// with a sorted reference; Len, PeekTime and Pending are checked along the
+// way, also right after Next has taken the heap's root (see Sim.Next).
 func TestAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type ref struct {
@@ -126,6 +128,23 @@ func TestAgainstReference(t *testing.T) {
 				}
 				live = live[1:]
 				got = append(got, ev.Ref)
+				if op%3 == 0 {
+					// Right after Next (the root taken, not yet
+					// replaced), PeekTime sees the next event.
+					at, ok := s.PeekTime()
+					wantAt := time.Duration(-1)
+					for _, x := range live {
+						if wantAt < 0 || x.at < wantAt {
+							wantAt = x.at
+						}
+					}
+					if ok != (len(live) > 0) || ok && at != wantAt {
+						t.Fatalf("trial %d: PeekTime() = %v, %v; want %v, %v", trial, at, ok, wantAt, len(live) > 0)
+					}
+				}
+				if s.Pending(timers[ev.Ref]) {
+					t.Fatalf("trial %d: delivered event %d still pending", trial, ev.Ref)
+				}
 			}
 			if s.Len() != len(live) {
 				t.Fatalf("trial %d: Len() = %d, want %d", trial, s.Len(), len(live))
