@@ -13,27 +13,13 @@ import (
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/cli"
 )
 
-// usageError is a command-line mistake: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
-
-// exitCode maps run's error to the process exit status and prints it.
+// exitCode maps run's error to the process exit status and prints it: a
+// usage mistake exits 2, any other error 1.
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintln(stderr, "plot:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "run 'plot -h' for usage")
-		return 2
-	}
-	return 1
+	return cli.ExitCode(err, stderr, "plot", "run 'plot -h' for usage")
 }
 
 const synopsis = "plot DIR [--out OUTDIR] [--format png,svg] [--trace FILE [--run N]]"
@@ -78,7 +64,7 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 				usage()
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, cli.UsageError{Msg: err.Error()}
 		}
 		args = fset.Args()
 		if len(args) == 0 {
@@ -89,11 +75,11 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 	}
 	switch {
 	case len(pos) > 1:
-		return nil, usagef("want one results directory, got %d arguments: %s", len(pos), strings.Join(pos, " "))
+		return nil, cli.Usagef("want one results directory, got %d arguments: %s", len(pos), strings.Join(pos, " "))
 	case len(pos) == 0 && o.trace == "":
-		return nil, usagef("want a results directory (usage: %s)", synopsis)
+		return nil, cli.Usagef("want a results directory (usage: %s)", synopsis)
 	case runSet && o.trace == "":
-		return nil, usagef("--run: needs --trace FILE")
+		return nil, cli.Usagef("--run: needs --trace FILE")
 	}
 	if len(pos) == 1 {
 		o.dir = pos[0]
@@ -102,7 +88,7 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 	for _, f := range strings.Split(*format, ",") {
 		f = strings.ToLower(strings.TrimSpace(f))
 		if f != "png" && f != "svg" {
-			return nil, usagef("--format: want png and/or svg, comma-separated, got %q", *format)
+			return nil, cli.Usagef("--format: want png and/or svg, comma-separated, got %q", *format)
 		}
 		if !seen[f] {
 			seen[f] = true

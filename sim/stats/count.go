@@ -94,12 +94,7 @@ func (c *Count) Mean(now time.Duration) float64 {
 	if !c.started {
 		return math.NaN()
 	}
-	integral := c.Integral(now)
-	elapsed := now - c.start
-	if elapsed == 0 {
-		return math.NaN()
-	}
-	return integral / float64(elapsed)
+	return mean(c.Integral(now), now-c.start)
 }
 
 func (c *Count) check(method string, now time.Duration) {

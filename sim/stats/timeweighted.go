@@ -124,8 +124,12 @@ func (tw *TimeWeighted) Mean(now time.Duration) float64 {
 	if !tw.started {
 		return math.NaN()
 	}
-	integral := tw.Integral(now)
-	elapsed := now - tw.start
+	return mean(tw.Integral(now), now-tw.start)
+}
+
+// mean is an integral over elapsed nanoseconds divided by them, NaN for
+// an empty window.
+func mean(integral float64, elapsed time.Duration) float64 {
 	if elapsed == 0 {
 		return math.NaN()
 	}
