@@ -172,6 +172,11 @@ func yamlSyntaxError(file string, src []byte, err error) *Error {
 			if slices.Contains(yamlParserProblems, msg) {
 				e.Line++
 			}
+			if strings.HasPrefix(msg, "found a tab character") {
+				// go-yaml names the line of the token before the tab,
+				// which a blank or comment line can separate from it.
+				e.Line = tabLine(src, e.Line)
+			}
 		}
 	} else if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
 		name = strings.TrimSuffix(name, "' referenced")
@@ -190,6 +195,20 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// tabLine returns the 1-based line, from line on, whose indentation holds
+// the first tab in src; line itself when there is none.
+func tabLine(src []byte, line int) int {
+	for i, l := range strings.Split(string(src), "\n") {
+		if i+1 < line {
+			continue
+		}
+		if indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]; strings.Contains(indent, "\t") {
+			return i + 1
+		}
+	}
+	return line
 }
 
 // aliasLine returns the 1-based line of the first "*name" in src that is a

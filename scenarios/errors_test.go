@@ -34,6 +34,8 @@ func TestYAMLSyntaxError(t *testing.T) {
 		{"# only a comment\n", "f.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools"},
 		// Scanner errors.
 		{"name: t\n\tworkers: 2\n", "f.yaml:2: invalid YAML: found a tab character that violates indentation"},
+		// A tab alone on a line: go-yaml names the line before it.
+		{"name: t\nseed: 1\n\t\nworkers: 2\n", "f.yaml:3: invalid YAML: found a tab character that violates indentation"},
 		{"a: b: c\n", "f.yaml:1: invalid YAML: mapping values are not allowed in this context"},
 		{"a: 1\nb: c: d\n", "f.yaml:2: invalid YAML: mapping values are not allowed in this context"},
 		{"a: 1\nb: \"open\n", "f.yaml:2: invalid YAML: found unexpected end of stream"}, // where the string opened
