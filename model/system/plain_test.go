@@ -75,6 +75,9 @@ func TestPlainPathMatchesGeneral(t *testing.T) {
 	for _, s := range []string{"mm1", "mmc", "mmck", "md1", "mg1"} {
 		add(s, load(t, s, "runs=20000", "warmup=1000"), system.Options{})
 	}
+	// Long enough to go round the end log's ring: the spare core makes
+	// the ring's batches (newEndLog).
+	add("long", load(t, "mmc", "runs=60000", "warmup=1000"), system.Options{})
 	add("warm-up by time", load(t, "mmc", "runs=20000", "warmup=300s"), system.Options{})
 	hz := load(t, "mmc", "warmup=0")
 	hz.Runs, hz.Horizon = 0, 1500*time.Second

@@ -23,7 +23,9 @@ func (m *Model) startSpare() {
 		m.ahead, p = newDrawAhead(m.cfg, m.src, m.res.Seed, !m.plain)
 	}
 	if m.endFigures != nil {
-		m.endLog = newEndLog(m.opt.endLogSwitchAt)
+		// Long: the run goes round the ring at least once.
+		long := m.cfg.Runs-m.cfg.WarmupRuns >= endLogBatches*endLogRecs
+		m.endLog = newEndLog(m.opt.endLogSwitchAt, long)
 	}
 	if m.ahead == nil && m.endLog == nil {
 		return
@@ -46,7 +48,25 @@ func (s *spareCore) run(a *drawAhead, p *drawProducer, l *endLog, f *endFigures)
 	if l != nil {
 		endFull = l.full
 	}
+	toMake := 0 // the log's free batches still to make (newEndLog)
+	if l != nil {
+		toMake = l.toMake
+	}
 	for drawFree != nil || endFull != nil {
+		if toMake > 0 {
+			select {
+			case <-s.done:
+				return
+			default:
+			}
+			if len(drawFree) == 0 && len(endFull) == 0 {
+				// Idle: make the log's next batch, its pages touched
+				// here rather than at the simulation's first write.
+				l.free <- newTouchedBatch()
+				toMake--
+				continue
+			}
+		}
 		select {
 		case b := <-drawFree:
 			if p.fill(b) {
@@ -56,7 +76,7 @@ func (s *spareCore) run(a *drawAhead, p *drawProducer, l *endLog, f *endFigures)
 		case b := <-endFull:
 			if b == nil { // the log is stopped and everything before is applied
 				close(l.done)
-				endFull = nil
+				endFull, toMake = nil, 0
 				continue
 			}
 			for i := range b.n {
