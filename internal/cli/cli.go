@@ -24,6 +24,7 @@ import (
 // UsageError is a command-line mistake: exit status 2.
 type UsageError struct{ Msg string }
 
+// Error returns the message.
 func (e UsageError) Error() string { return e.Msg }
 
 // Usagef returns a UsageError with a formatted message.
@@ -86,6 +87,7 @@ func WatchInterrupt(stderr io.Writer, prog string, interrupted *atomic.Bool) (st
 // StringList is a repeatable string flag.
 type StringList []string
 
+// String implements flag.Value: the values, comma-separated.
 func (s *StringList) String() string { return strings.Join(*s, ",") }
 
 // Set implements flag.Value.
@@ -99,6 +101,7 @@ type OnceString struct {
 	set   bool
 }
 
+// String implements flag.Value.
 func (o *OnceString) String() string { return o.Value }
 
 // Set implements flag.Value.
