@@ -89,6 +89,7 @@ type run struct {
 	dropped    bool          // the call was turned away unserved and the caller was told: a limiter's 429, a full tool queue's 503, a deadline-aware drop
 	mayRan     bool          // an attempt of the current step may have executed (a timeout the server did not disown)
 	latency    time.Duration // drawn latency of the outstanding attempt
+	served     time.Duration // when a tool with concurrency started serving the outstanding attempt, or -1
 	retryAfter time.Duration // the limiter's time to its next token (a tool without retry_after)
 	raU        float64       // the attempt's uniform for its tool's retry_after
 	hasRA      bool
@@ -840,6 +841,7 @@ func (m *Model) dial(ri int32) {
 	r.gen++
 	r.waiting = true
 	r.dialed = now
+	r.served = -1
 	r.lease = lease
 	r.leaseCut = st.Timeout <= 0 || lease < st.Timeout
 	if b := m.budgets[r.step]; b != nil {
@@ -1180,7 +1182,10 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 	if lease >= noLimit {
 		q.lease = noLimit
 	}
-	if ts.busy < tool.Concurrency && !ts.stalled {
+	// A request starts at once only when nobody waits: a slot that frees
+	// goes to the head of the queue first (onToolDone), so a free slot with
+	// a queue behind it is a stalled tool's.
+	if ts.busy < tool.Concurrency && !ts.stalled && ts.queue.len() == 0 {
 		m.startRequest(qi)
 		return
 	}
@@ -1219,6 +1224,9 @@ func (m *Model) startRequest(qi int32) {
 	ts.busyTW.Add(now, 1)
 	if ts.delay != nil {
 		ts.delay.Add(secs((now - q.arrived)))
+	}
+	if r := m.runs.at(q.run); r.waiting && r.gen == q.gen {
+		r.served = now
 	}
 	m.s.At(now+q.latency, evToolDone, qi, 0)
 }
@@ -1266,6 +1274,11 @@ func (m *Model) onToolDone(qi int32) {
 	ts.stats.BusySeconds += secs(q.latency)
 	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
 	m.freeReq(qi)
+	// The freed slot goes to the head of the tool's queue before the
+	// caller hears back: its reply can submit a request at this instant
+	// (its next step at the same tool, or a queued run taking its worker),
+	// and that request must queue behind the ones already waiting.
+	m.serveTool(q.tool)
 	r := m.runs.at(q.run)
 	if r.waiting && r.gen == q.gen && !r.noAnswer {
 		m.s.Cancel(r.timer)
@@ -1275,7 +1288,6 @@ func (m *Model) onToolDone(qi int32) {
 		// but no answer reaches the caller, whose timeout ends the attempt.
 		ts.stats.WastedSeconds += secs(q.latency)
 	}
-	m.serveTool(q.tool)
 }
 
 // onAttemptEvent handles an evAttemptEnd: arg is the attempt's generation,
@@ -1501,7 +1513,7 @@ func (m *Model) traceRefusal(r *run, st *Step, why string) {
 	rec := &m.rec
 	*rec = AttemptRecord{
 		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.attempt),
-		Start: now, Remaining: r.dl.Remaining(now), Outcome: retry.Refused, Backoff: -1,
+		Start: now, Remaining: r.dl.Remaining(now), Served: -1, Outcome: retry.Refused, Backoff: -1,
 		ResendCount: int(r.attempt) - 1, Decision: why, HasDeadline: m.cfg.Deadline > 0,
 	}
 	m.opt.Tracer.Attempt(rec)
@@ -1517,6 +1529,7 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 		Start:       r.dialed,
 		Granted:     r.lease,
 		Remaining:   r.dl.Remaining(r.dialed),
+		Served:      r.served,
 		Outcome:     o,
 		Latency:     latency,
 		Backoff:     backoff,

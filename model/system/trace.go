@@ -24,6 +24,12 @@ type AttemptRecord struct {
 	// meaningless).
 	HasDeadline bool
 	Outcome     retry.Outcome
+	// Served is the instant a tool with concurrency started serving the
+	// call, or -1: the tool has no concurrency limit, the call was turned
+	// away or answered from a cache, or the attempt ended (the caller gave
+	// up) before service started. Served − Start is the call's queueing
+	// delay at the tool.
+	Served time.Duration
 	// Latency is how long the attempt took until its reply or its timeout.
 	Latency time.Duration
 	// Backoff is the sleep chosen after the attempt, or -1 when none.
