@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
-# bench/run.sh: budgetsim's performance comparison (see bench/README.md).
+# bench/run.sh: how fast budgetsim is, side by side with SimPy and a bare
+# event loop (see bench/README.md).
 #
-# Measures, on this machine, in one script run:
-#   1. `simulate run mmc` (M/M/c, λ = 9/s, μ = 1/s, c = 10, N customers, no
-#      warm-up) against the same system in SimPy 3 (and Ciw when importable):
-#      wall time of whole processes, start-up and output included;
-#   2. the Go benchmarks (engine, system model, seed plan under load);
-#   3. the seed plan with retries, deadlines and a 429-answering tool, one
-#      core, whole process;
-#   4. peak RSS of 1 M and 10 M runs (memory must not grow with runs);
-#   5. replications and sweep points on GOMAXPROCS=1 vs 2: wall-time ratio
-#      and byte-identical output (cmp).
-# and prints a Markdown table to paste into the README.
+# In one run of the script, on this machine:
+#   0. checks that each SimPy model computes what budgetsim computes
+#      (bench/check_models.py: success rate and mean latency within their
+#      confidence intervals), before anything is timed;
+#   1. times whole processes, budgetsim and SimPy interleaved: M/M/c
+#      (1 M customers), tool-queue (bench/tool-queue.yaml) and retry-storm;
+#   2. times M/M/c with 3 M customers against the bare loop
+#      (bench/bareloop), interleaved;
+#   3. measures peak RSS of 10 M runs;
+#   4. times 8 replications on GOMAXPROCS=1 and 2 (and two one-core
+#      processes of half the work each: the machine's own ceiling), and
+#      checks that their outputs are byte-identical;
+#   5. runs the Go benchmarks of whole scenarios for their allocations;
+# and prints a Markdown table (the one in bench/README.md).
 #
-# Environment knobs (defaults reproduce the README's table, ~2 minutes):
-#   BENCH_CUSTOMERS  customers in the M/M/c comparison (1000000)
-#   BENCH_REPEAT     repetitions of each budgetsim process; the median wall
-#                    time is reported (5; in the SimPy comparison, this many
-#                    before each SimPy run)
-#   BENCH_SIMPY_REPEAT  SimPy runs (3; about 8 s each)
-#   BENCH_OUT        directory for raw outputs (a fresh mktemp -d)
-#   BENCH_NO_APT=1   never call apt-get (skip what is missing instead)
+# Environment knobs (the defaults reproduce bench/README.md, ~6 minutes):
+#   BENCH_REPEAT        budgetsim runs per round (5); medians are reported
+#   BENCH_SIMPY_REPEAT  rounds, each one SimPy run after the budgetsim runs (3)
+#   BENCH_CHECK_REPS    replications per side in the model check (10)
+#   BENCH_NO_CHECK=1    skip the model check (its row then says so)
+#   BENCH_OUT           directory for raw outputs (a fresh mktemp -d)
+#   BENCH_NO_APT=1      never call apt-get (skip what is missing instead)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -30,13 +33,14 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 # softirq), to tell at the end how much of it was not ours (contention).
 cpu_busy() { awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat; }
 busy0=$(cpu_busy) t_start=$(date +%s%N)
-N=${BENCH_CUSTOMERS:-1000000}
 REPEAT=${BENCH_REPEAT:-5}
 SIMPY_REPEAT=${BENCH_SIMPY_REPEAT:-3}
+CHECK_REPS=${BENCH_CHECK_REPS:-10}
 OUT=${BENCH_OUT:-$(mktemp -d /tmp/budgetsim-bench.XXXXXX)}
 mkdir -p "$OUT"
-PY=/usr/bin/python3 # Debian's interpreter: python3-simpy3 installs for it, not for pyenv's
+PY=/usr/bin/python3 # Debian's interpreter: python3-simpy3 installs for it
 SIM="$OUT/simulate"
+BARE="$OUT/bareloop"
 
 say() { printf '==> %s\n' "$*" >&2; }
 
@@ -71,17 +75,17 @@ if [[ -x $PY ]]; then
 		say "SimPy unavailable (apt-get install python3-simpy3 failed or apt missing): skipping SimPy"
 	fi
 else
-	say "$PY not found: skipping SimPy and Ciw"
+	say "$PY not found: skipping SimPy"
 fi
 
-say "go build -o $SIM ./cmd/simulate"
+say "go build -o $SIM ./cmd/simulate; go build -o $BARE ./bench/bareloop"
 go build -o "$SIM" ./cmd/simulate
+go build -o "$BARE" ./bench/bareloop
 
 # --- helpers -------------------------------------------------------------------
 
-# now_ns: the wall clock in nanoseconds. Bash 5's $EPOCHREALTIME reads it
-# without starting a process; `date` costs a fork and an exec (~3.5 ms
-# each on this VM, inside the measured interval).
+# now_ns: the wall clock in nanoseconds, read by bash itself
+# ($EPOCHREALTIME) so that no process of ours starts inside an interval.
 now_ns() {
 	if [[ -n ${EPOCHREALTIME:-} ]]; then
 		local t=${EPOCHREALTIME/,/.} # the decimal point follows the locale
@@ -91,11 +95,9 @@ now_ns() {
 	fi
 }
 
-# timed OUTFILE CMD...: run CMD with stdout to OUTFILE (stderr to OUTFILE.err);
-# sets WALL (seconds): the whole process (fork, exec, start-up, run, output,
-# exit) as the calling shell sees it, with no helper process inside the
-# interval. Peak RSS is measured apart (peak_rss): GNU time around the
-# command would add its own fork and exec, ~6 ms here, to every wall.
+# timed OUTFILE CMD...: run CMD with stdout to OUTFILE (stderr to
+# OUTFILE.err); sets WALL (seconds): the whole process (fork, exec,
+# start-up, run, output, exit) as the calling shell sees it.
 timed() {
 	local out=$1 t0
 	shift
@@ -107,7 +109,8 @@ timed() {
 }
 
 # peak_rss CMD...: one more run of CMD, under GNU time; sets RSS to its
-# peak resident set (KiB), or n/a without GNU time.
+# peak resident set (KiB), or n/a without GNU time. Apart from the timed
+# runs: GNU time's own fork and exec would sit inside their intervals.
 peak_rss() {
 	RSS=n/a
 	if [[ -x /usr/bin/time ]]; then
@@ -117,36 +120,24 @@ peak_rss() {
 
 # median X...: the median (the lower middle one of an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
-# median_timed NAME COUNT CMD...: COUNT runs of CMD; sets WALL to the median
-# wall time, WALLS to all of them, and leaves the last stdout in $OUT/NAME.
-median_timed() {
-	local name=$1 count=$2 i walls=()
-	shift 2
-	for ((i = 0; i < count; i++)); do
-		timed "$OUT/$name" "$@"
-		walls+=("$WALL")
-	done
-	WALL=$(median "${walls[@]}")
-	WALLS="${walls[*]}"
-}
+# range X...: "lo–hi".
+range() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s–%s", lo, hi }'; }
 
 # json FILE EXPR: a value from a budgetsim JSON summary (EXPR indexes the
 # decoded object d, e.g. 'd["latency_s"]["mean"]').
 json() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-# kv FILE KEY: the value of a "key value" line printed by simpy_mmc.py/ciw_mmc.py.
+# kv FILE KEY: the value of a "key value" line of the SimPy scripts and the bare loop.
 kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # bench_metric FILE BENCH UNIT: the value before UNIT on BENCH's result line.
 bench_metric() {
 	awk -v b="$2" -v u="$3" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 2; i <= NF; i++) if ($i == u) v = $(i - 1) } END { print (v == "" ? "n/a" : v) }' "$1"
 }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (a == "" || b == "" || a == "n/a" || b == "n/a" || b == 0) print "n/a"; else printf f, a / b }'; }
-mega() { awk -v x="$1" 'BEGIN { if (x == "" || x == "n/a") print "n/a"; else printf "%.2f M", x / 1e6 }'; }
 mib() { awk -v k="$1" 'BEGIN { if (k == "n/a" || k == "") print "n/a"; else printf "%.1f MiB", k / 1024 }'; }
 # steady X...: empty when the largest of X is within 20 % of the smallest,
-# else a warning naming the range (this VM has slow spells of seconds).
+# else a warning naming the range (a VM has slow spells of seconds).
 steady() {
-	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo > 0 && hi / lo > 1.2) printf " (**unsteady**: walls %s–%s s within the row; a slow spell of the VM: rerun before quoting)", lo, hi }'
+	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (lo > 0 && hi / lo > 1.2) printf " (**unsteady**: %s–%s s; rerun before quoting)", lo, hi }'
 }
 verdict() { # verdict OK?: "met" or "**not met**"
 	if [[ $1 == 1 ]]; then echo met; else echo '**not met**'; fi
@@ -154,196 +145,143 @@ verdict() { # verdict OK?: "met" or "**not met**"
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a + 0 >= b + 0) }' && echo 1 || echo 0; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a + 0 <= b + 0) }' && echo 1 || echo 0; }
 
-# --- 1. M/M/c: budgetsim vs SimPy (and Ciw) ----------------------------------------
+# --- 0. the models agree ------------------------------------------------------------
 
-# This VM's speed drifts from minute to minute (other tenants; the
-# hypervisor reports no steal time), so the two sides are interleaved: each
-# SimPy run is preceded by REPEAT budgetsim runs, and each side's median is
-# taken over all of its runs. A slow spell then hits both alike.
-have_simpy_rounds=$SIMPY_REPEAT
-[[ $have_simpy == 1 ]] || have_simpy_rounds=1
-say "simulate run mmc --runs $N --set warmup=0 --format json ($REPEAT runs) before each of $have_simpy_rounds SimPy runs: $PY bench/simpy_mmc.py --customers $N"
-bs_list=() sp_list=()
-for ((round = 0; round < have_simpy_rounds; round++)); do
-	median_timed mmc "$REPEAT" "$SIM" run mmc --runs "$N" --set warmup=0 --format json
-	bs_list+=($WALLS)
-	if [[ $have_simpy == 1 ]]; then
-		timed "$OUT/simpy" "$PY" bench/simpy_mmc.py --customers "$N"
-		sp_list+=("$WALL")
+check_row="skipped (BENCH_NO_CHECK=1)"
+check_ok=0
+if [[ ${BENCH_NO_CHECK:-0} != 1 && $have_simpy == 1 ]]; then
+	say "bench/check_models.py --replications $CHECK_REPS (budgetsim and SimPy, $CHECK_REPS replications each)"
+	if "$PY" bench/check_models.py --simulate "$SIM" --replications "$CHECK_REPS" >"$OUT/check.txt" 2>&1; then
+		check_ok=1
 	fi
-done
-peak_rss "$SIM" run mmc --runs "$N" --set warmup=0 --format json
-bs_rss=$RSS
-bs_wall=$(median "${bs_list[@]}") bs_walls=${bs_list[*]}
-bs_events=$(json "$OUT/mmc" 'd["events"]')
-bs_sojourn=$(json "$OUT/mmc" '"%.4f" % d["latency_s"]["mean"]')
-bs_eps=$(div "$bs_events" "$bs_wall" %.0f)
-
-sp_wall=n/a sp_walls=n/a sp_eps=n/a sp_inner_eps=n/a sp_sojourn=n/a erlang=n/a sp_version=n/a
-if [[ $have_simpy == 1 ]]; then
-	sp_wall=$(median "${sp_list[@]}") sp_walls=${sp_list[*]}
-	sp_events=$(kv "$OUT/simpy" events)
-	sp_eps=$(div "$sp_events" "$sp_wall" %.0f)
-	sp_inner_eps=$(kv "$OUT/simpy" events_per_s)
-	sp_sojourn=$(kv "$OUT/simpy" mean_sojourn_s)
-	erlang=$(kv "$OUT/simpy" erlang_c_sojourn_s)
-	sp_version=$(kv "$OUT/simpy" simpy_version)
-	sp_rss=$(kv "$OUT/simpy" peak_rss_kib) # its own getrusage: no second 7 s run
-else
-	sp_rss=n/a
-fi
-ratio=$(div "$sp_wall" "$bs_wall" %.1f)
-
-ciw_row="| Ciw, same system | — | skipped: \`python3 -c 'import ciw'\` fails (Ciw is not packaged by Debian; \`pip install ciw\` to include it) | — |"
-ciw_py=""
-for p in python3 "$PY"; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import ciw' 2>/dev/null; then
-		ciw_py=$p
-		break
-	fi
-done
-if [[ -n $ciw_py ]]; then
-	say "Ciw: $ciw_py bench/ciw_mmc.py --customers $N"
-	timed "$OUT/ciw" "$ciw_py" bench/ciw_mmc.py --customers "$N"
-	ciw_eps=$(div "$(kv "$OUT/ciw" events)" "$WALL" %.0f)
-	ciw_row="| Ciw $(kv "$OUT/ciw" ciw_version), same system, whole process | — | ${WALL} s, $(mega "$ciw_eps") events/s, mean sojourn $(kv "$OUT/ciw" mean_sojourn_s) s; budgetsim $(div "$WALL" "$bs_wall" %.1f)× faster | — |"
-else
-	say "Ciw not importable (python3 -c 'import ciw' fails): skipping Ciw"
+	cat "$OUT/check.txt" >&2
+	# Lines: NAME FIGURE budgetsim MEAN ± HW SimPy MEAN ± HW difference D, 95% interval ±H: agree
+	check_row=$(awk '$3 == "budgetsim" { sub(/,$/, "", $12); sub(/:$/, "", $15)
+		printf "%s%s %s %s vs %s (difference %s, interval %s)", (n++ ? "; " : ""), $1, $2, $4, $8, $12, $15 }' "$OUT/check.txt")
+	[[ $check_ok == 1 ]] || check_row="$check_row (**a figure differs**: see $OUT/check.txt)"
+elif [[ $have_simpy != 1 ]]; then
+	check_row="skipped: SimPy unavailable"
 fi
 
-# --- 2. Go benchmarks -------------------------------------------------------------
+# --- 1. budgetsim vs SimPy, whole processes -------------------------------------
 
-say "go test -run XXX -bench 'BenchmarkEngineMMc|BenchmarkMMc|BenchmarkSeedPlanLoad' -benchmem ./sim/ ./model/system/"
-go test -run XXX -bench 'BenchmarkEngineMMc|BenchmarkMMc|BenchmarkSeedPlanLoad' -benchmem ./sim/ ./model/system/ >"$OUT/gobench.txt" 2>&1 ||
-	{ cat "$OUT/gobench.txt" >&2; say "go test failed: its rows read n/a"; }
-say "go test -run XXX -bench BenchmarkSeedPlanLoad -benchmem -cpu 1 ./model/system/"
-go test -run XXX -bench BenchmarkSeedPlanLoad -benchmem -cpu 1 ./model/system/ >"$OUT/gobench-cpu1.txt" 2>&1 ||
-	{ cat "$OUT/gobench-cpu1.txt" >&2; say "go test -cpu 1 failed: its row reads n/a"; }
-eng_eps=$(bench_metric "$OUT/gobench.txt" BenchmarkEngineMMc events/s)
-eng_allocs=$(bench_metric "$OUT/gobench.txt" BenchmarkEngineMMc allocs/op)
-sys_eps=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc events/s)
-sys_nsev=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc ns/event)
-sys_allocs=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc allocs/op)
-sp2_aps=$(bench_metric "$OUT/gobench.txt" BenchmarkSeedPlanLoad attempts/s)
-sp1_aps=$(bench_metric "$OUT/gobench-cpu1.txt" BenchmarkSeedPlanLoad attempts/s)
-sp1_allocs=$(bench_metric "$OUT/gobench-cpu1.txt" BenchmarkSeedPlanLoad allocs/op)
-
-# --- 3. seed plan with retries, deadlines and a 429-answering tool, one core ----------
-
-# BenchmarkSeedPlanLoad's load, plus a search tool that answers 429 to 10 %
-# of attempts with a 20 ms Retry-After (honoured, and checked against the
-# deadline), on GOMAXPROCS=1, whole process.
-seed_sets=(--set 'arrivals={rate: 50/s}' --set runs=1000000 --set workers=100
-	--set 'tools.fetch.script=[]' --set tools.fetch.hang=0.05 --set 'tools.fetch.errors={transient: 0.1}'
-	--set 'tools.search.rate_limit={rate: 45/s, burst: 10, enforce: server}')
-say "GOMAXPROCS=1 simulate run seed-plan ${seed_sets[*]} --format json (median of $REPEAT)"
-median_timed seedplan "$REPEAT" env GOMAXPROCS=1 "$SIM" run seed-plan "${seed_sets[@]}" --format json
-seed_wall=$WALL
-seed_attempts=$(json "$OUT/seedplan" 'd["attempts"]["attempts"]')
-seed_429=$(json "$OUT/seedplan" 'd["attempts"]["rate_limited"]')
-seed_retries=$(json "$OUT/seedplan" 'd["attempts"]["retries"]')
-seed_aps=$(div "$seed_attempts" "$seed_wall" %.0f)
-
-# --- 4. memory flat in the number of runs -----------------------------------------
-
-say "simulate run mmc --runs 10000000 --set warmup=0 --format json"
-timed "$OUT/mmc10m" "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
-m10_wall=$WALL
-peak_rss "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
-m10_rss=$RSS
-m10_eps=$(div "$(json "$OUT/mmc10m" 'd["events"]')" "$m10_wall" %.0f)
-
-# --- 5. replications and sweep points across cores ------------------------------
-
-# Each workload runs three ways, alternating so that a drift in the
-# machine's speed (other tenants, frequency) hits all alike; medians of
-# each: one process on one core (GOMAXPROCS=1), one process on two
-# (GOMAXPROCS=2), and two independent one-core processes of half the work
-# each at once. The last shares nothing (no runtime, no heap, no address
-# space): it is what this machine's two cores give that workload, the
-# ceiling for the in-process ratio. (Two vCPUs that share a physical core's
-# caches, or a busy neighbour, put it below 2.) The two in-process outputs
-# must be byte-identical.
-#
-# scaling NAME CMD1 -- CMD2 -- HALF_A -- HALF_B: CMD1 is run under
-# GOMAXPROCS=1 and =2 (stdout compared; with a trailing --out DIR, DIR1 and
-# DIR2 are substituted for DIR and sweep.json/sweep.csv compared too), and
-# HALF_A and HALF_B at once under GOMAXPROCS=1. Sets NAME_1, NAME_2, NAME_P
-# (median walls), NAME_speedup, NAME_ceiling, NAME_identical, NAME_walls.
-scaling() {
-	local name=$1 i g l1=() l2=() lp=() same=yes
+# versus NAME SIMPY_SCRIPT_ARGS... -- SIMULATE_ARGS...: SIMPY_REPEAT rounds
+# of REPEAT budgetsim runs then one SimPy run, interleaved so that a slow
+# spell of the machine hits both sides. Sets NAME_bs and NAME_sp (median
+# walls), NAME_ratio, NAME_bs_walls, NAME_sp_walls and NAME_steady, and
+# leaves the last outputs in $OUT/NAME.json and $OUT/NAME.simpy.
+versus() {
+	local name=$1 sp=() bs=() r b_list=() s_list=()
 	shift
-	local cmd=() half_a=() half_b=()
-	while [[ $1 != -- ]]; do cmd+=("$1"); shift; done
+	while [[ $1 != -- ]]; do sp+=("$1"); shift; done
 	shift
-	while [[ $1 != -- ]]; do half_a+=("$1"); shift; done
-	shift
-	half_b=("$@")
-	local dirs=0
-	[[ ${cmd[*]} == *' --out '* ]] && dirs=1
-	for ((i = 0; i < REPEAT; i++)); do
-		for g in 1 2; do
-			local c=("${cmd[@]}")
-			if [[ $dirs == 1 ]]; then
-				rm -rf "$OUT/$name-dir$g"
-				c=("${c[@]/#@OUT@/$OUT/$name-dir$g}")
-			fi
-			timed "$OUT/$name$g" env GOMAXPROCS=$g "$SIM" "${c[@]}"
-			if [[ $g == 1 ]]; then l1+=("$WALL"); else l2+=("$WALL"); fi
+	bs=("$@")
+	local rounds=$SIMPY_REPEAT
+	[[ $have_simpy == 1 ]] || rounds=1
+	say "$name: $rounds × ($REPEAT × simulate ${bs[*]}, then $PY ${sp[*]})"
+	for ((r = 0; r < rounds; r++)); do
+		for ((i = 0; i < REPEAT; i++)); do
+			timed "$OUT/$name.json" "$SIM" "${bs[@]}"
+			b_list+=("$WALL")
 		done
-		cmp -s "$OUT/${name}1" "$OUT/${name}2" || same=no
-		if [[ $dirs == 1 ]]; then
-			cmp -s "$OUT/$name-dir1/sweep.json" "$OUT/$name-dir2/sweep.json" || same=no
-			cmp -s "$OUT/$name-dir1/sweep.csv" "$OUT/$name-dir2/sweep.csv" || same=no
+		if [[ $have_simpy == 1 ]]; then
+			timed "$OUT/$name.simpy" "$PY" "${sp[@]}"
+			s_list+=("$WALL")
 		fi
-		rm -rf "$OUT/$name-dirp"
-		timed "$OUT/${name}p" bash -c 'a=("${@:3:$1}") b=("${@:$(($1 + 3))}")
-			GOMAXPROCS=1 "$2" "${a[@]}" >/dev/null &
-			GOMAXPROCS=1 "$2" "${b[@]}" >/dev/null &
-			wait' _ "${#half_a[@]}" "$SIM" "${half_a[@]//@OUT@/$OUT/$name-dirp/a}" "${half_b[@]//@OUT@/$OUT/$name-dirp/b}"
-		lp+=("$WALL")
 	done
-	printf -v "${name}_1" %s "$(median "${l1[@]}")"
-	printf -v "${name}_2" %s "$(median "${l2[@]}")"
-	printf -v "${name}_p" %s "$(median "${lp[@]}")"
-	printf -v "${name}_identical" %s "$same"
-	printf -v "${name}_walls" %s "one core: ${l1[*]}; two: ${l2[*]}; two processes: ${lp[*]}"
-	printf -v "${name}_steady" %s "$(steady "${l1[@]}")$(steady "${l2[@]}")"
-	local one two par
-	one=$(median "${l1[@]}") two=$(median "${l2[@]}") par=$(median "${lp[@]}")
-	printf -v "${name}_speedup" %s "$(div "$one" "$two")"
-	printf -v "${name}_ceiling" %s "$(div "$one" "$par")"
+	local bw sw=n/a
+	bw=$(median "${b_list[@]}")
+	[[ $have_simpy == 1 ]] && sw=$(median "${s_list[@]}")
+	printf -v "${name}_bs" %s "$bw"
+	printf -v "${name}_sp" %s "$sw"
+	printf -v "${name}_ratio" %s "$(div "$sw" "$bw" %.1f)"
+	printf -v "${name}_bs_walls" %s "$(range "${b_list[@]}")"
+	printf -v "${name}_sp_walls" %s "$( ((${#s_list[@]})) && range "${s_list[@]}" || echo n/a)"
+	printf -v "${name}_steady" %s "$(steady "${b_list[@]}")$( ((${#s_list[@]})) && steady "${s_list[@]}")"
 }
 
-# The issue's system (M/M/c, N customers, no warm-up), 8 replications.
-say "simulate run mmc --runs $N --set warmup=0 --replications 8 --format json: GOMAXPROCS=1, GOMAXPROCS=2, and 2 one-core processes of 4 at once, alternating ($REPEAT rounds)"
-scaling reps run mmc --runs "$N" --set warmup=0 --replications 8 --format json \
-	-- run mmc --runs "$N" --set warmup=0 --replications 4 --format json \
-	-- run mmc --runs "$N" --set warmup=0 --replications 4 --format json
-# A sweep of 8 points of the same system, one replication each (workers
-# 10..17); the two halves are the points 10..13 and 14..17.
-say "simulate sweep mmc --vary workers=10..17:8 --runs $N --set warmup=0: the same three ways ($REPEAT rounds)"
-scaling sweep sweep mmc --vary workers=10..17:8 --runs "$N" --set warmup=0 --out @OUT@ \
-	-- sweep mmc --vary workers=10..13:4 --runs "$N" --set warmup=0 --out @OUT@ \
-	-- sweep mmc --vary workers=14..17:4 --runs "$N" --set warmup=0 --out @OUT@
-# Many small points, as plan's probes and exploratory sweeps run them: 200
-# points of 20 000 runs (workers 10..209; halves 10..109 and 110..209).
-say "simulate sweep mmc --vary workers=10..209:200 --runs 20000 --set warmup=1000: the same three ways ($REPEAT rounds)"
-scaling small sweep mmc --vary workers=10..209:200 --runs 20000 --set warmup=1000 --format json --out @OUT@ \
-	-- sweep mmc --vary workers=10..109:100 --runs 20000 --set warmup=1000 --format json --out @OUT@ \
-	-- sweep mmc --vary workers=110..209:100 --runs 20000 --set warmup=1000 --format json --out @OUT@
-# Short replications, where the serial start-up weighs: mmc as bundled
-# (200 k runs, 10 k of them warm-up), 8 replications.
-say "simulate run mmc --replications 8 --format json (8 × 200 k runs): the same three ways ($REPEAT rounds)"
-scaling short run mmc --replications 8 --format json \
-	-- run mmc --replications 4 --format json \
-	-- run mmc --replications 4 --format json
+versus mmc bench/simpy_mmc.py --customers 1000000 -- run mmc --runs 1000000 --set warmup=0 --format json
+versus tq bench/simpy_calls.py tool-queue -- run bench/tool-queue.yaml --format json
+versus rs bench/simpy_calls.py retry-storm -- run retry-storm --format json
+versus rs4 bench/simpy_calls.py retry-storm --horizon 960 -- run retry-storm --set horizon=960s --format json
+
+sp_version=n/a
+[[ $have_simpy == 1 ]] && sp_version=$(kv "$OUT/mmc.simpy" simpy_version)
+mmc_soj=$(json "$OUT/mmc.json" '"%.4f" % d["latency_s"]["mean"]')
+mmc_sp_soj=n/a erlang=n/a
+if [[ $have_simpy == 1 ]]; then
+	mmc_sp_soj=$(kv "$OUT/mmc.simpy" mean_sojourn_s)
+	erlang=$(kv "$OUT/mmc.simpy" erlang_c_sojourn_s)
+fi
+tq_events=$(json "$OUT/tq.json" 'd["events"]')
+rs_events=$(json "$OUT/rs.json" 'd["events"]')
+rs4_events=$(json "$OUT/rs4.json" 'd["events"]')
+
+# --- 2. M/M/c, 3 M customers: budgetsim vs the bare loop ----------------------------
+
+say "M/M/c 3 M customers: $REPEAT × (bareloop, simulate run mmc --runs 3000000 --set warmup=0 --format json)"
+bare_list=() big_list=()
+for ((i = 0; i < REPEAT; i++)); do
+	timed "$OUT/bare" "$BARE" -customers 3000000
+	bare_list+=("$WALL")
+	timed "$OUT/mmc3m.json" "$SIM" run mmc --runs 3000000 --set warmup=0 --format json
+	big_list+=("$WALL")
+done
+bare_wall=$(median "${bare_list[@]}") big_wall=$(median "${big_list[@]}")
+bare_ratio=$(div "$big_wall" "$bare_wall" %.2f)
+bare_soj=$(kv "$OUT/bare" mean_sojourn_s)
+big_soj=$(json "$OUT/mmc3m.json" '"%.4f" % d["latency_s"]["mean"]')
+
+# --- 3. memory flat in the number of runs -----------------------------------------
+
+say "peak RSS: simulate run mmc --runs 1000000 and 10000000 --set warmup=0"
+peak_rss "$SIM" run mmc --runs 1000000 --set warmup=0 --format json
+rss1=$RSS
+timed "$OUT/mmc10m.json" "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
+m10_wall=$WALL
+peak_rss "$SIM" run mmc --runs 10000000 --set warmup=0 --format json
+rss10=$RSS
+
+# --- 4. replications across cores ----------------------------------------------------
+
+# Three ways, alternating so that a drift of the machine's speed hits all
+# alike: one process on one core (GOMAXPROCS=1), one on two (GOMAXPROCS=2),
+# and two independent one-core processes of half the replications each,
+# at once. The last shares nothing (no runtime, heap or address space):
+# it is what the machine's two cores give this workload, the ceiling for
+# the in-process ratio. The two in-process outputs must be byte-identical.
+reps_cmd=(run mmc --runs 1000000 --set warmup=0 --format json)
+say "simulate ${reps_cmd[*]} --replications 8: GOMAXPROCS=1, =2, and two one-core processes of 4 at once ($REPEAT rounds)"
+l1=() l2=() lp=() reps_same=yes
+for ((i = 0; i < REPEAT; i++)); do
+	timed "$OUT/reps1" env GOMAXPROCS=1 "$SIM" "${reps_cmd[@]}" --replications 8
+	l1+=("$WALL")
+	timed "$OUT/reps2" env GOMAXPROCS=2 "$SIM" "${reps_cmd[@]}" --replications 8
+	l2+=("$WALL")
+	cmp -s "$OUT/reps1" "$OUT/reps2" || reps_same=no
+	timed "$OUT/repsp" bash -c 'GOMAXPROCS=1 "$@" >/dev/null & GOMAXPROCS=1 "$@" >/dev/null & wait' _ \
+		"$SIM" "${reps_cmd[@]}" --replications 4
+	lp+=("$WALL")
+done
+reps_1=$(median "${l1[@]}") reps_2=$(median "${l2[@]}") reps_p=$(median "${lp[@]}")
+reps_speedup=$(div "$reps_1" "$reps_2") reps_ceiling=$(div "$reps_1" "$reps_p")
+reps_steady="$(steady "${l1[@]}")$(steady "${l2[@]}")"
+
+# --- 5. allocations ------------------------------------------------------------
+
+say "go test -run XXX -bench 'BenchmarkMMc\$|BenchmarkRetryStorm|BenchmarkSeedPlanLoad' -benchmem -benchtime 3x ./model/system/"
+go test -run XXX -bench 'BenchmarkMMc$|BenchmarkRetryStorm|BenchmarkSeedPlanLoad' -benchmem -benchtime 3x ./model/system/ >"$OUT/gobench.txt" 2>&1 ||
+	{ cat "$OUT/gobench.txt" >&2; say "go test failed: its row reads n/a"; }
+allocs_mmc=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc allocs/op)
+allocs_rs=$(bench_metric "$OUT/gobench.txt" BenchmarkRetryStorm allocs/op)
+allocs_seed=$(bench_metric "$OUT/gobench.txt" BenchmarkSeedPlanLoad allocs/op)
+ev_mmc=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc events/s)
 
 # --- table ------------------------------------------------------------------------
 
 # Contention: CPU time used by other processes while this script ran, as a
 # share of the machine's capacity over the same wall time.
-times >"$OUT/times" # in this shell (a subshell would report its own, empty, children): self, then children
+times >"$OUT/times" # this shell's own and its children's CPU times
 ours=$(awk 'NR <= 2 { for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } } END { printf "%.2f", s }' "$OUT/times")
 others=$(awk -v b0="$busy0" -v b1="$(cpu_busy)" -v o="$ours" -v t0="$t_start" -v t1="$(date +%s%N)" -v n="$(nproc)" \
 	'BEGIN { x = (b1 - b0 - o) / ((t1 - t0) / 1e9 * n) * 100; if (x < 0) x = 0; printf "%.0f", x }')
@@ -351,40 +289,31 @@ contention="Other processes used ${others} % of the machine's CPU while it ran."
 if ((others >= 10)); then
 	contention="$contention **The figures are contended: rerun on an idle machine before quoting them.**"
 fi
-
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-gocpu=$(awk -F': ' '/^cpu:/ { sub(/[ \t]+$/, "", $2); print $2; exit }' "$OUT/gobench.txt")
-[[ -n $gocpu && $gocpu != "$cpu" ]] && cpu="$cpu ($gocpu)"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 cat <<EOF
 
-### Performance ($(date -u +%Y-%m-%d), $(nproc) cores, ${cpu}, $(go version | awk '{ print $3 }'))
+### Results ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ${cpu}, $(go version | awk '{ print $3 }'), SimPy ${sp_version})
 
-M/M/c, λ = 9/s, μ = 1/s, c = 10, $N customers, no warm-up. Wall times are whole
-processes (fork, exec, start-up, output and exit included), timed by the calling shell with no helper process in the interval (peak RSS from a separate run), interleaved
-($REPEAT budgetsim runs before each SimPy run): medians of ${#bs_list[@]} runs for budgetsim, ${#sp_list[@]} for SimPy. Events are counted as 2 per customer (arrival +
-departure) for every simulator. Load average (1, 5, 15 min) at the start: $load0; at the end: $load.
-$contention
+Whole processes (fork, exec, start-up, output and exit included), timed by
+the calling shell; medians of $((SIMPY_REPEAT * REPEAT)) budgetsim runs and
+$SIMPY_REPEAT SimPy runs, interleaved; ranges are the lowest and highest
+single walls. Load average (1, 5, 15 min) at the start: $load0; at the end:
+$load. $contention
 
 | What | Target | Measured | |
 | --- | --- | --- | --- |
-| \`simulate run mmc --runs $N --set warmup=0 --format json\` | — | ${bs_wall} s, $(mega "$bs_eps") events/s, peak RSS $(mib "$bs_rss"), mean sojourn ${bs_sojourn} s | |
-| SimPy ${sp_version} (Debian python3-simpy3, /usr/bin/python3), same system | — | ${sp_wall} s, $(mega "$sp_eps") events/s ($(mega "$sp_inner_eps") inside env.run()), peak RSS $(mib "$sp_rss"), mean sojourn ${sp_sojourn} s | |
-| budgetsim vs SimPy, whole process | ≥ 50× | ${ratio}×$(steady "${bs_list[@]}")$(steady "${sp_list[@]}") | $(verdict "$(ge "$ratio" 50)") |
-${ciw_row}
-| Mean sojourn, Erlang C closed form | — | ${erlang} s | |
-| Engine alone, \`BenchmarkEngineMMc\` | ≥ 10 M events/s | $(mega "$eng_eps") events/s, ${eng_allocs} allocs per 200 k events | $(verdict "$(ge "$eng_eps" 10000000)") |
-| System model, \`BenchmarkMMc\` (1 M runs per op) | — | $(mega "$sys_eps") events/s (${sys_nsev} ns/event), ${sys_allocs} allocs per simulation | |
-| Seed plan under load, \`BenchmarkSeedPlanLoad\`, \`-cpu 1\` | ≥ 1 M attempts/s | $(mega "$sp1_aps") attempts/s ($(mega "$sp2_aps") with GOMAXPROCS=2), ${sp1_allocs} allocs per simulation | $(verdict "$(ge "$sp1_aps" 1000000)") |
-| Seed plan, search rate-limited to 45/s (server: 429 + Retry-After), GOMAXPROCS=1, whole process, 1 M runs | ≥ 1 M attempts/s | ${seed_wall} s for ${seed_attempts} attempts (${seed_retries} retries, ${seed_429} answered 429): $(mega "$seed_aps") attempts/s | $(verdict "$(ge "$seed_aps" 1000000)") |
-| Peak RSS, 10 M runs of M/M/c | ≤ 64 MiB | $(mib "$m10_rss") (1 M runs: $(mib "$bs_rss")); ${m10_wall} s, $(mega "$m10_eps") events/s | $(verdict "$(le "$m10_rss" 65536)") |
-| \`run mmc --runs $N --set warmup=0 --replications 8\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${reps_1} s → ${reps_2} s: ${reps_speedup}×${reps_steady} | $(verdict "$(ge "$reps_speedup" 1.8)") |
-| \`sweep mmc --vary workers=10..17:8 --runs $N --set warmup=0\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${sweep_1} s → ${sweep_2} s: ${sweep_speedup}×${sweep_steady} | $(verdict "$(ge "$sweep_speedup" 1.8)") |
-| Same two, output byte-identical (cmp of stdout, sweep.json, sweep.csv) | identical | replications: ${reps_identical}; sweep: ${sweep_identical} | $(verdict "$([[ $reps_identical == yes && $sweep_identical == yes ]] && echo 1 || echo 0)") |
-| The machine's ceiling: the same work as two independent one-core processes of half of it, at once | — | replications: ${reps_1} s → ${reps_p} s: ${reps_ceiling}×; sweep: ${sweep_1} s → ${sweep_p} s: ${sweep_ceiling}× | |
-| Many small points: \`sweep mmc --vary workers=10..209:200 --runs 20000 --set warmup=1000\`, GOMAXPROCS=2 vs 1; ceiling as above | — | ${small_1} s → ${small_2} s: ${small_speedup}× (ceiling ${small_ceiling}×; identical: ${small_identical})${small_steady} | |
-| Short replications: \`run mmc --replications 8\` (8 × 200 k runs as bundled), GOMAXPROCS=2 vs 1; ceiling as above | — | ${short_1} s → ${short_2} s: ${short_speedup}× (ceiling ${short_ceiling}×; identical: ${short_identical})${short_steady} | |
+| The SimPy models compute what budgetsim computes (\`bench/check_models.py\`, $CHECK_REPS replications each, Welch 95 %) | agree | ${check_row} | $(verdict "$check_ok") |
+| M/M/c, 1 M customers: \`simulate run mmc --runs 1000000 --set warmup=0\` vs \`simpy_mmc.py\` | ≥ 50× | ${mmc_bs} s (${mmc_bs_walls}) vs ${mmc_sp} s (${mmc_sp_walls}): **${mmc_ratio}×**${mmc_steady}; mean sojourn ${mmc_soj} s vs ${mmc_sp_soj} s (Erlang C ${erlang} s) | $(verdict "$(ge "$mmc_ratio" 50)") |
+| tool-queue, 200 k runs (\`bench/tool-queue.yaml\`, ${tq_events} events) vs \`simpy_calls.py tool-queue\` | ≥ 60× | ${tq_bs} s (${tq_bs_walls}) vs ${tq_sp} s (${tq_sp_walls}): **${tq_ratio}×**${tq_steady} | $(verdict "$(ge "$tq_ratio" 60)") |
+| retry-storm as bundled (240 s, ${rs_events} events) vs \`simpy_calls.py retry-storm\` | ≥ 60× | ${rs_bs} s (${rs_bs_walls}) vs ${rs_sp} s (${rs_sp_walls}): **${rs_ratio}×**${rs_steady} | $(verdict "$(ge "$rs_ratio" 60)") |
+| retry-storm, \`--set horizon=960s\` (${rs4_events} events) vs \`simpy_calls.py retry-storm --horizon 960\` | ≥ 60× | ${rs4_bs} s (${rs4_bs_walls}) vs ${rs4_sp} s (${rs4_sp_walls}): **${rs4_ratio}×**${rs4_steady} | $(verdict "$(ge "$rs4_ratio" 60)") |
+| M/M/c, 3 M customers: \`simulate run mmc --runs 3000000 --set warmup=0\` vs \`bench/bareloop -customers 3000000\` | ≤ 1.5× | ${big_wall} s ($(range "${big_list[@]}")) vs ${bare_wall} s ($(range "${bare_list[@]}")): **${bare_ratio}×**$(steady "${big_list[@]}")$(steady "${bare_list[@]}"); mean sojourn ${big_soj} s vs ${bare_soj} s | $(verdict "$(le "$bare_ratio" 1.5)") |
+| Peak RSS, 10 M runs of M/M/c | ≤ 64 MiB | $(mib "$rss10") (1 M runs: $(mib "$rss1")); ${m10_wall} s | $(verdict "$(le "$rss10" 65536)") |
+| \`run mmc --runs 1000000 --set warmup=0 --replications 8\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${reps_1} s → ${reps_2} s: **${reps_speedup}×**${reps_steady}; the machine's ceiling (two one-core processes of 4): ${reps_ceiling}× | $(verdict "$(ge "$reps_speedup" 1.8)") |
+| Same, output byte-identical on GOMAXPROCS=1 and 2 | identical | ${reps_same} | $(verdict "$([[ $reps_same == yes ]] && echo 1 || echo 0)") |
+| Allocations per simulation (\`go test -bench -benchmem\`): \`BenchmarkMMc\` (1 M runs), \`BenchmarkRetryStorm\`, \`BenchmarkSeedPlanLoad\` | none per event | ${allocs_mmc}, ${allocs_rs}, ${allocs_seed} ($(awk -v x="$ev_mmc" 'BEGIN { if (x == "n/a") print "n/a"; else printf "%.1f M", x / 1e6 }') events/s on M/M/c, one goroutine) | |
 EOF
 
-say "raw outputs in $OUT (budgetsim walls: $bs_walls; SimPy: $sp_walls; replications: $reps_walls; sweep: $sweep_walls; small points: $small_walls; short replications: $short_walls)"
+say "raw outputs in $OUT"
