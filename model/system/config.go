@@ -20,6 +20,11 @@ type Config struct {
 	Seed uint64
 	// Runs is the number of arrivals to generate, warm-up included.
 	// Exactly one of Runs and Horizon is > 0 (a batch sets Runs itself).
+	// A Closed population measures its first Runs arrivals (warm-up
+	// included) and keeps every agent looping until the last of them has
+	// ended, so that each measured run sees the whole population; the
+	// arrivals past Runs are not measured, and the simulation stops when
+	// the last measured run ends.
 	Runs int64
 	// Horizon stops arrivals at this virtual instant instead of a count.
 	Horizon time.Duration

@@ -172,8 +172,11 @@ type Model struct {
 	busy     int
 	inSys    int
 	nArr     int64
-	pending  int64  // closed population: arrivals scheduled, not yet happened
-	batchSeq uint64 // a batch: the first of its arrivals' reserved places (sim.ReserveSeq)
+	pending  int64 // closed population: arrivals scheduled, not yet happened
+	// closedDone: a closed population with Runs has had all its measured
+	// arrivals and every measured run has ended; the simulation stops.
+	closedDone bool
+	batchSeq   uint64 // a batch: the first of its arrivals' reserved places (sim.ReserveSeq)
 	// toolQueueFull is the tool whose queue passed the max_tool_queue
 	// guard, or -1.
 	toolQueueFull int32
@@ -447,7 +450,7 @@ func (m *Model) Run() *Result {
 			m.endFigures = nil
 		}
 	}
-	for !m.plain {
+	for !m.plain && !m.closedDone {
 		ev, ok := m.s.Next()
 		if !ok {
 			break
@@ -610,11 +613,22 @@ func (m *Model) scheduleArrival() {
 }
 
 // think schedules a closed-population agent's next run after a think time
-// drawn by key (the run that just ended, or -1-agent at the start). The
-// scheduled arrivals are counted so that Runs bounds the total.
+// drawn by key (the run that just ended, or -1-agent at the start).
+//
+// With Runs, the population stays complete until the last measured run
+// has ended: agents keep looping past the Runs-th arrival (those runs are
+// not measured), so no measured run is served while the population winds
+// down, and throughput, L and utilisation are those of N agents to the
+// end of the measured window. The simulation stops there (closedDone).
+// Ending the window where the population first shrinks instead would cut
+// off the runs still in flight, the long ones, and bias the sojourn low.
+// A measured run that can never end (a hung call with neither timeout nor
+// deadline) would keep the agents looping for ever: the loop stops after
+// Runs arrivals past the measured ones, and the simulation drains as an
+// open one does.
 func (m *Model) think(key int64) {
 	cfg := m.cfg
-	if cfg.Runs > 0 && m.nArr+m.pending >= cfg.Runs {
+	if m.closedDone || cfg.Runs > 0 && m.nArr+m.pending >= 2*cfg.Runs {
 		return
 	}
 	m.arrivals.Key(uint64(key), 0x7417, 0)
@@ -660,7 +674,9 @@ func (m *Model) onArrival() {
 	default:
 		m.scheduleArrival()
 	}
-	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime
+	// A closed population's arrivals past Runs keep it complete; they are
+	// not measured (see think).
+	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime && (cfg.Runs == 0 || id < cfg.Runs)
 	if measured && !m.warm {
 		m.startMeasuring(now)
 	}
@@ -678,6 +694,7 @@ func (m *Model) onArrival() {
 			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(now)})
 		}
 		if cfg.Arrivals.Process == Closed {
+			m.checkClosedDone()
 			m.think(id)
 		}
 		return
@@ -1474,16 +1491,18 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	if r.traced {
 		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.arrived)})
 	}
-	if m.cfg.Arrivals.Process == Closed {
-		m.think(r.id)
-	}
 	wasQueued := r.queued
+	id := r.id
 	r.id = -1
 	r.waiting = false
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {
 		m.inSystemTW.Dec(now)
+	}
+	if m.cfg.Arrivals.Process == Closed {
+		m.checkClosedDone()
+		m.think(id)
 	}
 	if wasQueued {
 		return
@@ -1505,6 +1524,14 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	if m.warm {
 		m.workersChanging()
 		m.workersTW.Dec(now)
+	}
+}
+
+// checkClosedDone sets closedDone when a closed population with Runs has
+// had all its measured arrivals and none of them is left in the system.
+func (m *Model) checkClosedDone() {
+	if m.cfg.Runs > 0 && m.nArr >= m.cfg.Runs && m.inSystemTW.Level() == 0 {
+		m.closedDone = true
 	}
 }
 
