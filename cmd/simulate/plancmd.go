@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,7 @@ func (e *env) plan(args []string) error {
 		}
 	}
 	simr := &search.Simulator{Scenario: scenario, Sets: sf.AllSets(), Range: rng, Level: prob.LookLevel(), Parallel: sf.Parallel, Interrupt: e.interrupted}
+	prob.Offered = simr.Offered
 	ans, err := search.Search(prob, simr.Probe)
 	if ans == nil {
 		return err
@@ -153,16 +155,11 @@ func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answ
 			p99 = "n/a"
 		}
 		ci := render.Seconds(float64(pr.CI[0])) + " … " + render.Seconds(float64(pr.CI[1]))
-		d := pr.Deciding
-		deciding := fmt.Sprintf("%s: %s [%s, %s]", d.Name, figureText(d, float64(d.Mean)), figureText(d, float64(d.CI[0])), figureText(d, float64(d.CI[1])))
-		verdict := pr.Verdict.String()
-		if !pr.Resolved {
-			verdict += " (unresolved)"
-		}
-		rows = append(rows, []string{p.Range.Format(pr.Value), strconv.Itoa(pr.Order), strconv.Itoa(pr.Replications), p99, ci,
-			render.Percent(float64(pr.Success)), deciding, verdict})
+		rows = append(rows, []string{p.Range.Format(pr.Value), strconv.Itoa(pr.Order), strconv.Itoa(pr.Replications),
+			utilisationText(float64(pr.Utilisation)), bottleneckText(&pr), p99, ci,
+			render.Percent(float64(pr.Success)), checkText(pr.Deciding), verdictText(&pr)})
 	}
-	if err := render.Table(w, []string{p.Range.Key, "probe", "replications", "p99", "p99 CI", "success", "deciding objective: mean [CI]", "verdict"}, rows); err != nil {
+	if err := render.Table(w, []string{p.Range.Key, "probe", "replications", "offered utilisation", "bottleneck (load)", "p99", "p99 CI", "success", "deciding objective: mean [CI]", "verdict"}, rows); err != nil {
 		return err
 	}
 	switch {
@@ -171,12 +168,80 @@ func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answ
 	case ans.Interrupted:
 		fmt.Fprintf(w, "answer: not final (interrupted before any value passed)\n")
 	case ans.Found:
-		fmt.Fprintf(w, "answer: %s=%s\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
+		fmt.Fprintf(w, "answer: %s=%s, the smallest value whose intervals clear every objective\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
 	default:
 		fmt.Fprintf(w, "answer: none in %s\n", p.Range)
 	}
+	if ans.Found {
+		for _, ev := range []*search.Evidence{ans.Confidence.At, ans.Confidence.Below} {
+			if ev != nil {
+				fmt.Fprintf(w, "  at %s=%s: %s\n", p.Range.Key, p.Range.Format(ev.Value), evidenceText(ev))
+			}
+		}
+	}
 	fmt.Fprintf(w, "confidence: %s\n", ans.Confidence.Note)
+	for _, x := range ans.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
 	return nil
+}
+
+// utilisationText formats an offered utilisation, "n/a" when unknown.
+func utilisationText(rho float64) string {
+	if math.IsNaN(rho) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(rho, 'f', 2, 64)
+}
+
+// bottleneckText is "search (99.7%)", or "—" when nothing is loaded above
+// 85%.
+func bottleneckText(pr *search.Probe) string {
+	if pr.Bottleneck == "" {
+		return "—"
+	}
+	return pr.Bottleneck + " (" + render.Percent(float64(pr.Load)) + ")"
+}
+
+// checkText is "success>=0.99: 98.2% [97.9%, 98.5%]".
+func checkText(d search.Check) string {
+	return fmt.Sprintf("%s: %s [%s, %s]", d.Name, figureText(d, float64(d.Mean)), figureText(d, float64(d.CI[0])), figureText(d, float64(d.CI[1])))
+}
+
+// verdictText is the table's verdict: pass or fail, "(CI straddles)" when
+// the interval never cleared the threshold, and "not an answer" (the
+// reason follows the table) for an overloaded probe or one whose figures
+// cannot be trusted.
+func verdictText(pr *search.Probe) string {
+	v := pr.Verdict.String()
+	if !pr.Resolved {
+		v += " (CI straddles)"
+	}
+	if pr.NotAnAnswer != "" {
+		v = "not an answer"
+		if pr.Summary != nil && pr.Summary.Partial {
+			v += " (stopped)"
+		} else if !math.IsNaN(float64(pr.Utilisation)) && pr.Utilisation >= 1 {
+			v += " (unstable)"
+		}
+	}
+	return v
+}
+
+// evidenceText says what the deciding objective was at one value and
+// whether its interval clears the threshold.
+func evidenceText(ev *search.Evidence) string {
+	d := ev.Deciding
+	clears := "its interval clears the threshold"
+	switch {
+	case ev.NotAnAnswer != "":
+		clears = "not an answer (the warnings below say why)"
+	case !ev.Resolved:
+		clears = "its interval straddles the threshold"
+	case ev.Verdict == search.Fail:
+		clears = "its interval is wholly on the wrong side"
+	}
+	return fmt.Sprintf("%s (%d replications): %s", checkText(d), ev.Replications, clears)
 }
 
 // figureText formats a checked figure: seconds for times, a percentage for

@@ -434,36 +434,18 @@ func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // refuse them, or for ever without one). Both count one call per step (retries only add to it) and leave out cache
 // hits.
 func toolWarnings(cfg *Config) []string {
-	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
-		return nil
-	}
 	var w []string
-	for i := range cfg.Tools {
-		t := &cfg.Tools[i]
-		calls := 0.0
-		for _, st := range cfg.Steps {
-			if st.Tool == i {
-				calls++
-			}
+	for _, o := range OfferedToolLoads(cfg) {
+		t := &cfg.Tools[o.Tool]
+		if t.Concurrency > 0 && t.QueueCapacity == Unbounded && o.Utilisation >= 1 {
+			w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(o.Utilisation), load(o.CallRate), load(t.Latency.Mean()), t.Concurrency))
 		}
-		if t.Cache != nil {
-			calls *= 1 - t.Cache.HitRatio
-		}
-		callRate := cfg.Arrivals.Rate * calls
-		if callRate <= 0 {
-			continue
-		}
-		if t.Concurrency > 0 && t.QueueCapacity == Unbounded {
-			if rho := callRate * t.Latency.Mean() / float64(t.Concurrency); rho >= 1 {
-				w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(rho), load(callRate), load(t.Latency.Mean()), t.Concurrency))
-			}
-		}
-		if rl := t.RateLimit; rl != nil && rl.Client && callRate > rl.Rate {
+		if o.RateLimited {
 			fate := "the callers waiting for its tokens pile up until their deadlines refuse them"
 			if cfg.Deadline <= 0 {
 				fate = "with no deadline to refuse the callers waiting for its tokens, the wait grows with the run length and no steady state exists"
 			}
-			w = append(w, fmt.Sprintf("tool %s: the arrivals need %s calls/s and its client-side rate limit allows %s/s: %s", t.Name, load(callRate), load(rl.Rate), fate))
+			w = append(w, fmt.Sprintf("tool %s: the arrivals need %s calls/s and its client-side rate limit allows %s/s: %s", t.Name, load(o.CallRate), load(t.RateLimit.Rate), fate))
 		}
 	}
 	return w

@@ -9,7 +9,11 @@
 // the whole interval is on the good side of every threshold, fails when an
 // interval is wholly on the bad side, and otherwise is re-run with twice the
 // replications until it clears or a cap is reached (then it is marked
-// unresolved). Search bisects (from an analytic start when AnalyticStart
+// unresolved). The answer is the smallest value whose intervals clear
+// every threshold; a value whose offered load exceeds a capacity (an
+// unstable system, where every run "succeeds" eventually), whose
+// simulations a guard stopped, or that left runs in flight is never the
+// answer, whatever its figures (Probe.NotAnAnswer). Search bisects (from an analytic start when AnalyticStart
 // recognises an M/M/c queue) and reports every probe, so the p99-versus-
 // parameter knee can be drawn, and a Confidence statement: the deciding
 // interval at the answer and just below it.

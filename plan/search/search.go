@@ -51,6 +51,24 @@ type Problem struct {
 	// Tolerance is the relative width at which a non-integer search stops
 	// (0 means DefaultTolerance).
 	Tolerance float64
+	// Offered, when set, returns what value v offers the system before it
+	// is simulated (Simulator.Offered): a value whose offered load exceeds
+	// a capacity is never the answer, however its figures look. Nil
+	// checks only what the simulations show (a guard that stopped them,
+	// runs left in flight).
+	Offered func(v float64) (Offered, error)
+}
+
+// Offered is what one value of the searched key offers the system, from
+// the scenario's own numbers, before any simulation.
+type Offered struct {
+	// Utilisation is the workers' offered utilisation, λ × E[service per
+	// run] / workers (system.OfferedUtilisation); NaN when the arrivals
+	// have no rate (batches, closed populations).
+	Utilisation float64
+	// Overload says which capacity the offered load exceeds and what that
+	// does, "" when it fits every capacity.
+	Overload string
 }
 
 // WithDefaults returns p with a zero Replications, MaxReplications and
@@ -129,8 +147,32 @@ type Probe struct {
 	// unresolved.
 	Deciding Check   `json:"deciding"`
 	Checks   []Check `json:"slos"`
+	// Utilisation is the workers' offered utilisation at this value
+	// (Offered.Utilisation; null when unknown), and Bottleneck the most
+	// loaded resource the simulations measured, with its load (system.
+	// Summary.Bottleneck: "" when nothing is loaded above 85%).
+	Utilisation Number `json:"utilisation"`
+	Bottleneck  string `json:"bottleneck"`
+	Load        Number `json:"bottleneck_load"`
+	// NotAnAnswer says why this value cannot be the answer whatever its
+	// verdict: its offered load exceeds a capacity (an unstable or
+	// overloaded system, where a run that waits for hours still
+	// "succeeds"), a guard stopped its simulations, or runs were left in
+	// flight, so the checked figures describe only the runs that ended.
+	// "" when none of these holds.
+	NotAnAnswer string `json:"not_an_answer,omitempty"`
+	// Warnings are the footnotes of the probe's summary, as simulate run
+	// prints them.
+	Warnings []string `json:"warnings"`
 	// Summary is the probe's full summary.
 	Summary *system.Summary `json:"-"`
+}
+
+// Answers reports whether the probe can be the answer: every objective's
+// interval cleared its threshold (Verdict Pass, Resolved) and nothing in
+// NotAnAnswer holds.
+func (pr *Probe) Answers() bool {
+	return pr.Verdict == Pass && pr.Resolved && pr.NotAnAnswer == ""
 }
 
 // Evidence is the deciding objective at one value, for Confidence.
@@ -140,12 +182,15 @@ type Evidence struct {
 	Resolved     bool    `json:"resolved"`
 	Replications int     `json:"replications"`
 	Deciding     Check   `json:"deciding"`
+	// NotAnAnswer is the probe's (Probe.NotAnAnswer).
+	NotAnAnswer string `json:"not_an_answer,omitempty"`
 }
 
 // Confidence says how sure the answer is: the deciding objective's interval
-// at the answer (which must pass) and at the next smaller value probed
-// (value − 1 for counts, which must fail), and whether both intervals
-// cleared their thresholds.
+// at the answer (which clears every threshold) and at the next smaller
+// value probed (value − 1 for counts, which is not an answer: it failed,
+// its interval straddled a threshold, or it is overloaded), and whether
+// both intervals cleared their thresholds.
 type Confidence struct {
 	Level float64 `json:"level"`
 	// LookLevel is the level of the intervals each look judged
@@ -154,6 +199,8 @@ type Confidence struct {
 	At        *Evidence `json:"at"`
 	Below     *Evidence `json:"below,omitempty"`
 	// Resolved is true when neither interval straddled its threshold.
+	// The answer's never does (an answer clears every threshold), so
+	// false says that the value below might pass with more replications.
 	Resolved bool   `json:"resolved"`
 	Note     string `json:"note"`
 }
@@ -194,6 +241,11 @@ type Answer struct {
 	// Probes are every simulated value, by increasing value: the knee of
 	// p99 against the parameter.
 	Probes []Probe `json:"probes"`
+	// Warnings are the footnotes a reader of the answer must see: those of
+	// the probe at the answer (or, when none was found, at the top of the
+	// range), as simulate run prints them, then one for each probed value
+	// that was not an answer for a reason other than its figures.
+	Warnings []string `json:"warnings"`
 }
 
 // searcher holds the state of one Search.
@@ -213,7 +265,10 @@ type searcher struct {
 // straddles a threshold is not decided by luck: the probe is re-run with
 // twice the replications until it clears or MaxReplications is reached;
 // only then is the verdict taken from the interval's midpoint and the
-// probe marked unresolved.
+// probe marked unresolved. The answer is the smallest value whose
+// intervals all cleared their thresholds: an unresolved probe is never
+// the answer, nor is one that is overloaded (p.Offered), stopped by a
+// guard or left runs in flight (Probe.NotAnAnswer), whatever its figures.
 //
 // Integer ranges: from p.Start (if given) Search probes Start and its
 // neighbour, galloping (steps 1, 2, 4, …) down while values pass or up
@@ -286,7 +341,14 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 // pass probes v and reports whether it passed.
 func (s *searcher) pass(v float64) (bool, error) {
 	if pr, ok := s.probes[v]; ok {
-		return pr.Verdict == Pass, nil
+		return pr.Answers(), nil
+	}
+	off := Offered{Utilisation: math.NaN()}
+	if s.p.Offered != nil {
+		var err error
+		if off, err = s.p.Offered(v); err != nil {
+			return false, err
+		}
 	}
 	n := s.p.Replications
 	var pr *Probe
@@ -296,7 +358,11 @@ func (s *searcher) pass(v float64) (bool, error) {
 			return false, err
 		}
 		pr = s.judge(v, n, sum)
-		if pr.Verdict != Unresolved || n >= s.p.MaxReplications {
+		pr.Utilisation = Number(off.Utilisation)
+		pr.NotAnAnswer = s.notAnAnswer(off, sum)
+		// More replications cannot make a value that is not an answer
+		// one: do not spend them.
+		if pr.Verdict != Unresolved || pr.NotAnAnswer != "" || n >= s.p.MaxReplications {
 			break
 		}
 		n = min(2*n, s.p.MaxReplications)
@@ -312,13 +378,38 @@ func (s *searcher) pass(v float64) (bool, error) {
 	s.order++
 	pr.Order = s.order
 	s.probes[v] = pr
-	return pr.Verdict == Pass, nil
+	return pr.Answers(), nil
+}
+
+// notAnAnswer says why a probe with offered load off and summary sum
+// cannot be the answer whatever its verdict, or "".
+func (s *searcher) notAnAnswer(off Offered, sum *system.Summary) string {
+	var why []string
+	if off.Overload != "" {
+		why = append(why, off.Overload)
+	}
+	if sum.Partial {
+		why = append(why, "a guard stopped its simulations (partial result: the figures describe the runs before it)")
+	}
+	if n := sum.Runs.InFlight; n > 0 {
+		for _, o := range s.p.SLOs {
+			if o.Figure.IsTime() {
+				why = append(why, fmt.Sprintf("%d runs were still in flight at the end, and the slowest runs are missing from the time figures", n))
+				break
+			}
+		}
+	}
+	if err := sum.Runs.Check(); err != nil {
+		why = append(why, err.Error())
+	}
+	return strings.Join(why, "; ")
 }
 
 // judge checks every objective against sum.
 func (s *searcher) judge(v float64, n int, sum *system.Summary) *Probe {
 	pr := &Probe{Value: v, Replications: n, Summary: sum, P99: Number(sum.Latency.P99), Success: Number(sum.SuccessRate),
-		CI: [2]Number{Number(math.NaN()), Number(math.NaN())}, Resolved: true}
+		CI: [2]Number{Number(math.NaN()), Number(math.NaN())}, Resolved: true,
+		Bottleneck: sum.Bottleneck, Load: Number(bottleneckLoad(sum)), Warnings: sum.Warnings}
 	if c := sum.Confidence; c != nil && sum.Latency.N > 0 {
 		pr.CI = [2]Number{Number(c.Latency.P99.Lo), Number(c.Latency.P99.Hi)}
 	}
@@ -353,6 +444,22 @@ func (s *searcher) judge(v float64, n int, sum *system.Summary) *Probe {
 		pr.Verdict, pr.Deciding, pr.Resolved = Unresolved, pr.Checks[open], false
 	}
 	return pr
+}
+
+// bottleneckLoad is the load of sum's bottleneck (NaN when there is none).
+func bottleneckLoad(sum *system.Summary) float64 {
+	if sum.Bottleneck == "" {
+		return math.NaN()
+	}
+	if sum.Bottleneck == "workers" {
+		return sum.Workers.Utilisation
+	}
+	for _, t := range sum.Tools {
+		if t.Name == sum.Bottleneck {
+			return t.Load
+		}
+	}
+	return math.NaN()
 }
 
 // closer reports whether passing check a is nearer to failing than b: by
@@ -516,7 +623,7 @@ func (s *searcher) scan() (float64, error) {
 }
 
 // finish fills the answer from the probes: the value, the probes by
-// value, and the confidence statement.
+// value, the confidence statement and the warnings.
 func (s *searcher) finish(ans *Answer, passLo float64) {
 	for _, pr := range s.probes {
 		ans.Probes = append(ans.Probes, *pr)
@@ -524,9 +631,10 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	sort.Slice(ans.Probes, func(i, j int) bool { return ans.Probes[i].Value < ans.Probes[j].Value })
 	ans.Confidence.Level = s.p.Level
 	ans.Confidence.LookLevel = s.p.LookLevel()
+	r := s.p.Range
 	at, ok := s.probes[passLo]
-	if lo, probed := s.probes[s.p.Range.Lo]; !ok && probed && lo.Verdict == Pass {
-		r := s.p.Range
+	defer func() { ans.Warnings = s.warnings(ans) }()
+	if lo, probed := s.probes[r.Lo]; !ok && probed && lo.Answers() {
 		ans.HurtsAsItGrows = true
 		ans.Confidence.At = evidence(lo)
 		ans.Confidence.Resolved = lo.Resolved
@@ -535,14 +643,20 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 		return
 	}
 	if !ok {
-		ans.Confidence.Note = fmt.Sprintf("no value up to %s meets every objective", s.p.Range.Format(s.p.Range.Hi))
-		if pr, ok := s.probes[s.p.Range.Hi]; ok {
+		ans.Confidence.Note = fmt.Sprintf("no value up to %s meets every objective", r.Format(r.Hi))
+		if pr, ok := s.probes[r.Hi]; ok {
 			ans.Confidence.At = evidence(pr)
 			ans.Confidence.Resolved = pr.Resolved
+			switch {
+			case pr.NotAnAnswer != "":
+				ans.Confidence.Note += fmt.Sprintf(" with a system it can serve: at %s=%s %s", r.Key, r.Format(r.Hi), pr.NotAnAnswer)
+			case pr.Verdict == Pass:
+				ans.Confidence.Note += fmt.Sprintf(" with intervals that clear their thresholds: at %s=%s %s (unresolved after %d replications; raise --max-replications)", r.Key, r.Format(r.Hi), describe(pr), pr.Replications)
+			}
 			if pr.Summary != nil && pr.Summary.Bottleneck != "" {
 				ans.Bottleneck = pr.Summary.Bottleneck
 				ans.Confidence.Note += fmt.Sprintf("; at %s=%s the binding constraint is %s: size that instead",
-					s.p.Range.Key, s.p.Range.Format(s.p.Range.Hi), pr.Summary.Bottleneck)
+					r.Key, r.Format(r.Hi), pr.Summary.Bottleneck)
 			}
 		}
 		return
@@ -552,16 +666,11 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	}
 	ans.Found, ans.Value = true, Number(passLo)
 	ans.Confidence.At = evidence(at)
-	var below *Probe
-	for _, pr := range s.probes {
-		if pr.Value < passLo && pr.Verdict == Fail && (below == nil || pr.Value > below.Value) {
-			below = pr
-		}
-	}
+	below := s.below(passLo)
 	ans.Confidence.Resolved = at.Resolved
 	atView := *at
-	if below != nil {
-		// The binding objective is the one that failed below: report it
+	if below != nil && below.NotAnAnswer == "" {
+		// The binding objective is the one that decided below: report it
 		// at the answer too.
 		for _, c := range at.Checks {
 			if c.SLO == below.Deciding.SLO {
@@ -570,24 +679,64 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 			}
 		}
 	}
-	key := s.p.Range.Key
+	key := r.Key
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s=%s meets every objective (%s)", key, s.p.Range.Format(passLo), describe(&atView))
-	if below != nil {
-		ans.Confidence.Below = evidence(below)
-		ans.Confidence.Resolved = at.Resolved && below.Resolved
-		fmt.Fprintf(&b, "; %s=%s fails (%s)", key, s.p.Range.Format(below.Value), describe(below))
-	} else if passLo == s.p.Range.Lo {
+	fmt.Fprintf(&b, "%s=%s meets every objective, its intervals clear every threshold (%s)", key, r.Format(passLo), describe(&atView))
+	switch {
+	case below == nil && passLo == r.Lo:
 		b.WriteString("; it is the lower end of the range")
-	}
-	if !ans.Confidence.Resolved {
-		fmt.Fprintf(&b, ". UNRESOLVED: an interval still straddled its threshold after %d replications (max-replications), so the boundary is within the noise: the answer may be off by one step", s.p.MaxReplications)
+	case below == nil:
+	case below.NotAnAnswer != "":
+		ans.Confidence.Below = evidence(below)
+		fmt.Fprintf(&b, "; %s=%s is not an answer: %s", key, r.Format(below.Value), below.NotAnAnswer)
+	case !below.Resolved:
+		ans.Confidence.Below = evidence(below)
+		ans.Confidence.Resolved = false
+		fmt.Fprintf(&b, "; %s=%s is UNRESOLVED (%s): its interval still straddled the threshold after %d replications (max-replications), so it might meet the objectives too: the answer is the smallest value shown to meet them, and may be one step high", key, r.Format(below.Value), describe(below), s.p.MaxReplications)
+	default:
+		ans.Confidence.Below = evidence(below)
+		fmt.Fprintf(&b, "; %s=%s fails (%s)", key, r.Format(below.Value), describe(below))
 	}
 	ans.Confidence.Note = b.String()
 }
 
+// below returns the largest probe under v that is not an answer, or nil.
+func (s *searcher) below(v float64) *Probe {
+	var below *Probe
+	for _, pr := range s.probes {
+		if pr.Value < v && !pr.Answers() && (below == nil || pr.Value > below.Value) {
+			below = pr
+		}
+	}
+	return below
+}
+
+// warnings returns the answer's warnings (Answer.Warnings).
+func (s *searcher) warnings(ans *Answer) []string {
+	r := s.p.Range
+	w := []string{}
+	show := s.probes[r.Hi]
+	if ans.Found || ans.HurtsAsItGrows {
+		show = s.probes[float64(ans.Value)]
+		if ans.HurtsAsItGrows {
+			show = s.probes[r.Lo]
+		}
+	}
+	if show != nil {
+		for _, x := range show.Warnings {
+			w = append(w, fmt.Sprintf("at %s=%s: %s", r.Key, r.Format(show.Value), x))
+		}
+	}
+	for _, pr := range ans.Probes {
+		if pr.NotAnAnswer != "" {
+			w = append(w, fmt.Sprintf("%s=%s is not an answer: %s", r.Key, r.Format(pr.Value), pr.NotAnAnswer))
+		}
+	}
+	return w
+}
+
 func evidence(pr *Probe) *Evidence {
-	return &Evidence{Value: pr.Value, Verdict: pr.Verdict, Resolved: pr.Resolved, Replications: pr.Replications, Deciding: pr.Deciding}
+	return &Evidence{Value: pr.Value, Verdict: pr.Verdict, Resolved: pr.Resolved, Replications: pr.Replications, Deciding: pr.Deciding, NotAnAnswer: pr.NotAnAnswer}
 }
 
 // describe says "p99 = 1.8s, 95% CI [1.7s, 1.9s] vs ≤ 2s, 8 replications".

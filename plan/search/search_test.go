@@ -184,9 +184,9 @@ func TestSearchMonotoneInThreshold(t *testing.T) {
 		prev = float64(ans.Value)
 		// Values with 20/v + 0.01 ≤ d pass outright; a value whose
 		// interval straddles d (20/v within 0.01 of it) stays unresolved at
-		// the cap and is decided by its midpoint 20/v. So the answer is
-		// the smallest v with 20/v ≤ d.
-		if want := math.Ceil(20 / d); float64(ans.Value) != want {
+		// the cap and is never the answer. So the answer is the smallest v
+		// with 20/v + 0.01 ≤ d.
+		if want := math.Ceil(20 / (d - 0.01)); float64(ans.Value) != want {
 			t.Errorf("Search(p99<=%v) = %v, want %v", d, ans.Value, want)
 		}
 		prob.Start, prob.HasStart = float64(ans.Value), true
@@ -199,7 +199,9 @@ func TestSearchMonotoneInThreshold(t *testing.T) {
 
 // TestSearchDoublesUnresolvedProbes: a probe whose interval straddles the
 // threshold is re-run with 8, 16, 32, 64 replications (half-width ∝ 1/√n);
-// if it still straddles at the cap the answer says so.
+// if it still straddles at the cap it is not the answer, even though its
+// midpoint meets the objective: the answer is the smallest value whose
+// interval clears it, and the note says the value below is unresolved.
 func TestSearchDoublesUnresolvedProbes(t *testing.T) {
 	calls := map[float64][]int{}
 	probe := func(v float64, n int) (*system.Summary, error) {
@@ -217,18 +219,21 @@ func TestSearchDoublesUnresolvedProbes(t *testing.T) {
 	if got := fmt.Sprint(calls[10]); got != "[8 16 32 64]" {
 		t.Errorf("replications at the boundary value 10 = %s, want [8 16 32 64]", got)
 	}
-	// At v = 9 the margin 0.1 s clears the half-width 0.4/√n only when
-	// 0.4/√n < 0.1, i.e. n = 32.
-	if got := fmt.Sprint(calls[9]); got != "[8 16 32]" {
-		t.Errorf("replications at 9 = %s, want [8 16 32]", got)
+	// At v = 11 the margin 0.1 s clears the half-width 0.4/√n once
+	// 0.4/√n ≤ 0.1, i.e. n = 16.
+	if got := fmt.Sprint(calls[11]); got != "[8 16]" {
+		t.Errorf("replications at 11 = %s, want [8 16]", got)
 	}
-	// 10 is decided by its midpoint, exactly 2 s ≤ 2 s: it passes,
-	// unresolved.
-	if float64(ans.Value) != 10 || ans.Confidence.Below == nil || ans.Confidence.Below.Value != 9 {
-		t.Errorf("answer %v (below %+v), want 10 with 9 below", ans.Value, ans.Confidence.Below)
+	// 10's midpoint is exactly 2 s ≤ 2 s, but its interval never cleared
+	// the threshold: 11 is the answer.
+	if float64(ans.Value) != 11 || ans.Confidence.Below == nil || ans.Confidence.Below.Value != 10 {
+		t.Errorf("answer %v (below %+v), want 11 with 10 below", ans.Value, ans.Confidence.Below)
 	}
-	if ans.Confidence.Resolved || ans.Confidence.At.Resolved || !ans.Confidence.Below.Resolved || !strings.Contains(ans.Confidence.Note, "UNRESOLVED") {
-		t.Errorf("Confidence = %+v, want unresolved at 10, resolved at 9, and a note", ans.Confidence)
+	if ans.Confidence.Resolved || !ans.Confidence.At.Resolved || ans.Confidence.Below.Resolved || !strings.Contains(ans.Confidence.Note, "workers=10 is UNRESOLVED") {
+		t.Errorf("Confidence = %+v, want resolved at 11, unresolved at 10, and a note", ans.Confidence)
+	}
+	if len(calls[9]) != 0 {
+		t.Errorf("probed 9 (%v): below an unresolved value there is nothing to learn", calls[9])
 	}
 }
 
@@ -485,14 +490,15 @@ func ExampleSearch() {
 	fmt.Println(ans.Confidence.Note)
 	// Output:
 	// workers: 16 probes: 9
-	// workers=16 meets every objective (p99 = 1.938s, CI [1.887s, 1.988s] vs ≤ 2s, 8 replications); workers=15 fails (p99 = 2.067s, CI [2.017s, 2.117s] vs ≤ 2s, 8 replications)
+	// workers=16 meets every objective, its intervals clear every threshold (p99 = 1.938s, CI [1.887s, 1.988s] vs ≤ 2s, 8 replications); workers=15 fails (p99 = 2.067s, CI [2.017s, 2.117s] vs ≤ 2s, 8 replications)
 }
 
 // TestSearchInterrupted: a search stopped by Ctrl-C says so, and never
 // presents what it has as the answer: Found false must not read as "no
 // value in the range meets the objectives".
 func TestSearchInterrupted(t *testing.T) {
-	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 1}},
+	// p99 = 20/v ± 0.01 clears 1.02 from v = 20 up.
+	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 1.02}},
 		Range: search.Range{Key: "workers", Lo: 1, Hi: 1000, Integer: true}, Level: 0.95}
 	for _, allowed := range []int{0, 1, 3, 100} {
 		calls := 0
@@ -576,9 +582,9 @@ func TestLookLevel(t *testing.T) {
 // and bisects to its smallest value, and the answer says it is not a
 // proven minimum.
 func TestSearchNotMonotone(t *testing.T) {
-	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 4}},
+	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 4.05}},
 		Range: search.Range{Key: "workers", Lo: 1, Hi: 200, Integer: true}, Level: 0.95}
-	// p99 ≤ 4 exactly for 20 ≤ v ≤ 80.
+	// p99 ≤ 4.05 exactly for 20 ≤ v ≤ 80.
 	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
 		return fakeSummary(math.Abs(v-50)/10+1, 1e-9, n), nil
 	})

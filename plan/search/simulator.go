@@ -2,8 +2,11 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/budgetsim/budgetsim/model/system"
@@ -93,6 +96,61 @@ func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 	}
 	return &sum, nil
 }
+
+// Offered returns what value v offers the scenario's capacities, from its
+// own numbers (system.OfferedUtilisation, system.OfferedToolLoads): the
+// workers' offered utilisation, and an overload when the offered work is
+// at least what the workers or a tool with concurrency can serve, or a
+// client-side rate limit allows fewer calls than the arrivals need. It is
+// a Problem.Offered.
+func (s *Simulator) Offered(v float64) (Offered, error) {
+	sets := append(slices.Clone(s.Sets), s.Range.Key+"="+s.Range.Format(v))
+	sc, err := s.variants.Load(s.Scenario, sets)
+	if err != nil {
+		return Offered{}, fmt.Errorf("%s=%s: %w", s.Range.Key, s.Range.Format(v), err)
+	}
+	return OfferedLoad(sc.Config), nil
+}
+
+// OfferedLoad is Simulator.Offered for a compiled scenario.
+func OfferedLoad(cfg *system.Config) Offered {
+	off := Offered{Utilisation: math.NaN()}
+	var why []string
+	if rho, ok := system.OfferedUtilisation(cfg); ok {
+		off.Utilisation = rho
+		if rho >= 1 {
+			why = append(why, fmt.Sprintf("offered utilisation %s ≥ 1 at the workers: %s", ratio(rho), overloadFate(rho, cfg.QueueCapacity == system.Unbounded && cfg.Deadline <= 0)))
+		}
+	}
+	for _, o := range system.OfferedToolLoads(cfg) {
+		t := &cfg.Tools[o.Tool]
+		if o.Utilisation >= 1 {
+			why = append(why, fmt.Sprintf("tool %s: offered utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots): %s", t.Name, ratio(o.Utilisation), ratio(o.CallRate), ratio(t.Latency.Mean()), t.Concurrency,
+				overloadFate(o.Utilisation, t.QueueCapacity == system.Unbounded && cfg.Deadline <= 0)))
+		}
+		if o.RateLimited {
+			why = append(why, fmt.Sprintf("tool %s: the arrivals need %s calls/s and its client-side rate limit allows %s/s, so at least %s of the calls cannot be made", t.Name, ratio(o.CallRate), ratio(t.RateLimit.Rate), percent(1-t.RateLimit.Rate/o.CallRate)))
+		}
+	}
+	off.Overload = strings.Join(why, "; ")
+	return off
+}
+
+// overloadFate says what a utilisation rho ≥ 1 does to a queue: with no
+// bound (no capacity, no deadline) there is no steady state, else at least
+// 1 − 1/ρ of the work is shed.
+func overloadFate(rho float64, unbounded bool) string {
+	if unbounded {
+		return "the system is unstable (its queue and waits grow with the run length, so every run succeeds eventually, however late)"
+	}
+	return fmt.Sprintf("overloaded: at least %s of the work cannot be served and is shed (rejected, expired or refused)", percent(1-1/rho))
+}
+
+// ratio formats a utilisation or a rate with 3 significant digits.
+func ratio(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+
+// percent formats a share as a percentage with 3 significant digits.
+func percent(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%" }
 
 // Warmup returns the warm-up of the value probed last.
 func (s *Simulator) Warmup() sweep.Warmup { return s.warm }

@@ -1,0 +1,52 @@
+package system
+
+// ToolOffer is the load the arrivals alone offer one tool, from the
+// scenario's own numbers (one call per step that names the tool, cache
+// hits left out; retries only add to it), for tools that have a capacity.
+type ToolOffer struct {
+	// Tool indexes Config.Tools.
+	Tool int
+	// CallRate is the calls per second the arrivals need.
+	CallRate float64
+	// Utilisation is CallRate × mean latency / concurrency for a tool with
+	// server-side concurrency, else 0.
+	Utilisation float64
+	// RateLimited reports whether a client-side rate limit allows fewer
+	// calls per second than CallRate.
+	RateLimited bool
+}
+
+// OfferedToolLoads returns the offered load of each tool with server-side
+// concurrency or a client-side rate limit, in Config.Tools order; nil when
+// the arrival process has no rate (batches, closed populations).
+func OfferedToolLoads(cfg *Config) []ToolOffer {
+	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
+		return nil
+	}
+	var out []ToolOffer
+	for i := range cfg.Tools {
+		t := &cfg.Tools[i]
+		calls := 0.0
+		for _, st := range cfg.Steps {
+			if st.Tool == i {
+				calls++
+			}
+		}
+		if t.Cache != nil {
+			calls *= 1 - t.Cache.HitRatio
+		}
+		o := ToolOffer{Tool: i, CallRate: cfg.Arrivals.Rate * calls}
+		if o.CallRate <= 0 {
+			continue
+		}
+		if t.Concurrency > 0 {
+			o.Utilisation = o.CallRate * t.Latency.Mean() / float64(t.Concurrency)
+		}
+		rl := t.RateLimit
+		o.RateLimited = rl != nil && rl.Client && o.CallRate > rl.Rate
+		if t.Concurrency > 0 || (rl != nil && rl.Client) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
