@@ -27,6 +27,8 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	switch {
+	case strings.HasPrefix(e.Set, unsetPrefix):
+		fmt.Fprintf(&b, "--unset %s: ", strings.TrimPrefix(e.Set, unsetPrefix))
 	case e.Set != "":
 		fmt.Fprintf(&b, "--set %s: ", e.Set)
 	case e.Line > 0:
@@ -79,10 +81,20 @@ func (es Errors) sorted() Errors {
 	return out
 }
 
-// suggest returns " (did you mean "x"?)" when one of the candidates is
-// within a small edit distance of got: 2 edits, 1 for words of up to 3
-// letters, and fewer edits than got has letters.
+// suggest returns " (did you mean "x"?)" when Suggest finds a candidate
+// close to got, and "" otherwise.
 func suggest(got string, candidates []string) string {
+	if best := Suggest(got, candidates); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+// Suggest returns the candidate within a small edit distance of got (2
+// edits, 1 for words of up to 3 letters, and fewer edits than got has
+// letters), the closest first in candidates' order, or "" when none is that
+// close. The command lines use it for misspelt commands and flags.
+func Suggest(got string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
 		if d := editDistance(got, c); d < bestD {
@@ -96,7 +108,7 @@ func suggest(got string, candidates []string) string {
 	// A suggestion must keep part of what was typed: "x" is not a typo
 	// of "a".
 	if bestD <= limit && bestD < len(got) {
-		return fmt.Sprintf(" (did you mean %q?)", best)
+		return best
 	}
 	return ""
 }

@@ -21,8 +21,15 @@ import (
 // Every node on the path is copied before it is changed, so an override
 // reached through an alias changes that path only, not the anchor's other
 // uses.
+//
+// An override made by Unset removes the key or list item at its path
+// instead; the path must exist.
 func applySet(root *yaml.Node, set string, mark int) error {
-	p, value, ok := strings.Cut(set, "=")
+	p, unset := strings.CutPrefix(set, unsetPrefix)
+	value, ok := "", unset
+	if !unset {
+		p, value, ok = strings.Cut(set, "=")
+	}
 	if !ok || strings.TrimSpace(p) == "" {
 		return fmt.Errorf("must be path=value, e.g. workers=12 or steps.fetch.timeout=300ms")
 	}
@@ -32,17 +39,19 @@ func applySet(root *yaml.Node, set string, mark int) error {
 			return fmt.Errorf("path %q has an empty part: write keys joined by single dots, e.g. steps.fetch.timeout", strings.TrimSpace(p))
 		}
 	}
-	var v yaml.Node
-	if err := yaml.Unmarshal([]byte(value), &v); err != nil {
-		return fmt.Errorf("value %q is not valid YAML: %v", value, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
 	var val *yaml.Node
-	if len(v.Content) == 0 {
-		val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ""}
-	} else {
-		val = v.Content[0]
+	if !unset {
+		var v yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &v); err != nil {
+			return fmt.Errorf("value %q is not valid YAML: %v", value, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		if len(v.Content) == 0 {
+			val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ""}
+		} else {
+			val = v.Content[0]
+		}
+		markLines(val, mark)
 	}
-	markLines(val, mark)
 	// where names the node segs[i] is looked up in.
 	where := func(i int) string {
 		if i == 0 {
@@ -61,6 +70,13 @@ func applySet(root *yaml.Node, set string, mark int) error {
 				if n.Content[j].Value == seg {
 					found = j + 1
 				}
+			}
+			if found < 0 && unset {
+				var keys []string
+				for j := 0; j+1 < len(n.Content); j += 2 {
+					keys = append(keys, n.Content[j].Value)
+				}
+				return fmt.Errorf("%s: has no key %q to remove%s", where(i), seg, suggest(seg, keys))
 			}
 			if found < 0 {
 				if !last && i == 1 && segs[0] == "tools" {
@@ -81,6 +97,10 @@ func applySet(root *yaml.Node, set string, mark int) error {
 					continue
 				}
 				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: mark}, val)
+				return nil
+			}
+			if last && unset {
+				n.Content = append(n.Content[:found-1:found-1], n.Content[found+1:]...)
 				return nil
 			}
 			if last {
@@ -114,6 +134,10 @@ func applySet(root *yaml.Node, set string, mark int) error {
 			if idx < 0 {
 				return fmt.Errorf("%s: no list item named %q%s; %s", where(i), seg, suggest(seg, names), listItems(names, len(n.Content)))
 			}
+			if last && unset {
+				n.Content = append(n.Content[:idx:idx], n.Content[idx+1:]...)
+				return nil
+			}
 			if last {
 				n.Content[idx] = val
 				return nil
@@ -126,6 +150,17 @@ func applySet(root *yaml.Node, set string, mark int) error {
 	}
 	return nil
 }
+
+// unsetPrefix marks an override made by Unset. No scenario key starts
+// with it, so no "path=value" override is read as one.
+const unsetPrefix = "!"
+
+// Unset returns the override that removes the key or list item at path
+// (dotted, as in "path=value" overrides): "retry.budget" takes the retry
+// budget away, "tools.api.outages.0" the first outage. It goes among the
+// overrides passed to Load, Parse or Reparse, in order with the others;
+// the path must exist when it is applied.
+func Unset(path string) string { return unsetPrefix + path }
 
 // listItems describes what a list path segment may be: an item's name or
 // an index.

@@ -214,3 +214,33 @@ func TestLoadSetBundled(t *testing.T) {
 		t.Errorf("Load(mmc, --set steps.nope.timeout=1s) = %v, want %q", err, want)
 	}
 }
+
+// TestUnset: Unset removes a key (the scenario then has its default) or a
+// list item, in order with the other overrides; a path that is not there
+// is an error naming the override and the closest key.
+func TestUnset(t *testing.T) {
+	const src = setBase + "deadline: 3s\n"
+	if c := parseSets(t, src, scenarios.Unset("deadline")); c.Deadline != 0 {
+		t.Errorf("Unset(deadline): deadline %v, want none", c.Deadline)
+	}
+	if c := parseSets(t, src, scenarios.Unset("steps.a")); len(c.Steps) != 1 || c.Steps[0].Name != "b" {
+		t.Errorf("Unset(steps.a): steps %+v, want b alone", c.Steps)
+	}
+	if c := parseSets(t, src, scenarios.Unset("retry.attempts"), "retry.idempotent=true"); c.Steps[0].Retry.Attempts == 2 {
+		t.Errorf("Unset(retry.attempts): attempts still 2")
+	}
+	if c := parseSets(t, src, scenarios.Unset("workers"), "workers=7"); c.Workers != 7 {
+		t.Errorf("Unset then set: workers %d, want 7", c.Workers)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{"retry.budgett", `--unset retry.budgett: retry: has no key "budgett" to remove`},
+		{"deadlin", `(did you mean "deadline"?)`},
+		{"steps.c", `no list item named "c"`},
+		{"queue.capacity", `the scenario: has no key "queue" to remove`},
+	} {
+		_, err := scenarios.Parse("s.yaml", []byte(src), []string{scenarios.Unset(tt.path)}, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Unset(%s): %v, want an error containing %q", tt.path, err, tt.want)
+		}
+	}
+}
