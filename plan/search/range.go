@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -23,57 +24,34 @@ type Range struct {
 	Rate bool
 }
 
-// integerKey reports whether key takes only integers.
-func integerKey(key string) bool {
-	switch key {
-	case "workers", "queue.capacity", "attempts", "retry.attempts":
-		return true
-	}
-	return strings.HasSuffix(key, ".concurrency") || strings.HasSuffix(key, ".attempts") || strings.HasSuffix(key, ".queue_capacity")
-}
-
 // ParseRange parses "key=lo..hi": integers for counts ("workers=1..200"),
 // rates ("tools.api.rate_limit.rate=1/s..100/s", searched per second) or
-// plain numbers. lo must be ≥ 0 and below hi. Keys that take integers
-// (workers, queue.capacity, *.concurrency, *.attempts) need integer ends;
-// plain integer ends make any key an integer search.
+// plain numbers. The range is read by sweep.ParseSpan, as --vary reads its
+// ranges. lo must be ≥ 0 and below hi. Keys that take integers
+// (sweep.IntegerKey: workers, queue.capacity, *.concurrency, *.attempts)
+// need integer ends; plain integer ends make any key an integer search.
 func ParseRange(s string) (Range, error) {
 	key, spec, ok := strings.Cut(s, "=")
 	key, spec = strings.TrimSpace(key), strings.TrimSpace(spec)
-	los, his, ok2 := strings.Cut(spec, "..")
-	if !ok || !ok2 || key == "" {
+	if !ok || key == "" || !strings.Contains(spec, "..") {
 		return Range{}, fmt.Errorf("%q: must be key=lo..hi (e.g. workers=1..200)", s)
 	}
-	r := Range{Key: key}
-	parse := func(what, v string) (float64, bool, error) {
-		v = strings.TrimSpace(v)
-		if strings.Contains(v, "/") {
-			x, err := scenarios.ParseRate(v)
-			return x, true, err
-		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, false, fmt.Errorf("%s %q is not a number or a rate (5/s)", what, v)
-		}
-		return x, false, nil
-	}
-	var rateLo, rateHi bool
-	var err error
-	if r.Lo, rateLo, err = parse("lower end", los); err != nil {
+	sp, err := sweep.ParseSpan(spec)
+	if err != nil {
 		return Range{}, fmt.Errorf("%q: %v", s, err)
 	}
-	if r.Hi, rateHi, err = parse("upper end", his); err != nil {
-		return Range{}, fmt.Errorf("%q: %v", s, err)
+	switch {
+	case sp.Count != 0:
+		return Range{}, fmt.Errorf("%q: a search range has no point count: key=lo..hi", s)
+	case sp.Lo.Unit == sweep.Duration:
+		return Range{}, fmt.Errorf("%q: the ends must be numbers or rates (5/s), not durations", s)
 	}
-	if rateLo != rateHi {
-		return Range{}, fmt.Errorf("%q: both ends must be rates, or neither", s)
-	}
-	r.Rate = rateLo
+	r := Range{Key: key, Lo: sp.Lo.X, Hi: sp.Hi.X, Rate: sp.Lo.Unit == sweep.Rate}
 	if !(r.Lo >= 0 && r.Lo < r.Hi) {
 		return Range{}, fmt.Errorf("%q: need 0 ≤ lo < hi, got %g..%g", s, r.Lo, r.Hi)
 	}
-	ints := !r.Rate && r.Lo == math.Trunc(r.Lo) && r.Hi == math.Trunc(r.Hi) && !strings.ContainsAny(los+his, ".eE")
-	if integerKey(key) && !ints {
+	ints := !r.Rate && sp.Lo.Integer && sp.Hi.Integer
+	if sweep.IntegerKey(key) && !ints {
 		return Range{}, fmt.Errorf("%q: %s takes integers, so both ends must be integers", s, key)
 	}
 	if ints && r.Hi > 1e15 {

@@ -83,8 +83,10 @@ func TestParseRange(t *testing.T) {
 		{"workers=1.5..20", "workers takes integers"},
 		{"tools.db.concurrency=1..2.5", "takes integers"},
 		{"workers=20..1", "need 0 ≤ lo < hi"},
-		{"x=1/s..5", "both ends must be rates"},
-		{"workers=a..5", `lower end "a" is not a number`},
+		{"x=1/s..5", "both ends need the same unit"},
+		{"workers=a..5", `range start: "a" is not a number`},
+		{"workers=1..5:3", "a search range has no point count"},
+		{"deadline=1s..5s", "not durations"},
 	}
 	for _, tt := range errs {
 		_, err := search.ParseRange(tt.in)

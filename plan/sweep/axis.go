@@ -25,26 +25,28 @@ type Axis struct {
 }
 
 // ParseAxis parses one --vary argument: "key=v1,v2,…" (a list; commas
-// inside {…} or […] do not split) or "key=a..b:n" (n points spaced
-// linearly from a to b, both included). The ends of a range carry the same
-// unit: rates ("1/s..10/s:10", returned per second as "1/s", "2/s", …),
-// durations ("100ms..2s:5", returned as Go durations rounded to the
-// nanosecond: "100ms", "575ms", …) or plain numbers ("0.1..0.5:5"); a bare
-// 0 takes the other end's unit. When both ends are integers ("1..200:20")
-// the points are rounded to the nearest integer (halves away from zero) and
-// repeated values dropped, so that integer keys get integers. Keys that only
-// take integers (workers, queue.capacity, runs, seed, arrivals.count,
-// *.attempts, *.concurrency) refuse non-integer ends. Descending ranges are
-// allowed. Errors name the argument and the bad part.
+// inside {…} or […] do not split), "key=a..b:n" (n points spaced linearly
+// from a to b, both included) or "key=a..b" with integer ends (every
+// integer from a to b, as plan's --search reads the same range). The ends
+// of a range are read by ParseSpan, the parser --search uses too: they
+// carry the same unit, rates ("1/s..10/s:10", returned per second as
+// "1/s", "2/s", …), durations ("100ms..2s:5", returned as Go durations
+// rounded to the nanosecond: "100ms", "575ms", …) or plain numbers
+// ("0.1..0.5:5"); a bare 0 takes the other end's unit. When both ends are
+// integers ("1..200:20") the points are rounded to the nearest integer
+// (halves away from zero) and repeated values dropped, so that integer keys
+// get integers. Keys that only take integers (IntegerKey) refuse
+// non-integer ends. Descending ranges are allowed. Errors name the
+// argument and the bad part.
 func ParseAxis(s string) (Axis, error) {
 	key, spec, ok := strings.Cut(s, "=")
 	key, spec = strings.TrimSpace(key), strings.TrimSpace(spec)
 	if !ok || key == "" || spec == "" {
-		return Axis{}, fmt.Errorf("%q: must be key=v1,v2,… or key=a..b:n (e.g. arrivals.rate=1/s..10/s:10)", s)
+		return Axis{}, fmt.Errorf("%q: must be key=v1,v2,… or key=a..b:n (e.g. arrivals.rate=1/s..10/s:10, workers=10..20)", s)
 	}
 	var vals []string
 	var err error
-	if strings.Contains(spec, "..") && !strings.ContainsAny(spec, "{[") {
+	if IsSpan(spec) {
 		vals, err = rangeValues(key, spec)
 	} else {
 		vals, err = listValues(spec)
@@ -63,6 +65,13 @@ func ParseAxis(s string) (Axis, error) {
 		seen[v] = true
 	}
 	return Axis{Key: key, Values: vals}, nil
+}
+
+// IsSpan reports whether the values part of a --vary argument is a range
+// ("a..b" or "a..b:n") rather than a list: it has ".." outside any {…} or
+// […] value.
+func IsSpan(spec string) bool {
+	return strings.Contains(spec, "..") && !strings.ContainsAny(spec, "{[")
 }
 
 // listValues splits "v1,v2,…" at commas outside braces and brackets.
@@ -91,99 +100,157 @@ func listValues(list string) ([]string, error) {
 	return vals, nil
 }
 
-// integerKey reports whether key only takes integer values.
-func integerKey(key string) bool {
+// IntegerKey reports whether scenario key only takes integer values:
+// workers, queue.capacity, runs, seed, arrivals.count and every
+// *.attempts, *.concurrency and *.queue_capacity. A range of such a key
+// needs integer ends.
+func IntegerKey(key string) bool {
 	switch key {
 	case "workers", "queue.capacity", "runs", "seed", "arrivals.count", "attempts":
 		return true
 	}
-	return strings.HasSuffix(key, ".attempts") || strings.HasSuffix(key, ".concurrency")
+	return strings.HasSuffix(key, ".attempts") || strings.HasSuffix(key, ".concurrency") || strings.HasSuffix(key, ".queue_capacity")
 }
 
-// unitKind is the kind of a range's ends.
-type unitKind int
+// Unit is the kind of a range's ends.
+type Unit int
 
+// The units of a range's ends.
 const (
-	plain unitKind = iota
-	rate
-	duration
+	Plain    Unit = iota // a number without a unit
+	Rate                 // events per second ("5/s", "300/m")
+	Duration             // a duration ("250ms")
 )
+
+// End is one end of a Span.
+type End struct {
+	Text    string  // as written, without surrounding spaces
+	X       float64 // the value: per second for a rate, seconds for a duration
+	NS      int64   // a duration's exact nanoseconds
+	Unit    Unit
+	Integer bool // a plain number written as an integer ("20", not "20.0" or "2e1")
+}
+
+// Span is the range of a --vary or --search argument, "a..b" or "a..b:n",
+// with its ends parsed: sweeps, comparisons and the capacity search read
+// ranges with this one parser.
+type Span struct {
+	Lo, Hi End
+	// Count is the n of "a..b:n": the number of points; 0 when the range
+	// gives none.
+	Count int
+}
+
+// ParseSpan parses "a..b" or "a..b:n" (n in [2, MaxPoints]). The ends are
+// rates (per second), durations or plain numbers, both of the same unit; a
+// bare 0 takes the other end's unit. Errors name the bad part.
+func ParseSpan(spec string) (Span, error) {
+	as, rest, ok := strings.Cut(spec, "..")
+	if !ok {
+		return Span{}, fmt.Errorf("range %q: must be a..b or a..b:n", spec)
+	}
+	var sp Span
+	bs := rest
+	if i := strings.LastIndex(rest, ":"); i >= 0 {
+		ns := rest[i+1:]
+		bs = rest[:i]
+		n, err := strconv.Atoi(strings.TrimSpace(ns))
+		if err != nil || n < 2 || n > MaxPoints {
+			return Span{}, fmt.Errorf("range %q: point count %q must be an integer in [2, %d]", spec, ns, MaxPoints)
+		}
+		sp.Count = n
+	}
+	var err error
+	var az, bz bool
+	if sp.Lo, az, err = parseEnd(as); err != nil {
+		return Span{}, fmt.Errorf("range start: %v", err)
+	}
+	if sp.Hi, bz, err = parseEnd(bs); err != nil {
+		return Span{}, fmt.Errorf("range end: %v", err)
+	}
+	switch {
+	case az:
+		sp.Lo.Unit = sp.Hi.Unit
+	case bz:
+		sp.Hi.Unit = sp.Lo.Unit
+	}
+	if sp.Lo.Unit != sp.Hi.Unit {
+		return Span{}, fmt.Errorf("range %q: both ends need the same unit (a rate, a duration or a plain number)", spec)
+	}
+	return sp, nil
+}
 
 // parseEnd parses one end of a range: a rate (per second), a duration
 // (seconds, and exact nanoseconds) or a plain number. zero reports a bare
 // "0", which fits any unit.
-func parseEnd(s string) (x float64, ns int64, u unitKind, zero bool, err error) {
+func parseEnd(s string) (e End, zero bool, err error) {
 	s = strings.TrimSpace(s)
+	e.Text = s
 	if s == "0" {
-		return 0, 0, plain, true, nil
+		e.Integer = true
+		return e, true, nil
 	}
 	if strings.Contains(s, "/") {
 		r, err := scenarios.ParseRate(s)
-		return r, 0, rate, false, err
+		e.X, e.Unit = r, Rate
+		return e, false, err
 	}
 	if v, perr := strconv.ParseFloat(s, 64); perr == nil {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, 0, plain, false, fmt.Errorf("%q is not a finite number", s)
+			return e, false, fmt.Errorf("%q is not a finite number", s)
 		}
-		return v, 0, plain, false, nil
+		_, ierr := strconv.ParseInt(s, 10, 64)
+		e.X, e.Integer = v, ierr == nil
+		return e, false, nil
 	}
 	d, err := scenarios.ParseDuration(s)
 	if err != nil {
-		return 0, 0, plain, false, fmt.Errorf("%q is not a number, a rate (5/s) or a duration (250ms)", s)
+		return e, false, fmt.Errorf("%q is not a number, a rate (5/s) or a duration (250ms)", s)
 	}
-	return d.Seconds(), int64(d), duration, false, nil
+	e.X, e.NS, e.Unit = d.Seconds(), int64(d), Duration
+	return e, false, nil
 }
 
-// rangeValues expands "a..b:n".
+// rangeValues expands "a..b:n", or "a..b" with integer ends.
 func rangeValues(key, spec string) ([]string, error) {
-	as, rest, _ := strings.Cut(spec, "..")
-	i := strings.LastIndex(rest, ":")
-	if i < 0 {
-		return nil, fmt.Errorf("range %q needs a point count: a..b:n (e.g. 1/s..10/s:10)", spec)
-	}
-	bs, ns := rest[:i], rest[i+1:]
-	n, err := strconv.Atoi(strings.TrimSpace(ns))
-	if err != nil || n < 2 || n > MaxPoints {
-		return nil, fmt.Errorf("range %q: point count %q must be an integer in [2, %d]", spec, ns, MaxPoints)
-	}
-	a, ans, au, az, err := parseEnd(as)
+	sp, err := ParseSpan(spec)
 	if err != nil {
-		return nil, fmt.Errorf("range start: %v", err)
+		return nil, err
 	}
-	b, bns, bu, bz, err := parseEnd(bs)
-	if err != nil {
-		return nil, fmt.Errorf("range end: %v", err)
+	a, b := sp.Lo.X, sp.Hi.X
+	integers := sp.Lo.Unit == Plain && sp.Lo.Integer && sp.Hi.Integer
+	if IntegerKey(key) && !integers {
+		return nil, fmt.Errorf("range %q: %s takes integers, so both ends must be integers", spec, key)
 	}
-	switch {
-	case az:
-		au = bu
-	case bz:
-		bu = au
-	}
-	if au != bu {
-		return nil, fmt.Errorf("range %q: both ends need the same unit (a rate, a duration or a plain number)", spec)
+	n := sp.Count
+	if n == 0 {
+		if !integers {
+			return nil, fmt.Errorf("range %q needs a point count: a..b:n (e.g. 1/s..10/s:10); only integer ends may leave it out (10..20 is every integer from 10 to 20)", spec)
+		}
+		if math.Abs(b-a) >= MaxPoints {
+			return nil, fmt.Errorf("range %q: %g values is too many (at most %d); give a point count, a..b:n", spec, math.Abs(b-a)+1, MaxPoints)
+		}
+		n = int(math.Abs(b-a)) + 1
+		if n < 2 {
+			return nil, fmt.Errorf("range %q: both ends are equal; list the one value instead", spec)
+		}
 	}
 	vals := make([]string, 0, n)
 	den := float64(n - 1)
-	switch au {
-	case rate:
+	switch sp.Lo.Unit {
+	case Rate:
 		for i := range n {
 			vals = append(vals, formatPoint((float64(a*float64(n-1-i))+float64(b*float64(i)))/den, a, b)+"/s")
 		}
-	case duration:
+	case Duration:
 		// Exact integer nanoseconds: a + (b-a)·i/(n-1), rounded.
+		ans, bns := sp.Lo.NS, sp.Hi.NS
 		for i := range n {
 			num := new(big.Int).Mul(big.NewInt(bns-ans), big.NewInt(int64(i)))
 			q := roundDiv(num, int64(n-1))
 			vals = append(vals, time.Duration(ans+q).String())
 		}
 	default:
-		_, aerr := strconv.ParseInt(strings.TrimSpace(as), 10, 64)
-		_, berr := strconv.ParseInt(strings.TrimSpace(bs), 10, 64)
-		integers := (aerr == nil || az) && (berr == nil || bz)
-		if integerKey(key) && !integers {
-			return nil, fmt.Errorf("range %q: %s takes integers, so both ends must be integers", spec, key)
-		}
 		for i := range n {
 			x := (float64(a*float64(n-1-i)) + float64(b*float64(i))) / den
 			if integers {
@@ -235,11 +302,11 @@ func roundDiv(num *big.Int, d int64) int64 {
 // seconds ("250ms" → 0.25), a plain number as is; NaN for anything else
 // ("full", "{dist: constant, value: 2ms}").
 func Number(value string) float64 {
-	x, _, _, _, err := parseEnd(value)
+	e, _, err := parseEnd(value)
 	if err != nil {
 		return math.NaN()
 	}
-	return x
+	return e.X
 }
 
 // Point is one combination of axis values: Values[k] is the value of axis k.

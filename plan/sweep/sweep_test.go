@@ -33,6 +33,9 @@ func TestParseAxis(t *testing.T) {
 		{"workers=1..200:20", "workers", []string{"1", "11", "22", "32", "43", "53", "64", "74", "85", "95", "106", "116", "127", "137", "148", "158", "169", "179", "190", "200"}},
 		{"workers=1..3:5", "workers", []string{"1", "2", "3"}}, // 1, 1.5→2, 2, 2.5→3, 3: repeats dropped
 		{"workers=10..4:3", "workers", []string{"10", "7", "4"}},
+		// Integer ends without a point count: every integer, as --search reads the range.
+		{"workers=10..14", "workers", []string{"10", "11", "12", "13", "14"}},
+		{"queue.capacity=3..0", "queue.capacity", []string{"3", "2", "1", "0"}},
 		{"tools.db.errors.transient=0..0.3:4", "tools.db.errors.transient", []string{"0", "0.1", "0.2", "0.3"}},
 		{"retry.backoff.jitter=none, full", "retry.backoff.jitter", []string{"none", "full"}},
 		{"tools.s.latency={dist: constant, value: 2ms},{dist: exponential, mean: 2ms}", "tools.s.latency", []string{"{dist: constant, value: 2ms}", "{dist: exponential, mean: 2ms}"}},
@@ -53,7 +56,10 @@ func TestParseAxisErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"workers", "must be key=v1,v2"},
 		{"=1,2", "must be key=v1,v2"},
-		{"workers=1..10", "needs a point count"},
+		{"arrivals.rate=1/s..10/s", "needs a point count"},
+		{"x=0.5..2", "needs a point count"},
+		{"workers=5..5", "both ends are equal"},
+		{"workers=1..20000", "too many"},
 		{"workers=1..10:1", "point count \"1\" must be an integer in [2, 10000]"},
 		{"workers=1..10:x", "point count"},
 		{"arrivals.rate=1/s..2s:3", "same unit"},
