@@ -35,8 +35,7 @@ type options struct {
 
 // parseArgs parses flags that may come before or after the directory.
 func parseArgs(stdout io.Writer, args []string) (*options, error) {
-	fset := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := cli.NewFlagSet("plot", "plot", stdout, synopsis)
 	o := &options{}
 	format := fset.String("format", "png,svg", "comma-separated output formats: png (150 DPI) and/or svg")
 	fset.StringVar(&o.out, "out", "", "write the charts to `OUTDIR` (default: DIR, or the trace's directory)")
@@ -51,27 +50,13 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 		o.run, runSet = n, true
 		return nil
 	})
-	usage := func() {
+	fset.Usage = func() {
 		fmt.Fprintf(stdout, "Usage: %s\n\nDraws every chart whose input exists in DIR (see 'go doc ./cmd/plot').\n\nFlags:\n", synopsis)
-		fset.SetOutput(stdout)
 		fset.PrintDefaults()
-		fset.SetOutput(io.Discard)
 	}
-	var pos []string
-	for {
-		if err := fset.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				usage()
-				return nil, err
-			}
-			return nil, cli.UsageError{Msg: err.Error()}
-		}
-		args = fset.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+	pos, err := cli.Parse(fset, args)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case len(pos) > 1:

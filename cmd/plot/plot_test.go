@@ -133,7 +133,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad format", []string{dir, "--format", "gif"}, 2, `--format: want png and/or svg, comma-separated, got "gif"`},
 		{"run without trace", []string{dir, "--run", "1"}, 2, "--run: needs --trace FILE"},
 		{"negative run", []string{dir, "--trace", "t", "--run", "-1"}, 2, `want a run id ≥ 0, got "-1"`},
-		{"unknown flag", []string{dir, "--dpi", "300"}, 2, "flag provided but not defined: -dpi"},
+		{"unknown flag", []string{dir, "--dpi", "300"}, 2, "unknown flag --dpi"},
 		{"missing directory", []string{filepath.Join(empty, "nope")}, 1, "no such file or directory"},
 		{"nothing to plot", []string{empty}, 1, "nothing to plot"},
 		{"malformed CSV", []string{bad}, 1, filepath.Join(bad, "tools.csv") + `:3: utilisation: want a finite number, got "high"`},

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 // exitCode maps run's error to the process exit status and prints it.
@@ -44,7 +46,7 @@ func usageText() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %s\n", commands[n].synopsis)
 	}
-	b.WriteString("  simulate help\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate COMMAND -h' for a command's flags.\n")
+	b.WriteString("  simulate help [COMMAND]\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate help COMMAND' for a command's flags.\n")
 	return b.String()
 }
 
@@ -53,6 +55,9 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText())
 		return cli.UsageError{Msg: "no command given"}
+	}
+	if cli.Colour(stdout) {
+		stdout = render.Colour{Writer: stdout} // tables in colour on a terminal, unless NO_COLOR
 	}
 	var interrupted atomic.Bool
 	if c, ok := commands[args[0]]; ok && c.graceful {
@@ -67,6 +72,9 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 	e := &env{stdout: stdout, stderr: stderr, interrupted: interrupted}
 	name, rest := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+		if name == "help" && len(rest) > 0 {
+			return helpCommand(stdout, rest)
+		}
 		fmt.Fprint(stdout, usageText())
 		return nil
 	}
@@ -75,21 +83,62 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		// libraries, which every simulate process paid for at start-up).
 		return cli.Usagef("report is a command of its own now: go run ./cmd/report %s (or go install ./cmd/report)", strings.Join(rest, " "))
 	}
-	c, ok := commands[name]
-	if !ok {
-		names := make([]string, 0, len(commands))
-		for n := range commands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return cli.Usagef("unknown command %q (commands: %s, help)", name, strings.Join(names, ", "))
-	}
-	// A command asked for -h returns flag.ErrHelp once its usage is
-	// printed: that is a success, not an error.
-	if err := c.run(e, rest); !errors.Is(err, flag.ErrHelp) {
+	c, err := lookup(name)
+	if err != nil {
 		return err
 	}
-	return nil
+	// A command asked for -h returns flag.ErrHelp once its usage is
+	// printed: that is a success, not an error. A usage mistake points to
+	// the command's help.
+	err = c.run(e, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	var ue cli.UsageError
+	if errors.As(err, &ue) && ue.Hint == "" {
+		ue.Hint = fmt.Sprintf("run 'simulate help %s' for its flags", name)
+		return ue
+	}
+	return err
+}
+
+// lookup returns the command called name, or a usage error naming the
+// closest command when name is misspelt.
+func lookup(name string) (command, error) {
+	if c, ok := commands[name]; ok {
+		return c, nil
+	}
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("unknown command %q", name)
+	if best := scenarios.Suggest(name, names); best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return command{}, cli.UsageError{Msg: msg, Hint: "commands: " + strings.Join(names, ", ") + "; run 'simulate help COMMAND' for one's flags"}
+}
+
+// helpCommand prints the usage of the command args name ("simulate help
+// run") on stdout: asked for, it is the output, not a complaint.
+func helpCommand(stdout io.Writer, args []string) error {
+	if len(args) > 1 {
+		return cli.Usagef("help takes one command, got %d: %s", len(args), strings.Join(args, " "))
+	}
+	c, err := lookup(args[0])
+	if err != nil {
+		return err
+	}
+	var never atomic.Bool
+	err = c.run(&env{stdout: stdout, stderr: stdout, interrupted: &never}, []string{"-h"})
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err == nil {
+		return fmt.Errorf("help %s: the command printed no usage", args[0])
+	}
+	return err
 }
 
 type env struct {

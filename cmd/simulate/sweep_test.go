@@ -114,7 +114,7 @@ func TestSweepAndMergeErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"sweep", scen}, 2, "--vary: at least one"},
-		{[]string{"sweep", scen, "--vary", "workers=1..5"}, 2, "needs a point count"},
+		{[]string{"sweep", scen, "--vary", "arrivals.rate=1/s..5/s"}, 2, "needs a point count"},
 		{[]string{"sweep", scen, "--vary", "workers=1.5..5:3"}, 2, "workers takes integers"},
 		{[]string{"sweep", scen, "--vary", "workers=5,6", "--shard", "2/2", "--out", dir}, 2, "--shard \"2/2\": must be i/n with 0 ≤ i < n"},
 		{[]string{"sweep", scen, "--vary", "workers=5,6", "--shard", "0/2"}, 2, "--shard needs --out"},

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
@@ -23,7 +23,7 @@ func init() {
 func (e *env) sweep(args []string) error {
 	fs, sf := newScenarioFlagSet("sweep", e.stderr, "sweep SCENARIO --vary key=a..b:n|v1,v2 [--vary …] [--out DIR] [--shard i/n] [--rel-error 0.05 --max-replications 200] [flags]")
 	var varies cli.StringList
-	fs.Var(&varies, "vary", "a key and its values: `key=a..b:n` (n points from a to b: 1/s..10/s:10, 100ms..2s:5, 1..200:20) or key=v1,v2,…; two --vary form a grid")
+	fs.Var(&varies, "vary", "a key and its values: `key=a..b:n` (n points from a to b: 1/s..10/s:10, 100ms..2s:5, 1..200:20), key=a..b (integer ends: every integer, 10..20) or key=v1,v2,…; two --vary form a grid")
 	outDir := fs.String("out", "", "write sweep.csv and sweep.json (or, with --shard, shard-i-of-n.json) to `DIR`, atomically")
 	shardFlag := fs.String("shard", "", "run slice `i/n` (0-based i) of the work and write DIR/shard-i-of-n.json; combine the n files with 'simulate merge'")
 	relErr := fs.Float64("rel-error", 0, "add batches of --replications replications to each point until the confidence half-width of its mean and p99 latency and success rate is below this `fraction` of the estimate (0: fixed replications)")
@@ -73,12 +73,26 @@ func (e *env) sweep(args []string) error {
 			return err
 		}
 		opt.Result = sum.Result
-		opt.PointDone = func(rp *sweep.RawPoint) error { return sum.Done(rp, false) }
 	}
-	prog := newProgress(e.stderr, "sweep")
-	opt.Progress = prog.update
+	// Progress: points closed (a whole sweep's; a shard reports
+	// replications only) and replications run.
+	prog := cli.NewProgress(e.stderr, "sweep", time.Now)
+	var pointsDone, points, reps, repsTotal atomic.Int64
+	if sum != nil {
+		points.Store(int64(len(spec.Points())))
+		opt.PointDone = func(rp *sweep.RawPoint) error {
+			pointsDone.Add(1)
+			prog.Update(int(pointsDone.Load()), int(points.Load()), int(reps.Load()), int(repsTotal.Load()))
+			return sum.Done(rp, false)
+		}
+	}
+	opt.Progress = func(done, scheduled int) {
+		reps.Store(int64(done))
+		repsTotal.Store(int64(scheduled))
+		prog.Update(int(pointsDone.Load()), int(points.Load()), done, scheduled)
+	}
 	rec, err := sweep.Run(spec, opt)
-	prog.done()
+	prog.Done()
 	if err != nil {
 		return err
 	}
@@ -274,46 +288,4 @@ func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error
 			render.Number(s.Little.Throughput) + "/s", render.Number(s.Little.TimeAvgInSystem), render.Number(s.Attempts.PerRun), warm})
 	}
 	return render.Table(w, []string{"point", "replications", "success", "p50", "p99", "p99.9", "throughput", "in system (L)", "attempts/run", "warm-up"}, rows)
-}
-
-// progress draws a one-line progress indicator on stderr when it is a
-// terminal and CI is unset; otherwise it does nothing.
-type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	what  string
-	last  time.Time
-	drawn bool
-}
-
-func newProgress(w io.Writer, what string) *progress {
-	p := &progress{what: what}
-	if f, ok := w.(*os.File); ok && os.Getenv("CI") == "" {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.w = w
-		}
-	}
-	return p
-}
-
-// update redraws the line at most ten times a second.
-func (p *progress) update(done, scheduled int) {
-	if p == nil || p.w == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond || done == scheduled {
-		p.last = now
-		fmt.Fprintf(p.w, "\r%s: %d/%d replications ", p.what, done, scheduled)
-		p.drawn = true
-	}
-}
-
-// done erases the line.
-func (p *progress) done() {
-	if p == nil || p.w == nil || !p.drawn {
-		return
-	}
-	fmt.Fprint(p.w, "\r\033[K")
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,13 +23,19 @@ import (
 )
 
 // UsageError is a command-line mistake: exit status 2.
-type UsageError struct{ Msg string }
+type UsageError struct {
+	Msg string
+	// Hint is the one line printed after the message, saying where the
+	// usage is ("run 'simulate help run' for its flags"); empty, the
+	// program's general hint is printed.
+	Hint string
+}
 
 // Error returns the message.
 func (e UsageError) Error() string { return e.Msg }
 
 // Usagef returns a UsageError with a formatted message.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+func Usagef(format string, args ...any) error { return UsageError{Msg: fmt.Sprintf(format, args...)} }
 
 // ErrInterrupted reports a run stopped by Ctrl-C after writing what was
 // complete: exit status 130.
@@ -54,6 +61,9 @@ func ExitCode(err error, stderr io.Writer, prog, help string) int {
 	var ue UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		if ue.Hint != "" {
+			help = ue.Hint
+		}
 		fmt.Fprintln(stderr, help)
 		return 2
 	}
@@ -114,9 +124,15 @@ func (o *OnceString) Set(v string) error {
 }
 
 // NewFlagSet returns an empty flag set for command name of program prog,
-// whose -h prints "Usage: prog synopsis" and the flags.
+// whose -h prints "Usage: prog synopsis" and the flags. When name differs
+// from prog it is a subcommand, and a mistake in its flags points to
+// "prog help name".
 func NewFlagSet(prog, name string, stderr io.Writer, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	full := name
+	if name != prog {
+		full = prog + " " + name
+	}
+	fs := flag.NewFlagSet(full, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s %s\n\nFlags:\n", prog, synopsis)
@@ -127,16 +143,29 @@ func NewFlagSet(prog, name string, stderr io.Writer, synopsis string) *flag.Flag
 
 // Parse parses flags that may come before or after positional arguments
 // ("run mmc --format json" and "run --format json mmc" both work) and
-// returns the positional ones. A malformed flag is a UsageError; -h is
-// flag.ErrHelp.
+// returns the positional ones. -h prints fs.Usage and returns
+// flag.ErrHelp. A malformed flag is a UsageError of one line, naming the
+// closest defined flag when the flag is misspelt ("unknown flag --sed (did
+// you mean --seed?)"), with a hint saying where the flags are listed,
+// rather than the whole usage.
 func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	// The flag package prints each error and the usage itself: silence it
+	// while parsing.
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				if usage != nil {
+					usage()
+				}
 				return nil, err
 			}
-			return nil, UsageError{err.Error()}
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -147,9 +176,39 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// invalidValue matches the flag package's message for a value its flag
+// refused.
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for flag -(\S+): (.*)$`)
+
+// flagError turns the flag package's error into a UsageError: an unknown
+// flag with the closest defined one, and a hint naming the command's help.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("--%s: invalid value %s: %s", m[2], m[1], m[3])
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag --" + name
+		if best := scenarios.Suggest(name, names); best != "" {
+			msg += " (did you mean --" + best + "?)"
+		}
+	}
+	prog, cmd, sub := strings.Cut(fs.Name(), " ")
+	hint := fmt.Sprintf("run '%s -h' for the flags", prog)
+	if sub {
+		msg = cmd + ": " + msg
+		hint = fmt.Sprintf("run '%s help %s' for its flags", prog, cmd)
+	}
+	return UsageError{Msg: msg, Hint: hint}
+}
+
 // ScenarioFlags are the flags shared by commands that load a scenario.
 type ScenarioFlags struct {
 	Sets         StringList
+	Unsets       StringList
 	Seed         int64
 	Runs         int64
 	Replications int
@@ -161,6 +220,7 @@ type ScenarioFlags struct {
 // Register defines the flags on fs.
 func (f *ScenarioFlags) Register(fs *flag.FlagSet) {
 	fs.Var(&f.Sets, "set", "override a scenario key: `path=value` (dot paths; list items by name, e.g. steps.fetch.timeout=300ms); repeatable")
+	fs.Var(&f.Unsets, "unset", "remove a scenario key or list item: `path` (retry.budget, steps.fetch); applied before the --set overrides; repeatable")
 	fs.Int64Var(&f.Seed, "seed", -1, "override the scenario's seed (≥ 0; -1 keeps the scenario's)")
 	fs.Int64Var(&f.Runs, "runs", -1, "override the number of arrivals to simulate (≥ 1; -1 keeps the scenario's)")
 	fs.IntVar(&f.Replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
@@ -192,10 +252,15 @@ func (f *ScenarioFlags) Check() error {
 	return nil
 }
 
-// AllSets returns the --set overrides with --seed and --runs folded in, so
-// that they are validated exactly like the file.
+// AllSets returns the overrides the flags make, in the order they apply:
+// the --unset removals (scenarios.Unset), the --set overrides, then --seed
+// and --runs, so that they are validated exactly like the file.
 func (f *ScenarioFlags) AllSets() []string {
-	sets := append([]string(nil), f.Sets...)
+	var sets []string
+	for _, p := range f.Unsets {
+		sets = append(sets, scenarios.Unset(p))
+	}
+	sets = append(sets, f.Sets...)
 	if f.Seed >= 0 {
 		sets = append(sets, "seed="+strconv.FormatInt(f.Seed, 10))
 	}

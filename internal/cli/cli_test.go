@@ -60,7 +60,7 @@ func TestScenarioArg(t *testing.T) {
 		{[]string{"a", "b"}, "cmd needs exactly one scenario"},
 		{[]string{"mmc", "--replications", "0"}, "--replications: must be in [1, 10000], got 0"},
 		{[]string{"mmc", "--format", "xml"}, `--format: must be table or json, got "xml"`},
-		{[]string{"mmc", "--nosuch"}, "flag provided but not defined: -nosuch"},
+		{[]string{"mmc", "--nosuch"}, "unknown flag --nosuch"},
 	} {
 		_, _, err := parse(c.args...)
 		var ue cli.UsageError

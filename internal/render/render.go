@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,9 +17,24 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
+// Colour is a writer whose reader is a person at a terminal that shows
+// colour: Table writes to it with its header in bold and empty cells ("–")
+// dimmed. The commands wrap their standard output in it only when it is a
+// terminal and NO_COLOR is unset (internal/cli.Colour); the bytes written
+// to anything else carry no escape codes.
+type Colour struct{ io.Writer }
+
+// ANSI escape sequences used by Colour.
+const (
+	ansiBold  = "\033[1m"
+	ansiDim   = "\033[2m"
+	ansiReset = "\033[0m"
+)
+
 // Table writes an ASCII table with a header row. Cells are strings already
 // formatted by the caller. A column whose cells all start like a number
 // ("12", "-3", "1.5s", "±", "[") is right-aligned; others are left-aligned.
+// Written to a Colour, the header is bold and empty cells are dimmed.
 func Table(w io.Writer, header []string, rows [][]string) error {
 	align := make([]tw.Align, len(header))
 	for i := range align {
@@ -29,6 +45,22 @@ func Table(w io.Writer, header []string, rows [][]string) error {
 				break
 			}
 		}
+	}
+	if _, ok := w.(Colour); ok {
+		header = slices.Clone(header)
+		for i, h := range header {
+			header[i] = ansiBold + h + ansiReset
+		}
+		coloured := make([][]string, len(rows))
+		for i, r := range rows {
+			coloured[i] = slices.Clone(r)
+			for j, c := range r {
+				if c == "–" {
+					coloured[i][j] = ansiDim + c + ansiReset
+				}
+			}
+		}
+		rows = coloured
 	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),

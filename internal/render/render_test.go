@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/csv"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,33 @@ v,both,0,4,0.625
 	}
 	if !HasLimitedTools(cfg) || HasLimitedTools(&system.Config{Tools: []system.Tool{{Name: "free"}}}) {
 		t.Error("HasLimitedTools: want true with a capacity or rate limit, false with neither")
+	}
+}
+
+// TestTableColour: written to a Colour, the table has a bold header and
+// dimmed empty cells, and with the escape codes taken out it is the plain
+// table byte for byte (the widths count what is seen); written to anything
+// else it has no escape code.
+func TestTableColour(t *testing.T) {
+	header := []string{"variant", "success", "bottleneck"}
+	rows := [][]string{{"naive", "91.2%", "–"}, {"budgeted", "99.5%", "backend"}}
+	var plain, coloured bytes.Buffer
+	if err := Table(&plain, header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := Table(Colour{Writer: &coloured}, header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\033[") {
+		t.Errorf("plain table has escape codes:\n%q", plain.String())
+	}
+	for _, want := range []string{"\033[1mvariant\033[0m", "\033[2m–\033[0m"} {
+		if !strings.Contains(coloured.String(), want) {
+			t.Errorf("coloured table lacks %q:\n%s", want, coloured.String())
+		}
+	}
+	stripped := regexp.MustCompile("\033\\[[0-9]*m").ReplaceAllString(coloured.String(), "")
+	if stripped != plain.String() {
+		t.Errorf("coloured table without its escapes:\n%s\nwant the plain table:\n%s", stripped, plain.String())
 	}
 }
