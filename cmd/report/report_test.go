@@ -71,7 +71,7 @@ func TestReportErrors(t *testing.T) {
 	}{
 		{[]string{}, 2, "report needs exactly one scenario"},
 		{[]string{"seed-plan", "mmc"}, 2, "report needs exactly one scenario"},
-		{[]string{"seed-plan", "--format", "json"}, 2, "flag provided but not defined: -format"},
+		{[]string{"seed-plan", "--format", "json"}, 2, "unknown flag --format"},
 		{[]string{"seed-plan", "--replications", "0"}, 2, "--replications: must be in [1, 10000], got 0"},
 		{[]string{"seed-plan", "--out", ""}, 2, "--out: must name a file"},
 		{[]string{"nosuch"}, 1, "nosuch"},
