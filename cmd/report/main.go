@@ -18,7 +18,8 @@
 //
 // The report is a command of its own, not a subcommand of simulate, so
 // that simulate does not link the chart, font and PDF libraries the
-// report draws with: each simulate process starts ~10 ms sooner.
+// report draws with (gonum/plot parses its fonts at start-up): simulate
+// starts sooner.
 package main
 
 import (

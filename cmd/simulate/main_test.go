@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/readme"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -159,17 +160,18 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestReadmeCommands runs every `go run ./cmd/simulate …` line of the
-// README, so the documentation cannot go stale.
-func TestReadmeCommands(t *testing.T) {
+// TestDocsCommands runs every `go run ./cmd/simulate …` line of docs/*.md
+// in-process, and checks the output a document shows, so that the
+// documentation cannot go stale. (internal/readme runs the README's
+// commands with the built binaries, as a new user would.)
+func TestDocsCommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the README's commands")
+		t.Skip("runs the documents' commands")
 	}
-	f, err := os.Open("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	// Run in a scratch directory (commands write files), with the
 	// repository's data directories linked in for the paths they name.
 	dir := t.TempDir()
@@ -179,29 +181,31 @@ func TestReadmeCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sc := bufio.NewScanner(f)
 	n := 0
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		cmd, ok := strings.CutPrefix(line, "go run ./cmd/simulate ")
-		if !ok {
-			continue
+	for _, doc := range docs {
+		cmds, err := readme.Commands(doc)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if i := strings.Index(cmd, "#"); i >= 0 {
-			cmd = cmd[:i]
-		}
-		args := shellFields(cmd)
-		n++
-		out, errOut, code := runCLI(t, dir, args...)
-		if code != 0 {
-			t.Errorf("README: simulate %s: exit %d\n%s", cmd, code, errOut)
-		}
-		if out == "" {
-			t.Errorf("README: simulate %s printed nothing", cmd)
+		for _, c := range cmds {
+			if c.Program != "simulate" {
+				continue
+			}
+			n++
+			out, errOut, code := runCLI(t, dir, c.Args...)
+			if code != 0 {
+				t.Errorf("%s:%d: %s: exit %d\n%s", c.File, c.Line, c, code, errOut)
+			}
+			if out == "" {
+				t.Errorf("%s:%d: %s printed nothing", c.File, c.Line, c)
+			}
+			if err := readme.Check(c.Want, out); c.Want != nil && err != nil {
+				t.Errorf("%s:%d: %s: %v\nit printed:\n%s", c.File, c.Line, c, err, out)
+			}
 		}
 	}
 	if n < 5 {
-		t.Fatalf("found only %d simulate commands in the README", n)
+		t.Fatalf("found only %d simulate commands in docs/*.md", n)
 	}
 }
 
@@ -234,34 +238,6 @@ func TestOutAndTraceFiles(t *testing.T) {
 			t.Errorf("chrome trace lacks %s", w)
 		}
 	}
-}
-
-// shellFields splits a README command line into arguments, honouring
-// single quotes as a shell does.
-func shellFields(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inQuote, have := false, false
-	for _, r := range s {
-		switch {
-		case r == '\'':
-			inQuote = !inQuote
-			have = true
-		case (r == ' ' || r == '\t') && !inQuote:
-			if have {
-				out = append(out, cur.String())
-				cur.Reset()
-				have = false
-			}
-		default:
-			cur.WriteRune(r)
-			have = true
-		}
-	}
-	if have {
-		out = append(out, cur.String())
-	}
-	return out
 }
 
 // sixteenAxes returns 16 --vary flags of 10000 values each.

@@ -40,8 +40,8 @@ type aheadDraw struct {
 
 // aheadBatch holds the draws of aheadBatchRuns runs field by field: the
 // plain path reads only the instants and the latencies, and the pages of
-// the uniforms are then never touched (a first touch of a page costs
-// ~13 µs on the VM this was measured on).
+// the uniforms are then never touched (a first touch of a page is a page
+// fault, expensive on virtual machines).
 type aheadBatch struct {
 	n    int
 	last bool // the arrivals end after these n

@@ -96,9 +96,8 @@ func plainTool(t *Tool) bool {
 
 // plainArrival is onArrival for the plain path: no tracing, no closed
 // population, no deadline. Its measurement and admission lines repeat
-// onArrival's on purpose: one function for both (countArrival, tried in
-// the eighth session; the admission check in the seventh) made the plain
-// path 2–2.5 % slower on one goroutine (BenchmarkMMc).
+// onArrival's on purpose: sharing one function between the two made the
+// plain path measurably slower on one goroutine (BenchmarkMMc).
 func (m *Model) plainArrival() {
 	now := m.pe.now
 	cfg := m.cfg
@@ -488,7 +487,7 @@ func (l *endLog) put(r endRec) bool {
 }
 
 // newTouchedBatch returns a batch whose every page has been written once:
-// on this VM a first touch costs ~13.5 µs a page, which the spare core's
+// a first touch of a page is a page fault, which the spare core's
 // goroutine then pays instead of the simulation's.
 func newTouchedBatch() *endBatch {
 	b := new(endBatch)

@@ -338,7 +338,7 @@ func TestWarmupRunOutlivesMeasuredRuns(t *testing.T) {
 // a tool that serves one request per 10 s; their abandoned requests pile
 // up in its queue while the runs in the system stay few. The guard stops
 // the simulation with a partial result naming the tool, instead of
-// growing memory without bound (this used to take ~130 MB a second).
+// growing memory without bound.
 func TestToolQueueGuard(t *testing.T) {
 	cfg := load(t, "mmc", "runs=1000", "warmup=0", "workers=1000", "arrivals={rate: 100/s}",
 		"retry={attempts: 10000, idempotent: true, backoff: {base: 1ms, multiplier: 1, cap: 1ms, jitter: none}}",

@@ -567,9 +567,8 @@ func TestRunReportsTheFirstBadPoint(t *testing.T) {
 // the CLI runs it (each replication pooled into its point as it completes,
 // each point summarised when done): 20 points of 2000 runs. Its B/op is
 // what the collector sees: pooled results and accumulators hand their
-// histograms, series and tail bands back (system.Result.Recycle), which
-// took it from ~6.2 MB to ~2.3 MB per op (mostly YAML and run tables now)
-// and the time from ~14 to ~10 ms here.
+// histograms, series and tail bands back (system.Result.Recycle), so what
+// remains is mostly YAML and run tables.
 func BenchmarkSmallPoints(b *testing.B) {
 	path := writeScenario(b, mmcYAML)
 	spec := sweep.Spec{Scenario: path, Sets: []string{"runs=2000", "warmup=100"},

@@ -1,0 +1,167 @@
+package readme
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// root is the repository's top directory, relative to this package.
+const root = "../.."
+
+// TestReadme follows the README as a new user would: it builds the three
+// commands, runs every `go run ./cmd/…` line of the README in order, in an
+// empty directory (with the repository's plan/ and scenarios/ linked in for
+// the files the commands name), and checks each output the README shows.
+// The commands are built without the profile of cmd/simulate (whose
+// outputs are byte-identical with and without it), so that the packages
+// compiled for the other tests are reused.
+func TestReadme(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the commands and runs the README's")
+	}
+	cmds, err := Commands(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.Command(goTool(), "build", "-pgo=off", "-o", bin, "./cmd/simulate", "./cmd/plot", "./cmd/report")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	for _, d := range []string{"plan", "scenarios"} {
+		abs, err := filepath.Abs(filepath.Join(root, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checked := map[string]int{}
+	for _, c := range cmds {
+		if !slices.Contains([]string{"simulate", "plot", "report"}, c.Program) {
+			t.Errorf("%s:%d: %s: no such command under cmd/", c.File, c.Line, c)
+			continue
+		}
+		run := exec.Command(filepath.Join(bin, c.Program), c.Args...)
+		run.Dir = dir
+		var stdout, stderr bytes.Buffer
+		run.Stdout, run.Stderr = &stdout, &stderr
+		if err := run.Run(); err != nil {
+			t.Errorf("README:%d: %s: %v\n%s", c.Line, c, err, stderr.String())
+			continue
+		}
+		if stdout.Len() == 0 {
+			t.Errorf("README:%d: %s printed nothing", c.Line, c)
+		}
+		if c.Want != nil {
+			if err := Check(c.Want, stdout.String()); err != nil {
+				t.Errorf("README:%d: %s: %v\nit printed:\n%s", c.Line, c, err, stdout.String())
+			}
+			checked[c.Program]++
+		}
+	}
+	// The first scenario's walk-through shows what run, plan, compare and
+	// plot print; report writes a page and says where.
+	if checked["simulate"] < 3 || checked["plot"] < 1 {
+		t.Errorf("the README shows the output of %d simulate and %d plot commands; want ≥ 3 and ≥ 1", checked["simulate"], checked["plot"])
+	}
+}
+
+// TestFirstScenario checks that the YAML the README writes step by step is
+// the bundled agent-service scenario: the same configuration, key by key.
+func TestFirstScenario(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	in := false
+	for _, line := range strings.Split(string(readme), "\n") {
+		switch t := strings.TrimSpace(line); {
+		case t == "```yaml":
+			in = true
+		case in && t == "```":
+			in = false
+		case in:
+			src.WriteString(line + "\n")
+		}
+	}
+	fromReadme, err := scenarios.Parse("README.md", []byte(src.String()), nil, nil)
+	if err != nil {
+		t.Fatalf("the README's scenario does not load:\n%v\n%s", err, src.String())
+	}
+	bundled, err := scenarios.Load("agent-service", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromReadme.Config, bundled.Config) {
+		t.Errorf("the README's scenario differs from scenarios/agent-service.yaml:\n%s", src.String())
+	}
+}
+
+// goTool returns the go command that runs the tests.
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+func TestCommands(t *testing.T) {
+	doc := "# t\n\n```sh\ngo run ./cmd/simulate run mmc   # a comment\n```\n\n```text\n| a |\n…\n| b |\n```\n\n" +
+		"```sh\ngo run ./cmd/plot out\ngo run ./cmd/report 'x y' --out r.html\n```\n\n```text\nnot an output: two commands above\n```\n\n" +
+		"```sh\ngo run ./cmd/simulate list\n```\n\nprose in between\n\n```text\nnot an output either\n```\n"
+	path := filepath.Join(t.TempDir(), "t.md")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Commands(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Command{
+		{File: path, Line: 4, Program: "simulate", Args: []string{"run", "mmc"}, Want: []string{"| a |", "| b |"}},
+		{File: path, Line: 14, Program: "plot", Args: []string{"out"}},
+		{File: path, Line: 15, Program: "report", Args: []string{"x y", "--out", "r.html"}},
+		{File: path, Line: 23, Program: "simulate", Args: []string{"list"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Commands =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestFieldsUnclosedQuote(t *testing.T) {
+	if _, err := Fields("run 'mmc"); err == nil {
+		t.Error("Fields(unclosed quote) = nil error")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	got := "a\nb  \nc\nd\n"
+	for _, c := range []struct {
+		want []string
+		ok   bool
+	}{
+		{[]string{"a", "c"}, true},
+		{[]string{"b", "d"}, true},
+		{[]string{"c", "a"}, false},
+		{[]string{"e"}, false},
+		{nil, true},
+	} {
+		if err := Check(c.want, got); (err == nil) != c.ok {
+			t.Errorf("Check(%q) = %v, want ok %v", c.want, err, c.ok)
+		}
+	}
+}
