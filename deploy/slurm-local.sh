@@ -17,7 +17,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '4,7s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,8s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 

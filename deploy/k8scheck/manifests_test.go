@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -266,6 +267,16 @@ func TestJobsAgree(t *testing.T) {
 	}
 	if o.merge.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("a pod failure policy needs restartPolicy Never")
+	}
+	// Kubernetes replaces $(NAME) in a command with the container's
+	// variable NAME before the shell sees it; the script must not use that
+	// form for its own variables or command substitutions.
+	for _, m := range regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`).FindAllStringSubmatch(o.waitForShardsText, -1) {
+		for _, e := range waitC.Env {
+			if e.Name == m[1] {
+				t.Errorf("the wait script uses %s, which Kubernetes would expand before sh runs it", m[0])
+			}
+		}
 	}
 	if !slices.Contains(mergeC.Args, env(waitC, "SHARD_DIR")) {
 		t.Errorf("the merge reads %q, the wait watches %q", mergeC.Args, env(waitC, "SHARD_DIR"))
