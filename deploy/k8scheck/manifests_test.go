@@ -13,6 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // params are the values a user fills in (deploy/README.md).
@@ -76,22 +78,12 @@ func TestEveryDocumentDecodesStrictly(t *testing.T) {
 	}
 }
 
-func objectName(o any) string {
-	switch o := o.(type) {
-	case *corev1.PersistentVolumeClaim:
-		return o.Name
-	case *corev1.ConfigMap:
-		return o.Name
-	case *corev1.ServiceAccount:
-		return o.Name
-	case *batchv1.Job:
-		return o.Name
-	case *rbacv1.Role:
-		return o.Name
-	case *rbacv1.RoleBinding:
-		return o.Name
+func objectName(o runtime.Object) string {
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return err.Error()
 	}
-	return "?"
+	return m.GetName()
 }
 
 // TestDecodeIsStrict: the mistakes strict decoding is there to catch are
