@@ -22,7 +22,7 @@ func (e *env) validate(args []string) error {
 	parallel := fs.Int("parallel", 0, "goroutines (0: all cores)")
 	format := fs.String("format", "table", "output: table or json")
 	seed := fs.Int64("seed", -1, "replace every scenario's seed (≥ 0; -1 keeps their own): the checks should pass at their family-wise level whatever the seed")
-	only := fs.String("only", "", "comma-separated scenarios to validate (default: mm1,mmc,mmck,md1,mg1)")
+	only := fs.String("only", "", "comma-separated cases to validate (default: all of "+strings.Join(validate.Scenarios(), ",")+")")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
@@ -86,6 +86,13 @@ func (e *env) validate(args []string) error {
 			return err
 		}
 		fmt.Fprintln(e.stdout, "A check agrees when the analytic value lies inside the interval (widened by the sketch's 0.39% relative error for percentiles).")
+		seen := map[string]bool{}
+		for _, c := range rep.Checks {
+			if c.Base != "" && !seen[c.Scenario] {
+				seen[c.Scenario] = true
+				fmt.Fprintf(e.stdout, "%s (%s) is %s with --set '%s'.\n", c.Model, c.Scenario, c.Base, strings.Join(c.Sets, "' --set '"))
+			}
+		}
 	}
 	if !rep.Passed() {
 		fmt.Fprintln(e.stderr, "simulate: validation failed: some figures disagree with their closed forms")

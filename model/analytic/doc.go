@@ -9,6 +9,10 @@
 //     find K present are blocked. Valid at any load.
 //   - MG1: one server, general service given by its first two moments
 //     (M/G/1, Pollaczek–Khinchine).
+//   - Closed: a closed network of N runs that think and then visit
+//     single- and multi-server stations, solved by exact Mean Value
+//     Analysis; FiniteSource: its one-station case (M/M/c//N) from the
+//     birth–death distribution.
 //
 // Every model is a small value type whose exported fields are its
 // parameters. Its methods validate those fields on every call and return an
@@ -43,6 +47,11 @@
 //     of Queueing Theory, 4th ed., Wiley, 2008 (§2.2 M/M/1, §2.3 M/M/c,
 //     §2.4 choosing the number of servers, §2.5 M/M/c/K, §2.6 Erlang's loss
 //     formula, §5.1 M/G/1).
+//   - M. Reiser and S. S. Lavenberg, "Mean-value analysis of closed
+//     multichain queuing networks", Journal of the ACM 27(2):313–322, 1980;
+//     G. Bolch, S. Greiner, H. de Meer and K. S. Trivedi, Queueing Networks
+//     and Markov Chains, 2nd ed., Wiley, 2006 (§8.2, MVA with
+//     multiple-server nodes).
 //   - J. D. C. Little, "A proof for the queuing formula: L = λW",
 //     Operations Research 9(3):383–387, 1961.
 package analytic

@@ -88,3 +88,17 @@ func ExampleUnstableError() {
 	// true true 1.2
 	// rho: must be < 1 for a steady state, got 1.2
 }
+
+// 200 agents think 30 s between runs, each of which holds one of 8
+// workers for an exponential 1 s: exact MVA gives the throughput, and
+// Little's law on the loop, N = X (Z + R), holds to rounding.
+func ExampleClosed_MVA() {
+	m, err := analytic.Closed{N: 200, Think: 30, Stations: []analytic.Station{{Demand: 1, Servers: 8}}}.MVA()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("X = %.4f runs/s, R = %.4f s, U = %.4f, N = X(Z + R) = %.6f\n",
+		m.Throughput, m.Response, m.Utilisation[0], m.Throughput*(30+m.Response))
+	// Output:
+	// X = 6.4021 runs/s, R = 1.2395 s, U = 0.8003, N = X(Z + R) = 200.000000
+}

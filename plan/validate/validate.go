@@ -1,7 +1,10 @@
 // Package validate checks the simulator against closed forms of queueing
 // theory: M/M/1, M/M/c (Erlang C), M/M/c/K, M/D/1 and M/G/1
-// (Pollaczek–Khinchine), and the utilisation law and Little's law on each.
-// Every check simulates independent replications of a bundled scenario,
+// (Pollaczek–Khinchine), closed populations with one and with several
+// workers (exact Mean Value Analysis), and the utilisation law and Little's
+// law on each. Every check simulates independent replications of a bundled
+// scenario (for a closed population, agent-fleet reduced by overrides to
+// the product-form model MVA solves),
 // builds a Student-t confidence interval from the per-replication
 // estimates, and passes when the analytic value lies inside it, widened on
 // each side by the percentile sketch's stated relative error where the
@@ -25,9 +28,14 @@ import (
 
 // Check is one comparison of a simulated figure with its closed form.
 type Check struct {
+	// Scenario is the validated case: a bundled scenario's name, or a
+	// case name when the scenario is validated with Sets applied.
 	Scenario string `json:"scenario"`
-	Model    string `json:"model"`
-	Figure   string `json:"figure"`
+	// Sets are the overrides applied to the bundled scenario Base.
+	Base   string   `json:"base,omitempty"`
+	Sets   []string `json:"sets,omitempty"`
+	Model  string   `json:"model"`
+	Figure string   `json:"figure"`
 	// Formula names the closed form the analytic value comes from.
 	Formula  string  `json:"formula"`
 	Analytic float64 `json:"analytic"`
@@ -75,6 +83,10 @@ type figure struct {
 type model struct {
 	scenario, name string
 	figures        []figure
+	// base and sets, when set, load the bundled scenario base with sets
+	// applied; scenario is then the case's name.
+	base string
+	sets []string
 }
 
 func rate(cfg *system.Config) float64 { return cfg.Arrivals.Rate }
@@ -120,6 +132,52 @@ func utilisationFigure(formula string, rho func(c *system.Config) (float64, erro
 	return figure{name: "worker utilisation", formula: formula, analytic: rho, estimate: utilisation}
 }
 
+// closed is the closed network a closed-population scenario with one step
+// is: its users think, then hold one of the workers for the step's mean
+// latency.
+func closed(cfg *system.Config) analytic.Closed {
+	return analytic.Closed{
+		N:        cfg.Arrivals.Users,
+		Think:    cfg.Arrivals.Think.Mean(),
+		Stations: []analytic.Station{{Demand: cfg.Tools[cfg.Steps[0].Tool].Latency.Mean(), Servers: cfg.Workers}},
+	}
+}
+
+func closedMeans(cfg *system.Config) (analytic.ClosedMeans, error) { return closed(cfg).MVA() }
+
+// throughput is the rate of ended measured runs over the measured window.
+func throughput(r *system.Result) float64 {
+	return float64(r.Runs.Ended()) / r.Window.Seconds()
+}
+
+// closedFigures are the checks of a closed population against exact MVA.
+func closedFigures() []figure {
+	return []figure{
+		{name: "throughput (runs/s)", formula: "exact MVA: X(N) = N/(Z + R(N))",
+			analytic: func(c *system.Config) (float64, error) { m, err := closedMeans(c); return m.Throughput, err }, estimate: throughput},
+		{name: "mean time in system (s)", formula: "exact MVA: R(N), multi-server by Reiser–Lavenberg",
+			analytic: func(c *system.Config) (float64, error) { m, err := closedMeans(c); return m.Response, err }, estimate: meanSojourn},
+		{name: "mean runs in system", formula: "exact MVA: Q(N) = X(N) R(N)",
+			analytic: func(c *system.Config) (float64, error) { m, err := closedMeans(c); return m.Queue[0], err }, estimate: timeAvg},
+		utilisationFigure("utilisation law: U = X(N) E[S]/c, X from MVA", func(c *system.Config) (float64, error) {
+			m, err := closedMeans(c)
+			return m.Utilisation[0], err
+		}),
+		littleFigure,
+	}
+}
+
+// closedSets reduce agent-fleet to a product-form closed network: one
+// step of exponential service, no deadline and no errors, users agents
+// thinking an exponential think time, workers servers.
+func closedSets(users, think, workers string) []string {
+	return []string{
+		"arrivals.users=" + users, "arrivals.think={dist: exponential, mean: " + think + "}",
+		"workers=" + workers, "deadline=0", "steps=[{name: serve, tool: model}]",
+		"tools.model.latency={dist: exponential, mean: 1s}",
+	}
+}
+
 var littleFigure = figure{
 	name:     "(λW − L)/L (Little's law)",
 	formula:  "Little: L = λW, so the relative gap is 0 (to rounding, 1e-9)",
@@ -140,7 +198,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mm1(c).MeanInSystem() }, estimate: timeAvg},
 			utilisationFigure("utilisation law: U = ρ = λ/μ", func(c *system.Config) (float64, error) { return mm1(c).Rho() }),
 			littleFigure,
-		}},
+		}, "", nil},
 		{"mmc", "M/M/c", []figure{
 			{name: "probability of waiting", formula: "Erlang C: C(c, a), via the Erlang B recursion",
 				analytic: func(c *system.Config) (float64, error) { return mmc(c).ErlangC() },
@@ -153,7 +211,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mmc(c).MeanInSystem() }, estimate: timeAvg},
 			utilisationFigure("utilisation law: U = λ/(cμ)", func(c *system.Config) (float64, error) { return mmc(c).Rho() }),
 			littleFigure,
-		}},
+		}, "", nil},
 		{"mmck", "M/M/c/K", []figure{
 			{name: "blocking probability", formula: "M/M/c/K: p_K of the birth–death stationary distribution",
 				analytic: func(c *system.Config) (float64, error) { return mmck(c).BlockingProbability() },
@@ -168,7 +226,7 @@ func models() []model {
 				return x / (float64(c.Workers) * mu(c)), err
 			}),
 			littleFigure,
-		}},
+		}, "", nil},
 		{"md1", "M/D/1", []figure{
 			{name: "mean wait (s)", formula: "Pollaczek–Khinchine: Wq = λE[S²]/(2(1 − ρ)) with E[S²] = d²",
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanWait() }, estimate: meanWait},
@@ -176,7 +234,7 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanInSystem() }, estimate: timeAvg},
 			utilisationFigure("utilisation law: U = ρ = λE[S]", func(c *system.Config) (float64, error) { return mg1(c).Rho() }),
 			littleFigure,
-		}},
+		}, "", nil},
 		{"mg1", "M/G/1 (lognormal)", []figure{
 			{name: "mean wait (s)", formula: "Pollaczek–Khinchine: Wq = λE[S²]/(2(1 − ρ)), lognormal E[S²] = m²e^{2σ²}",
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanWait() }, estimate: meanWait},
@@ -184,7 +242,9 @@ func models() []model {
 				analytic: func(c *system.Config) (float64, error) { return mg1(c).MeanInSystem() }, estimate: timeAvg},
 			utilisationFigure("utilisation law: U = ρ = λE[S]", func(c *system.Config) (float64, error) { return mg1(c).Rho() }),
 			littleFigure,
-		}},
+		}, "", nil},
+		{"closed-mm1", "closed M/M/1//N", closedFigures(), "agent-fleet", closedSets("10", "9s", "1")},
+		{"closed-mmc", "closed M/M/c//N", closedFigures(), "agent-fleet", closedSets("200", "30s", "8")},
 	}
 }
 
@@ -239,11 +299,15 @@ func Run(opt Options) (Report, error) {
 	}
 	rep.CheckLevel = 1 - (1-opt.Level)/float64(checks)
 	for _, m := range selected {
-		var sets []string
-		if opt.HasSeed {
-			sets = []string{"seed=" + strconv.FormatInt(opt.Seed, 10)}
+		base := m.scenario
+		sets := slices.Clone(m.sets)
+		if m.base != "" {
+			base = m.base
 		}
-		sc, err := scenarios.Load(m.scenario, sets)
+		if opt.HasSeed {
+			sets = append(sets, "seed="+strconv.FormatInt(opt.Seed, 10))
+		}
+		sc, err := scenarios.Load(base, sets)
 		if err != nil {
 			return rep, err
 		}
@@ -260,7 +324,7 @@ func Run(opt Options) (Report, error) {
 			}
 			iv := stats.MeanCI(xs, rep.CheckLevel)
 			c := Check{
-				Scenario: m.scenario, Model: m.name, Figure: f.name, Formula: f.formula,
+				Scenario: m.scenario, Base: m.base, Sets: m.sets, Model: m.name, Figure: f.name, Formula: f.formula,
 				Analytic: want, Simulated: iv.Mean, Lo: iv.Lo, Hi: iv.Hi,
 			}
 			if f.percentile {
@@ -283,8 +347,10 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// Scenarios returns the names of the bundled scenarios Run validates
-// against closed forms, in the order it reports them.
+// Scenarios returns the names of the cases Run validates against closed
+// forms, in the order it reports them: a bundled scenario's name, or for
+// a bundled scenario validated with overrides (the closed populations) the
+// case's own name. Options.Only takes these names.
 func Scenarios() []string {
 	var names []string
 	for _, m := range models() {

@@ -4,13 +4,13 @@ import "testing"
 
 // TestClosedForms runs every validated model and requires each analytic
 // value to lie inside its Student-t interval over 10 replications, at a
-// family-wise level of 99.9% (Bonferroni over the ~19 checks; percentiles
+// family-wise level of 99.9% (Bonferroni over the 34 checks; percentiles
 // widened by the sketch's relative error). A correct simulator fails by
 // chance with probability below 0.1%; the seeds are fixed, so the outcome
 // is reproducible, and TestDetectsABias shows a 5% bias falls outside.
 func TestClosedForms(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates about 11 million runs")
+		t.Skip("simulates about 12 million runs")
 	}
 	rep, err := Run(Options{Replications: 10, Level: 0.999})
 	if err != nil {
@@ -25,8 +25,8 @@ func TestClosedForms(t *testing.T) {
 			utilisation++
 		}
 	}
-	if utilisation != 5 {
-		t.Errorf("%d worker-utilisation checks, want one per model (5)", utilisation)
+	if utilisation != 7 {
+		t.Errorf("%d worker-utilisation checks, want one per model (7)", utilisation)
 	}
 	for _, c := range rep.Checks {
 		if !c.Pass {
@@ -92,5 +92,35 @@ func TestSeedReplacesScenarioSeeds(t *testing.T) {
 	}
 	if moved == 0 {
 		t.Errorf("no simulated figure moved with another seed: the seed did not reach the simulations")
+	}
+}
+
+// TestClosedPopulationsAgainstMVA: the closed cases run agent-fleet with
+// their overrides (recorded in each check), and a throughput 2% off exact
+// MVA, about what measuring through the population's wind-down cost,
+// falls outside the interval.
+func TestClosedPopulationsAgainstMVA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates")
+	}
+	rep, err := Run(Options{Replications: 10, Level: 0.999, Only: []string{"closed-mm1", "closed-mmc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Checks) != 10 {
+		t.Fatalf("%d checks, want 5 per closed case", len(rep.Checks))
+	}
+	for _, c := range rep.Checks {
+		if c.Base != "agent-fleet" || len(c.Sets) == 0 {
+			t.Errorf("%s %s: base %q, sets %q: a check must say what it ran", c.Model, c.Figure, c.Base, c.Sets)
+		}
+		if !c.Pass {
+			t.Errorf("%s %s: analytic %.6g outside [%.6g, %.6g]", c.Model, c.Figure, c.Analytic, c.Lo, c.Hi)
+		}
+		if c.Figure == "throughput (runs/s)" {
+			if low := c.Analytic * 0.98; low >= c.Lo && low <= c.Hi {
+				t.Errorf("%s: a throughput 2%% low (%.4g) lies inside [%.4g, %.4g]: the check has no power", c.Model, low, c.Lo, c.Hi)
+			}
+		}
 	}
 }
