@@ -18,9 +18,9 @@ import (
 // streams, keys and arithmetic), so a result does not depend on whether the
 // draws were made ahead: only the wall time does, when a core is idle.
 
-// aheadBatchRuns is the number of runs in a batch (128 KiB, of which the
-// plain path touches half): large enough that handing a batch over (and
-// waking the spare core's goroutine) costs little per run.
+// aheadBatchRuns is the number of runs in a batch (128 KiB): large enough
+// that handing a batch over (and waking the spare core's goroutine) costs
+// little per run.
 const aheadBatchRuns = 4096
 
 // aheadBatches is the number of batches in circulation: the producer works
@@ -38,10 +38,7 @@ type aheadDraw struct {
 	raU float64
 }
 
-// aheadBatch holds the draws of aheadBatchRuns runs field by field: the
-// plain path reads only the instants and the latencies, and the pages of
-// the uniforms are then never touched (a first touch of a page is a page
-// fault, expensive on virtual machines).
+// aheadBatch holds the draws of aheadBatchRuns runs.
 type aheadBatch struct {
 	n    int
 	last bool // the arrivals end after these n
@@ -53,11 +50,10 @@ type aheadBatch struct {
 
 // drawAhead is the simulation's end of the draws made ahead.
 type drawAhead struct {
-	full  chan *aheadBatch // filled by the spare core's goroutine, in order
-	free  chan *aheadBatch // read by the simulation, for reuse
-	cur   *aheadBatch
-	i     int  // next entry of cur
-	keepU bool // the uniforms are drawn and kept (the plain path reads none)
+	full chan *aheadBatch // filled by the spare core's goroutine, in order
+	free chan *aheadBatch // read by the simulation, for reuse
+	cur  *aheadBatch
+	i    int // next entry of cur
 }
 
 // drawProducer makes the draws, on the spare core's goroutine (spare.go),
@@ -68,7 +64,6 @@ type drawProducer struct {
 	arrivals *sim.Stream
 	tool     *Tool
 	toolRng  *sim.Stream
-	keepU    bool
 	n        int64         // the next arrival's index
 	prev     time.Duration // the last arrival's instant
 }
@@ -86,14 +81,12 @@ func aheadApplies(cfg *Config) bool {
 
 // newDrawAhead returns both ends of the draws made ahead of cfg's arrivals
 // from src, and of its first step's first-attempt draws, for the
-// replication seeded with seed; without keepU the producer keeps only the
-// instants and latencies.
-func newDrawAhead(cfg *Config, src arrival.Process, seed uint64, keepU bool) (*drawAhead, *drawProducer) {
+// replication seeded with seed.
+func newDrawAhead(cfg *Config, src arrival.Process, seed uint64) (*drawAhead, *drawProducer) {
 	a := &drawAhead{
-		full:  make(chan *aheadBatch, aheadBatches),
-		free:  make(chan *aheadBatch, aheadBatches),
-		cur:   new(aheadBatch), // empty: the first next takes a filled one
-		keepU: keepU,
+		full: make(chan *aheadBatch, aheadBatches),
+		free: make(chan *aheadBatch, aheadBatches),
+		cur:  new(aheadBatch), // empty: the first next takes a filled one
 	}
 	for range aheadBatches - 1 {
 		a.free <- new(aheadBatch)
@@ -105,7 +98,6 @@ func newDrawAhead(cfg *Config, src arrival.Process, seed uint64, keepU bool) (*d
 		arrivals: sim.NewStream(seed, "arrivals"),
 		tool:     tool,
 		toolRng:  sim.NewStream(seed, "tool:"+tool.Name),
-		keepU:    keepU,
 	}
 	return a, p
 }
@@ -131,13 +123,11 @@ func (p *drawProducer) fill(b *aheadBatch) (last bool) {
 		i := b.n
 		b.at[i] = at
 		p.toolRng.Key(uint64(p.n), 0, 1)
-		u := rnd.Float64()
+		b.u[i] = rnd.Float64()
 		b.lat[i] = seconds(tool.Latency.Sample(rnd))
-		if p.keepU {
-			b.u[i], b.raU[i] = u, 0
-			if tool.RetryAfter != nil {
-				b.raU[i] = rnd.Float64()
-			}
+		b.raU[i] = 0
+		if tool.RetryAfter != nil {
+			b.raU[i] = rnd.Float64()
 		}
 		b.n++
 		p.n++
@@ -161,8 +151,5 @@ func (a *drawAhead) next() (aheadDraw, bool) {
 	}
 	b, i := a.cur, a.i
 	a.i++
-	if !a.keepU {
-		return aheadDraw{at: b.at[i], lat: b.lat[i]}, true
-	}
 	return aheadDraw{at: b.at[i], lat: b.lat[i], u: b.u[i], raU: b.raU[i]}, true
 }

@@ -35,9 +35,8 @@ func benchScenarioOpt(b *testing.B, opt system.Options, name string, sets ...str
 func BenchmarkMMc(b *testing.B) { benchScenario(b, "mmc", "runs=1000000", "warmup=10000") }
 
 // BenchmarkMMcSpareCore is BenchmarkMMc with the arrivals and first draws
-// made ahead, and the completed runs' figures applied, on goroutines of
-// their own (Options.SpareCore), as a single replication
-// runs when a core is spare.
+// made ahead on a goroutine of their own (Options.SpareCore), as a single
+// replication runs when a core is spare.
 func BenchmarkMMcSpareCore(b *testing.B) {
 	benchScenarioOpt(b, system.Options{SpareCore: true}, "mmc", "runs=1000000", "warmup=10000")
 }
@@ -66,20 +65,3 @@ func BenchmarkRetryStorm(b *testing.B) { benchScenario(b, "retry-storm") }
 // BenchmarkAgentFleet is a closed population (agents thinking between runs)
 // over a two-step plan with retries.
 func BenchmarkAgentFleet(b *testing.B) { benchScenario(b, "agent-fleet") }
-
-// BenchmarkMMcGeneral is BenchmarkMMc on the general path (the handlers
-// every scenario with errors, deadlines, retries, cost or tool capacity
-// takes), for comparison with the plain path's.
-func BenchmarkMMcGeneral(b *testing.B) {
-	sc, err := scenarios.Load("mmc", []string{"runs=1000000", "warmup=10000"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	var events float64
-	for b.Loop() {
-		events += float64(system.NewGeneral(sc.Config, system.Options{}).Run().Events)
-	}
-	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(b.Elapsed().Seconds()*1e9/events, "ns/event")
-}

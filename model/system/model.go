@@ -40,24 +40,18 @@ type Options struct {
 	// SpareCore says a core would otherwise sit idle during this
 	// simulation, and lets it run a goroutine of its own there (spareCore)
 	// that, for an open workload, makes the arrival instants and each
-	// run's first draws ahead of the simulation (drawAhead) and, on the
-	// plain path with one step, applies the completed runs' figures from a
-	// log (endLog). The result is the same, bit for bit; only the wall
-	// time is shorter. Replicate and ReplicateEach set it when they run
-	// fewer replications than they have workers.
+	// run's first draws ahead of the simulation (drawAhead). The result is
+	// the same, bit for bit; only the wall time is shorter. Replicate and
+	// ReplicateEach set it when they run fewer replications than they have
+	// workers.
 	SpareCore bool
-
-	// general, in tests, keeps a plain scenario on the general path.
-	general bool
-	// endLogSwitchAt, in tests, makes the end log stop after this many
-	// records as if its applier had fallen behind (0: never).
-	endLogSwitchAt int64
 }
 
 // run is the state of one run; runs live in a table and are reused.
 type run struct {
-	// The fields the plain path (plain.go) reads come first and fill one
-	// cache line: id, arrived, dialed, step, measured, hasAhead, ahead.
+	// The fields every run's arrival, call and end read come first and
+	// fill one cache line: id, arrived, dialed, step, measured, hasAhead,
+	// ahead.
 	id       int64
 	arrived  time.Duration
 	dialed   time.Duration
@@ -143,15 +137,8 @@ type Model struct {
 
 	arrivals *sim.Stream
 	src      arrival.Process
-	ahead    *drawAhead  // nil unless Options.SpareCore applies
-	spare    *spareCore  // the goroutine on the spare core, or nil
-	plain    bool        // the plain path (plain.go) runs this simulation
-	oneStep  bool        // and the plan has one step: no stage table needed
-	pe       plainEvents // the plain path's future-event list
-	// endFigures holds, on the plain path with one step, what a completed
-	// run updates; endLog, when set, feeds them from another goroutine.
-	endFigures *endFigures
-	endLog     *endLog
+	ahead    *drawAhead // nil unless Options.SpareCore applies
+	spare    *spareCore // the goroutine on the spare core, or nil
 	// nextDraw holds the draws of the arrival scheduled next, made ahead.
 	nextDraw aheadDraw
 	toolRng  []*sim.Stream
@@ -419,14 +406,6 @@ func (m *Model) Run() *Result {
 			m.think(int64(-1 - u))
 		}
 	default:
-		m.plain = !m.opt.general && plainApplies(cfg, m.opt)
-		m.oneStep = m.plain && len(cfg.Steps) == 1
-		if m.oneStep {
-			m.endFigures = &endFigures{
-				wait: m.res.Wait, call: m.res.StepLatency[0], latency: m.res.Latency,
-				sojournSum: m.sojournSum, tail: m.tail,
-			}
-		}
 		if m.opt.SpareCore {
 			m.startSpare()
 		}
@@ -442,15 +421,7 @@ func (m *Model) Run() *Result {
 	}
 	wallStart := time.Now()
 	var stop string
-	if m.plain {
-		stop = m.runPlain(wallStart)
-		m.stopEndLog()
-		if f := m.endFigures; f != nil {
-			m.sojournSum, m.tail = f.sojournSum, f.tail
-			m.endFigures = nil
-		}
-	}
-	for !m.plain && !m.closedDone {
+	for !m.closedDone {
 		ev, ok := m.s.Next()
 		if !ok {
 			break
@@ -486,11 +457,7 @@ func (m *Model) Run() *Result {
 		}
 	}
 	m.stopSpare()
-	end, events := m.s.Now(), m.s.Processed()
-	if m.plain {
-		end, events = m.pe.now, m.pe.processed
-	}
-	r := m.finish(stop, end, events)
+	r := m.finish(stop, m.s.Now(), m.s.Processed())
 	// The run and request tables are done with: later simulations in the
 	// process reuse their chunks (see recycle.go).
 	m.runs.release()
@@ -588,11 +555,7 @@ func (m *Model) scheduleArrival() {
 		}
 		m.nextDraw = d
 		m.nextAt = d.at
-		if m.plain {
-			m.pe.scheduleArrival(d.at)
-		} else {
-			m.s.Source(d.at, evArrival, 0, 0)
-		}
+		m.s.Source(d.at, evArrival, 0, 0)
 		return
 	}
 	cfg := m.cfg
@@ -605,10 +568,6 @@ func (m *Model) scheduleArrival() {
 	}
 	m.nextAt = at
 	// Open arrivals come one at a time, in order: the engine's source lane.
-	if m.plain {
-		m.pe.scheduleArrival(at)
-		return
-	}
 	m.s.Source(at, evArrival, 0, 0)
 }
 
