@@ -52,33 +52,55 @@ func (e *env) merge(args []string) error {
 		sort.Strings(found)
 		files = append(files, found...)
 	}
-	var recs []*sweep.Record
+	// The files are read point by point, all at once: memory holds about
+	// one point of the sweep, whatever its size.
+	var shards []*sweep.ShardReader
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
-		rec, err := sweep.ReadRecord(name, f)
-		f.Close()
+		defer f.Close()
+		s, err := sweep.NewShardReader(name, f)
 		if err != nil {
 			return err
 		}
 		if *scenario != "" {
-			rec.Spec.Scenario = *scenario
+			s.Header.Spec.Scenario = *scenario
 		}
-		recs = append(recs, rec)
+		shards = append(shards, s)
 	}
-	rec, err := sweep.Merge(recs)
-	if err != nil {
-		return err
+	err = e.mergeShards(shards, *outDir, *format)
+	var spec string
+	if len(shards) > 0 {
+		spec = shards[0].Header.Spec.Scenario
 	}
-	err = e.finishSweep(rec, *outDir, *format)
 	switch {
 	case err == nil:
 	case *scenario == "" && errors.Is(err, scenarios.ErrNotFound):
-		return fmt.Errorf("%w; the shards name the scenario %q as the sweep was given it, relative to where it ran: run merge there, or give --scenario PATH", err, rec.Spec.Scenario)
+		return fmt.Errorf("%w; the shards name the scenario %q as the sweep was given it, relative to where it ran: run merge there, or give --scenario PATH", err, spec)
 	case *scenario != "" && errors.Is(err, sweep.ErrScenarioChanged):
 		return fmt.Errorf("%w: --scenario %s is not the scenario the sweep ran", err, *scenario)
 	}
 	return err
+}
+
+// mergeShards merges shard files point by point into summaries, and
+// writes and prints them as sweep does once every file has checked out.
+func (e *env) mergeShards(shards []*sweep.ShardReader, dir, format string) error {
+	var sum *sweep.Summarizer
+	rec, err := sweep.MergeShards(shards, func(whole *sweep.Record) (func(*sweep.RawPoint) error, error) {
+		var err error
+		if sum, err = sweep.NewSummarizer(whole.Spec); err != nil {
+			return nil, err
+		}
+		if err := sum.CheckScenario(whole.ScenarioSHA256); err != nil {
+			return nil, err
+		}
+		return func(rp *sweep.RawPoint) error { return sum.Add(rp, false) }, nil
+	})
+	if err != nil {
+		return err
+	}
+	return e.printSweep(rec, sum.Summaries(false), dir, format)
 }

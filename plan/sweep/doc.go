@@ -35,6 +35,9 @@
 //   - sweep.csv: CSVHeader, one line per point.
 //   - sweep.json: a JSON array of PointSummary: {"point": {key: value, …},
 //     "warmup": {runs, source, note}, "summary": system.Summary}.
-//   - shard-i-of-n.json (ShardFile): a Record as one JSON document, format
-//     Format.
+//   - shard-i-of-n.json (ShardFile): a Record as JSON lines, format
+//     Format: a header, one line per point, each with its CRC-32C, and a
+//     trailer with the SHA-256 of the file (Record.WriteTo). ReadRecord
+//     and ShardReader refuse any damage; MergeShards merges files point by
+//     point.
 package sweep

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,9 +12,6 @@ import (
 
 	"github.com/budgetsim/budgetsim/model/system"
 )
-
-// Format names the version of the record (shard file) format.
-const Format = "budgetsim-sweep-record/1"
 
 // Record is the raw, mergeable outcome of a sweep or of one shard of it:
 // per point, the warm-up used and every replication's serialised result
@@ -61,35 +59,6 @@ type RawPoint struct {
 // ShardFile returns the file name of shard i of n: "shard-i-of-n.json".
 func ShardFile(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.json", i, n) }
 
-// WriteTo writes the record as one JSON document (compact: results are
-// large) followed by a newline.
-func (r *Record) WriteTo(w io.Writer) (int64, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return 0, err
-	}
-	b = append(b, '\n')
-	n, err := w.Write(b)
-	return int64(n), err
-}
-
-// ReadRecord reads a record written by WriteTo. name labels errors.
-func ReadRecord(name string, r io.Reader) (*Record, error) {
-	var rec Record
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		return nil, fmt.Errorf("%s: not a sweep record: %v", name, err)
-	}
-	if rec.Format != Format {
-		return nil, fmt.Errorf("%s: format %q, this build reads %q", name, rec.Format, Format)
-	}
-	if err := rec.Spec.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: spec: %v", name, err)
-	}
-	return &rec, nil
-}
-
 // sameSweep reports whether a and b are slices of the same sweep.
 func sameSweep(a, b *Record) bool {
 	sa, sb := a.Spec, b.Spec
@@ -103,62 +72,161 @@ func sameSweep(a, b *Record) bool {
 // into the record of the whole sweep, as Run with one shard would have
 // returned it. It refuses records of different sweeps (spec or scenario
 // text), a missing, repeated or partial shard, and points whose shards
-// disagree on the warm-up; every error names the shard or point.
+// disagree on the warm-up; every error names the shard or point. It holds
+// every record in memory: MergeShards merges shard files point by point.
 func Merge(recs []*Record) (*Record, error) {
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("merge: no shard records")
+	heads := make([]*Record, len(recs))
+	for i, r := range recs {
+		heads[i] = r
 	}
-	first := recs[0]
-	n := first.Spec.Shards
-	byShard := make([]*Record, n)
-	for _, r := range recs {
-		if !sameSweep(first, r) {
-			return nil, fmt.Errorf("merge: shard %d of %d is from a different sweep than shard %d (spec or scenario text differ)", r.Spec.Shard, r.Spec.Shards, first.Spec.Shard)
-		}
-		if byShard[r.Spec.Shard] != nil {
-			return nil, fmt.Errorf("merge: shard %d of %d given twice", r.Spec.Shard, n)
-		}
-		if r.Partial {
-			return nil, fmt.Errorf("merge: shard %d of %d is partial (interrupted); rerun it", r.Spec.Shard, n)
-		}
-		byShard[r.Spec.Shard] = r
+	out, byShard, err := mergeHeaders(heads)
+	if err != nil {
+		return nil, err
 	}
-	var missing []string
-	for i, r := range byShard {
-		if r == nil {
-			missing = append(missing, fmt.Sprint(i))
+	pieces := map[int][]*RawPoint{}
+	for _, i := range byShard {
+		for _, p := range recs[i].Points {
+			pieces[p.Index] = append(pieces[p.Index], p)
 		}
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("merge: missing shard(s) %s of %d (files %s)", strings.Join(missing, ", "), n, ShardFile(0, n)+" … "+ShardFile(n-1, n))
-	}
-	out := &Record{Format: Format, Spec: first.Spec, ScenarioSHA256: first.ScenarioSHA256}
-	out.Spec.Shard, out.Spec.Shards = 0, 1
-	points := map[int]*RawPoint{}
-	for _, r := range byShard {
-		for _, p := range r.Points {
-			q, ok := points[p.Index]
-			if !ok {
-				c := *p
-				c.Results = slices.Clone(p.Results)
-				points[p.Index] = &c
-				continue
-			}
-			if q.Warmup != p.Warmup || q.Planned != p.Planned || q.Note != p.Note {
-				return nil, fmt.Errorf("merge: shards disagree on point %d (warm-up %+v vs %+v, planned %d vs %d): were they built from different versions?", p.Index, q.Warmup, p.Warmup, q.Planned, p.Planned)
-			}
-			q.Results = append(q.Results, p.Results...)
+	for i := range len(out.Spec.Points()) {
+		p, err := mergePoint(&out.Spec, i, pieces[i])
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
 		}
-	}
-	for _, p := range points {
-		sort.Slice(p.Results, func(i, j int) bool { return p.Results[i].Replication < p.Results[j].Replication })
 		out.Points = append(out.Points, p)
 	}
-	sort.Slice(out.Points, func(i, j int) bool { return out.Points[i].Index < out.Points[j].Index })
 	if err := out.checkComplete(); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return out, nil
+}
+
+// MergeShards merges the shard files of one sweep, read by shards (in any
+// order), point by point. Once the headers check out (as Merge checks its
+// records), start receives the whole sweep's record without points and
+// returns add, which then receives each point in grid order with all its
+// replications; memory holds about one point (one line of each file
+// ahead). Any damaged file is refused (see ShardReader); a file's checksum
+// is checked at its end, so a caller must not publish anything add
+// produced before MergeShards returns nil. It returns the merged record
+// without its points.
+func MergeShards(shards []*ShardReader, start func(whole *Record) (add func(rp *RawPoint) error, err error)) (*Record, error) {
+	heads := make([]*Record, len(shards))
+	for i, s := range shards {
+		heads[i] = s.Header
+	}
+	out, byShard, err := mergeHeaders(heads)
+	if err != nil {
+		return nil, err
+	}
+	add, err := start(out)
+	if err != nil {
+		return nil, err
+	}
+	ahead := make([]*RawPoint, len(byShard))
+	next := func(k int) error {
+		p, err := shards[byShard[k]].Next()
+		if errors.Is(err, io.EOF) {
+			p, err = nil, nil
+		}
+		ahead[k] = p
+		return err
+	}
+	for k := range byShard {
+		if err := next(k); err != nil {
+			return nil, err
+		}
+	}
+	for i := range len(out.Spec.Points()) {
+		var pieces []*RawPoint
+		for k, p := range ahead {
+			if p != nil && p.Index == i {
+				pieces = append(pieces, p)
+				if err := next(k); err != nil {
+					return nil, err
+				}
+			}
+		}
+		p, err := mergePoint(&out.Spec, i, pieces)
+		if err == nil && len(p.Results) != p.Planned {
+			err = fmt.Errorf("point %d has %d replications, want %d", p.Index, len(p.Results), p.Planned)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if err := add(p); err != nil {
+			return nil, err
+		}
+	}
+	for k, p := range ahead {
+		if p != nil { // a reader checks that indexes are in the grid
+			return nil, fmt.Errorf("merge: shard %d: point %d after the grid's last", byShard[k], p.Index)
+		}
+	}
+	return out, nil
+}
+
+// mergeHeaders checks that heads are the records of every shard of one
+// sweep, each once and none partial, and returns the whole sweep's record
+// without points and, for each shard in order, its position in heads.
+func mergeHeaders(heads []*Record) (*Record, []int, error) {
+	if len(heads) == 0 {
+		return nil, nil, fmt.Errorf("merge: no shard records")
+	}
+	first := heads[0]
+	n := first.Spec.Shards
+	byShard := make([]int, n)
+	for i := range byShard {
+		byShard[i] = -1
+	}
+	for i, r := range heads {
+		if !sameSweep(first, r) {
+			return nil, nil, fmt.Errorf("merge: shard %d of %d is from a different sweep than shard %d (spec or scenario text differ)", r.Spec.Shard, r.Spec.Shards, first.Spec.Shard)
+		}
+		if byShard[r.Spec.Shard] >= 0 {
+			return nil, nil, fmt.Errorf("merge: shard %d of %d given twice", r.Spec.Shard, n)
+		}
+		if r.Partial {
+			return nil, nil, fmt.Errorf("merge: shard %d of %d is partial (interrupted); rerun it", r.Spec.Shard, n)
+		}
+		byShard[r.Spec.Shard] = i
+	}
+	var missing []string
+	for i, k := range byShard {
+		if k < 0 {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, fmt.Errorf("merge: missing shard(s) %s of %d (files %s)", strings.Join(missing, ", "), n, ShardFile(0, n)+" … "+ShardFile(n-1, n))
+	}
+	out := &Record{Format: Format, Spec: first.Spec, ScenarioSHA256: first.ScenarioSHA256}
+	out.Spec.Shard, out.Spec.Shards = 0, 1
+	return out, byShard, nil
+}
+
+// mergePoint joins the shards' pieces of point i into one point whose
+// results are in replication order and must be 0 … Planned-1.
+func mergePoint(spec *Spec, i int, pieces []*RawPoint) (*RawPoint, error) {
+	if len(pieces) == 0 {
+		return nil, fmt.Errorf("point %d (%s) has no results", i, Grid(spec.Axes)[i].Label(spec.Axes))
+	}
+	q := *pieces[0]
+	q.Results = slices.Clone(q.Results)
+	for _, p := range pieces[1:] {
+		if q.Warmup != p.Warmup || q.Planned != p.Planned || q.Note != p.Note {
+			return nil, fmt.Errorf("shards disagree on point %d (warm-up %+v vs %+v, planned %d vs %d): were they built from different versions?", p.Index, q.Warmup, p.Warmup, q.Planned, p.Planned)
+		}
+		q.Results = append(q.Results, p.Results...)
+	}
+	sort.Slice(q.Results, func(i, j int) bool { return q.Results[i].Replication < q.Results[j].Replication })
+	for k, rep := range q.Results {
+		if rep.Replication != k {
+			return nil, fmt.Errorf("point %d: replication %d missing or repeated", q.Index, k)
+		}
+	}
+	return &q, nil
 }
 
 // checkComplete verifies that a whole-sweep record has every point and,

@@ -81,8 +81,8 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.hash != rec.ScenarioSHA256 {
-		return nil, fmt.Errorf("scenario %s: %w (SHA-256 %s, recorded %s)", rec.Spec.Scenario, ErrScenarioChanged, s.hash[:12], rec.ScenarioSHA256[:min(12, len(rec.ScenarioSHA256))])
+	if err := s.CheckScenario(rec.ScenarioSHA256); err != nil {
+		return nil, err
 	}
 	for _, rp := range rec.Points {
 		if err := s.Add(rp, rec.Partial); err != nil {
@@ -127,6 +127,16 @@ func NewSummarizer(spec Spec) (*Summarizer, error) {
 		return nil, err
 	}
 	return &Summarizer{spec: spec, base: base, grid: spec.Points(), hash: sourceHash(base.Source), sums: map[int]PointSummary{}, open: map[int]*openPoint{}}, nil
+}
+
+// CheckScenario returns an error wrapping ErrScenarioChanged unless the
+// scenario's text as loaded now has SHA-256 recorded (hex), the hash a
+// record holds.
+func (s *Summarizer) CheckScenario(recorded string) error {
+	if s.hash != recorded {
+		return fmt.Errorf("scenario %s: %w (SHA-256 %s, recorded %s)", s.spec.Scenario, ErrScenarioChanged, s.hash[:12], recorded[:min(12, len(recorded))])
+	}
+	return nil
 }
 
 // point returns rp's pooling state, starting it on first use: the

@@ -1,0 +1,352 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"strconv"
+)
+
+// Format names the version of the record (shard file) format.
+const Format = "budgetsim-sweep-record/2"
+
+// MaxShardLineBytes bounds one line of a shard file: its header, or one
+// point's results in that shard (about 40 KB per replication), 512 MiB.
+// A reader holds one line per shard file it reads, plus the line decoded;
+// a point with more results than fit (more than about 12 000 replications
+// of 20 000 runs in one shard) needs more shards, which split a point's
+// replications between them (except under the stop rule).
+const MaxShardLineBytes = 512 << 20
+
+// The shard file format. Every line ends in "\n":
+//
+//	{"format":…,"spec":…,"scenario_sha256":…,"partial":…,"crc32c":"…"}
+//	{"index":0,"key":"workers=5","warmup":…,"planned":…,"results":[…],"crc32c":"…"}
+//	… one line per point, by increasing index …
+//	{"end":N,"sha256":"…"}
+//
+// Each header and point line is sealed: its "crc32c" member is the CRC-32C
+// (Castagnoli) of the line's exact bytes without that member (the JSON
+// object closed right after the member before it), so a damaged line is
+// refused before it is decoded; a CRC detects every error of an odd number
+// of bits, and every burst of up to 32 bits, at memory speed. A point line
+// names its index and its key (the point's label), which must agree with
+// the grid of the header's spec: results cannot move to another point
+// unnoticed. The last line counts the points (N) and holds the SHA-256 of
+// every byte before it, so any other damage, and a dropped, repeated or
+// reordered line, is refused; nothing may follow it.
+
+// sealSuffix is what comes before a line's hex checksum.
+const sealSuffix = `,"crc32c":"`
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// seal appends the "crc32c" member to the JSON object b.
+func seal(b []byte) []byte {
+	sum := crc32.Checksum(b, castagnoli)
+	out := make([]byte, 0, len(b)+len(sealSuffix)+8+2)
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, sealSuffix...)
+	out = hex.AppendEncode(out, binary.BigEndian.AppendUint32(nil, sum))
+	return append(out, '"', '}')
+}
+
+// unseal checks a sealed JSON object (without its newline) and returns
+// the object without its "crc32c" member, in a new slice.
+func unseal(line []byte) ([]byte, error) {
+	n := len(line) - 2 - 8 - len(sealSuffix)
+	if n < 1 || !bytes.HasSuffix(line, []byte(`"}`)) || !bytes.Equal(line[n:n+len(sealSuffix)], []byte(sealSuffix)) {
+		return nil, errors.New(`does not end in its "crc32c" checksum`)
+	}
+	got := line[n+len(sealSuffix) : len(line)-2]
+	sum := crc32.Update(crc32.Checksum(line[:n], castagnoli), castagnoli, []byte{'}'})
+	if want := hex.EncodeToString(binary.BigEndian.AppendUint32(nil, sum)); string(got) != want {
+		return nil, fmt.Errorf("checksum mismatch (the line says %s, its bytes give %s): the file is damaged", got, want)
+	}
+	return append(line[:n:n], '}'), nil
+}
+
+// headerLine is a shard file's first line.
+type headerLine struct {
+	Format         string `json:"format"`
+	Spec           Spec   `json:"spec"`
+	ScenarioSHA256 string `json:"scenario_sha256"`
+	Partial        bool   `json:"partial"`
+}
+
+// pointLine is one point of a shard file.
+type pointLine struct {
+	Index   int       `json:"index"`
+	Key     string    `json:"key"`
+	Warmup  Warmup    `json:"warmup"`
+	Planned int       `json:"planned"`
+	Note    string    `json:"note,omitempty"`
+	Results []Replica `json:"results"`
+}
+
+// trailer returns a shard file's last line.
+func trailer(points int, sum []byte) []byte {
+	return []byte(`{"end":` + strconv.Itoa(points) + `,"sha256":"` + hex.EncodeToString(sum) + "\"}\n")
+}
+
+// WriteTo writes the record as a shard file (see the format above):
+// compact JSON, one sealed line per point, and a trailer.
+func (r *Record) WriteTo(w io.Writer) (int64, error) {
+	h := sha256.New()
+	var n int64
+	write := func(b []byte) error {
+		h.Write(b)
+		k, err := w.Write(b)
+		n += int64(k)
+		return err
+	}
+	line := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b = append(seal(b), '\n')
+		if len(b)-1 > MaxShardLineBytes {
+			return fmt.Errorf("a line of %d bytes is more than a shard file holds (%d): use more shards", len(b)-1, MaxShardLineBytes)
+		}
+		return write(b)
+	}
+	if err := line(headerLine{r.Format, r.Spec, r.ScenarioSHA256, r.Partial}); err != nil {
+		return n, err
+	}
+	grid := r.Spec.Points()
+	for _, p := range r.Points {
+		if p.Index < 0 || p.Index >= len(grid) {
+			return n, fmt.Errorf("point %d: outside the grid of %d points", p.Index, len(grid))
+		}
+		if err := line(pointLine{p.Index, grid[p.Index].Label(r.Spec.Axes), p.Warmup, p.Planned, p.Note, p.Results}); err != nil {
+			return n, err
+		}
+	}
+	k, err := w.Write(trailer(len(r.Points), h.Sum(nil)))
+	return n + int64(k), err
+}
+
+// ShardReader reads a shard file point by point, checking each line as it
+// comes: memory holds one line (at most MaxShardLineBytes) and the point
+// decoded from it.
+type ShardReader struct {
+	// Header is the shard's record without its points.
+	Header *Record
+
+	name string
+	r    *bufio.Reader
+	h    hash.Hash
+	line int
+	n    int // points read
+	prev int // index of the last point read, -1 before the first
+	grid []Point
+	max  int
+	err  error // sticky: the first error, or io.EOF once verified
+}
+
+// NewShardReader reads and checks the header of the shard file r; name
+// labels errors.
+func NewShardReader(name string, r io.Reader) (*ShardReader, error) {
+	return newShardReader(name, r, MaxShardLineBytes)
+}
+
+func newShardReader(name string, r io.Reader, maxLine int) (*ShardReader, error) {
+	s := &ShardReader{name: name, r: bufio.NewReaderSize(r, 64<<10), h: sha256.New(), prev: -1, max: maxLine}
+	b, err := s.readLine()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(b, []byte(`{"format":"`+Format+`"`)) {
+		if f, ok := bytes.CutPrefix(b, []byte(`{"format":"`)); ok {
+			if i := bytes.IndexByte(f, '"'); i >= 0 && i < 100 {
+				return nil, fmt.Errorf("%s: format %q, this build reads %q: rerun the shards with this build", name, f[:i], Format)
+			}
+		}
+		return nil, s.errorf("not a sweep shard file (%s)", Format)
+	}
+	body, err := unseal(b)
+	if err != nil {
+		return nil, s.errorf("header %v", err)
+	}
+	s.h.Write(b)
+	s.h.Write([]byte{'\n'})
+	var hd headerLine
+	if err := strictUnmarshal(body, &hd); err != nil {
+		return nil, s.errorf("header: %v", err)
+	}
+	if err := hd.Spec.Validate(); err != nil {
+		return nil, s.errorf("spec: %v", err)
+	}
+	s.Header = &Record{Format: hd.Format, Spec: hd.Spec, ScenarioSHA256: hd.ScenarioSHA256, Partial: hd.Partial}
+	s.grid = hd.Spec.Points()
+	return s, nil
+}
+
+func (s *ShardReader) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s:%d: "+format, append([]any{s.name, s.line}, args...)...)
+}
+
+// strictUnmarshal decodes one JSON value that must fill v exactly.
+func strictUnmarshal(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("more than one JSON value")
+	}
+	return nil
+}
+
+// readLine returns the next line, without its "\n". A line longer than s.max, or one the file ends in the
+// middle of, is an error.
+func (s *ShardReader) readLine() ([]byte, error) {
+	s.line++
+	var b []byte
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if len(b)+len(chunk) > s.max+1 {
+			return nil, s.errorf("line longer than %d bytes (the limit of a shard file's line, MaxShardLineBytes): use more shards", s.max)
+		}
+		if err == nil {
+			if b == nil {
+				b = chunk // valid until the next read: used before it
+			} else {
+				b = append(b, chunk...)
+			}
+			return b[:len(b)-1], nil
+		}
+		if b == nil {
+			b = make([]byte, 0, 4*len(chunk))
+		}
+		b = append(b, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(b) == 0:
+			return nil, s.errorf("the file ends without its last line (%q): it was cut short", `{"end":…}`)
+		case errors.Is(err, io.EOF):
+			return nil, s.errorf("the file ends in the middle of a line: it was cut short")
+		default:
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+}
+
+// Next returns the next point, or io.EOF after the last one once the
+// trailer is checked (the count, the checksum of the file, and nothing
+// after it). Points come by increasing Index; each is checked against the
+// header's spec: its key, that this shard runs its replications, and that
+// they increase.
+func (s *ShardReader) Next() (*RawPoint, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	rp, err := s.next()
+	if err != nil {
+		s.err = err
+	}
+	return rp, err
+}
+
+func (s *ShardReader) next() (*RawPoint, error) {
+	sum := s.h.Sum(nil) // of every line before this one
+	b, err := s.readLine()
+	if err != nil {
+		return nil, err
+	}
+	if bytes.HasPrefix(b, []byte(`{"end":`)) {
+		if want := trailer(s.n, sum); !bytes.Equal(append(b, '\n'), want) {
+			return nil, s.errorf("the file's checksum or point count (%.60s…) does not match its %d points: the file is damaged", b, s.n)
+		}
+		if _, err := s.r.ReadByte(); err != io.EOF {
+			if err == nil {
+				return nil, s.errorf("bytes after the last line: the file is damaged or two files were joined")
+			}
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		return nil, io.EOF
+	}
+	body, err := unseal(b)
+	if err != nil {
+		return nil, s.errorf("%v", err)
+	}
+	s.h.Write(b)
+	s.h.Write([]byte{'\n'})
+	var pl pointLine
+	if err := strictUnmarshal(body, &pl); err != nil {
+		return nil, s.errorf("point: %v", err)
+	}
+	if err := s.check(&pl); err != nil {
+		return nil, s.errorf("point %d: %v", pl.Index, err)
+	}
+	s.n++
+	s.prev = pl.Index
+	if pl.Results == nil {
+		pl.Results = []Replica{}
+	}
+	return &RawPoint{Index: pl.Index, Warmup: pl.Warmup, Planned: pl.Planned, Note: pl.Note, Results: pl.Results}, nil
+}
+
+// check verifies that point p belongs where the line puts it.
+func (s *ShardReader) check(p *pointLine) error {
+	spec := &s.Header.Spec
+	if p.Index <= s.prev || p.Index >= len(s.grid) {
+		return fmt.Errorf("index out of order or outside the grid of %d points (the previous point is %d)", len(s.grid), s.prev)
+	}
+	if want := s.grid[p.Index].Label(spec.Axes); p.Key != want {
+		return fmt.Errorf("key %q, but point %d of the grid is %q", p.Key, p.Index, want)
+	}
+	limit := spec.Replications
+	if spec.RelError > 0 {
+		limit = spec.MaxReplications
+		if p.Index%spec.Shards != spec.Shard {
+			return fmt.Errorf("belongs to shard %d of %d, not %d", p.Index%spec.Shards, spec.Shards, spec.Shard)
+		}
+	}
+	if p.Planned < 0 || p.Planned > limit || spec.RelError == 0 && p.Planned != spec.Replications {
+		return fmt.Errorf("planned %d replications, outside what the spec allows", p.Planned)
+	}
+	prev := -1
+	for _, r := range p.Results {
+		switch {
+		case r.Replication <= prev || r.Replication >= limit:
+			return fmt.Errorf("replication %d out of order or outside [0, %d)", r.Replication, limit)
+		case spec.RelError == 0 && spec.owner(unit{p.Index, r.Replication}) != spec.Shard:
+			return fmt.Errorf("replication %d belongs to shard %d of %d, not %d", r.Replication, spec.owner(unit{p.Index, r.Replication}), spec.Shards, spec.Shard)
+		}
+		prev = r.Replication
+	}
+	return nil
+}
+
+// ReadRecord reads a whole shard file written by WriteTo; name labels
+// errors. Memory holds every point of the file: MergeShards merges files
+// point by point instead.
+func ReadRecord(name string, r io.Reader) (*Record, error) {
+	s, err := NewShardReader(name, r)
+	if err != nil {
+		return nil, err
+	}
+	rec := s.Header
+	for {
+		p, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return rec, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec.Points = append(rec.Points, p)
+	}
+}
