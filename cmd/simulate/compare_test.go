@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/plan/compare"
 )
 
 // TestCompareOutFiles: compare --out writes its per-variant CSVs as the
@@ -70,44 +68,6 @@ func TestCompareWarnings(t *testing.T) {
 	out := mustRun(t, "compare", "mm1", "--runs", "20000", "--vary", "arrivals.rate=0.5/s,2/s")
 	if !strings.Contains(out, "\nWarnings:\n  1. utilisation 2 ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists (arrivals.rate=2/s)\n") {
 		t.Errorf("compare of a stable and an unstable M/M/1 does not warn about the unstable one alone:\n%s", out)
-	}
-}
-
-// TestVariantWarningsList: a warning every variant shares says "all
-// variants"; one shared by 11 of 12 names the first 10 and counts the
-// rest; past 20 distinct warnings the list says how many it left out.
-func TestVariantWarningsList(t *testing.T) {
-	var labels []string
-	var out []variantSummary
-	for i := range 12 {
-		labels = append(labels, fmt.Sprintf("v%d", i))
-		var s variantSummary
-		s.Warnings = []string{"shared"}
-		if i > 0 {
-			s.Warnings = append(s.Warnings, "most")
-		}
-		out = append(out, s)
-	}
-	for i := range 25 {
-		out[0].Warnings = append(out[0].Warnings, fmt.Sprintf("only v0, #%d", i))
-	}
-	var b strings.Builder
-	writeVariantWarnings(&b, labels, out)
-	got := b.String()
-	for _, want := range []string{
-		"\nWarnings:\n  1. shared (all variants)\n",
-		"  2. only v0, #0 (v0)\n",
-		"  20. only v0, #18 (v0)\n  … and 7 more distinct warnings (--format json has each of the variants' own)\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("warnings lack %q:\n%s", want, got)
-		}
-	}
-	out[0].Warnings = []string{"shared"}
-	b.Reset()
-	writeVariantWarnings(&b, labels, out)
-	if want := "  2. most (v1; v2; v3; v4; v5; v6; v7; v8; v9; v10; and 1 more)\n"; !strings.Contains(b.String(), want) {
-		t.Errorf("warnings lack %q:\n%s", want, b.String())
 	}
 }
 
@@ -183,48 +143,6 @@ func TestCompareShowsIntervals(t *testing.T) {
 	}
 }
 
-// TestPairedDiff: by hand, per-replication p99s of 4, 6, 5 against a
-// baseline of 5, 6, 4 differ by −1, 0, +1. The p99's interval is centred
-// on the pooled p99s' difference, here 0.5, with S² = (1.5² + 0.5² +
-// 0.5²)/2 = 1.375: a 95 % half-width of t₂·S/√3 = 4.302653·1.172604/1.732051
-// = 2.912910. The means' is the plain paired interval (mean 0, half-width
-// t₂/√3 = 2.484138). A replication in which either side completed nothing
-// is left out of the latency differences only; too few replications give
-// no figure (nil, never a NaN the JSON encoder refuses).
-func TestPairedDiff(t *testing.T) {
-	fig := func(success, p99 float64, completed uint64) system.ReplicationFigure {
-		return system.ReplicationFigure{SuccessRate: success, LatencyMean: p99 / 2, LatencyP99: p99, Completed: completed}
-	}
-	base := []system.ReplicationFigure{fig(1, 5, 10), fig(1, 6, 10), fig(1, 4, 10), fig(0, 0, 0)}
-	b := []system.ReplicationFigure{fig(1, 4, 10), fig(1, 6, 10), fig(1, 5, 10), fig(0.5, 3, 5)}
-	d := pairedDiff("base", base, b, 5, 5.5, 0.95)
-	if d.Replications != 4 || d.LatencyP99 == nil || d.LatencyP99.N != 3 || d.SuccessRate.N != 4 {
-		t.Fatalf("%+v: want 4 replications, p99 over 3, success over 4", d)
-	}
-	tol := 3.0 / (1 << 16) // t is rounded to 16 bits
-	if p := d.LatencyP99; p.Mean != 0.5 || math.Abs(p.Hi-0.5-2.912910) > tol || math.Abs(p.Lo-0.5+2.912910) > tol {
-		t.Errorf("Δ p99 = %+v, want 0.5 ± 2.912910", *p)
-	}
-	if m := d.LatencyMean; m.Mean != 0 || math.Abs(m.Hi-2.484138/2) > tol {
-		t.Errorf("Δ mean = %+v, want 0 ± 2.484138/2 (the means are half the p99s)", *m)
-	}
-	if math.Abs(d.SuccessRate.Mean-0.125) > 1e-15 {
-		t.Errorf("Δ success mean = %v, want (0+0+0+0.5)/4", d.SuccessRate.Mean)
-	}
-	if pairedDiff("base", base[:1], b[:1], 5, 5.5, 0.95) != nil {
-		t.Errorf("one replication gave a paired difference")
-	}
-	// Only one replication completes anything on both sides: no latency
-	// differences, and the JSON has none of them.
-	d = pairedDiff("base", []system.ReplicationFigure{fig(1, 5, 10), fig(0, 0, 0)}, []system.ReplicationFigure{fig(1, 4, 10), fig(1, 4, 10)}, 5, 4, 0.95)
-	if d.LatencyMean != nil || d.LatencyP99 != nil || d.SuccessRate == nil {
-		t.Errorf("%+v: want a success difference and no latency ones", d)
-	}
-	if _, err := json.Marshal(d); err != nil {
-		t.Errorf("JSON: %v", err)
-	}
-}
-
 // TestComparePairedTable: with replications, compare prints each variant's
 // paired difference from the first, and the JSON carries it.
 func TestComparePairedTable(t *testing.T) {
@@ -233,7 +151,7 @@ func TestComparePairedTable(t *testing.T) {
 		t.Errorf("no paired table:\n%s", out)
 	}
 	var got []struct {
-		Difference *pairedDifference `json:"difference_from_first"`
+		Difference *compare.PairedDifference `json:"difference_from_first"`
 	}
 	if err := json.Unmarshal([]byte(mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3", "--format", "json")), &got); err != nil {
 		t.Fatal(err)
@@ -259,7 +177,7 @@ func TestCompareOutHoldsOneComparison(t *testing.T) {
 		t.Errorf("tools.csv of the first comparison is still there (%v)", err)
 	}
 	var got []struct {
-		Difference *pairedDifference `json:"difference_from_first"`
+		Difference *compare.PairedDifference `json:"difference_from_first"`
 	}
 	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "compare.json")), &got); err != nil {
 		t.Fatal(err)

@@ -62,6 +62,9 @@ func TestGolden(t *testing.T) {
 		{"run_seed_plan.txt", []string{"run", "seed-plan"}, 0},
 		{"list.txt", []string{"list"}, 0},
 		{"compare_seed_plan.txt", []string{"compare", "seed-plan", "--vary", "retry.backoff.jitter=none,full"}, 0},
+		// Named variants: from a file (one removes a key) and inline.
+		{"compare_variants_file.txt", []string{"compare", "retry-storm", "--variants", "testdata/retry-variants.yaml"}, 0},
+		{"compare_named_inline.txt", []string{"compare", "retry-storm", "--set", "horizon=120s", "--vary", "retry=naive={idempotent: true, attempts: 3},budgeted={idempotent: true, attempts: 3, budget: {kind: token_bucket}}", "--vary", "deadline=short=2s,long=5s"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -156,7 +156,7 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 		for i, p := range sums {
 			labels[i], warns[i] = p.Label, p.Summary.Warnings
 		}
-		writeWarningsByLabel(e.stdout, "points", labels, warns)
+		render.WarningsByLabel(e.stdout, "points", labels, warns)
 	}
 	if rec.Partial {
 		return cli.ErrInterrupted
@@ -243,17 +243,8 @@ func sweepWarnings(w io.Writer, sums []sweep.PointSummary) {
 	}
 	if len(thin) > 0 {
 		fmt.Fprintf(w, "simulate: warning: %d of %d points have fewer than %d completed runs, so their p99.9 rests on fewer than 10 samples (add --runs or --replications): %s\n",
-			len(thin), len(sums), need, firstFew(thin, shown))
+			len(thin), len(sums), need, render.FirstFew(thin, shown))
 	}
-}
-
-// firstFew joins up to n of labels with "; " and says how many it left
-// out.
-func firstFew(labels []string, n int) string {
-	if len(labels) <= n {
-		return strings.Join(labels, "; ")
-	}
-	return fmt.Sprintf("%s; and %d more", strings.Join(labels[:n], "; "), len(labels)-n)
 }
 
 func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error {

@@ -190,3 +190,46 @@ func PercentFine(x float64) string {
 func PlusMinus(value, lo, hi float64, f func(float64) string) string {
 	return f(value) + " ±" + f((hi-lo)/2)
 }
+
+// WarningsByLabel lists the warnings of several summaries under a
+// table, as run lists one summary's: each distinct warning once, in order
+// of first appearance, with the labels it applies to ("all <noun>" when
+// shared; the first few of a large grid; at most 20 distinct warnings).
+// --format json keeps each summary's own.
+func WarningsByLabel(w io.Writer, noun string, labels []string, warns [][]string) {
+	const shown = 10
+	var order []string
+	who := map[string][]string{}
+	for i, ws := range warns {
+		for _, warn := range ws {
+			if _, ok := who[warn]; !ok {
+				order = append(order, warn)
+			}
+			who[warn] = append(who[warn], labels[i])
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nWarnings:")
+	for i, warn := range order {
+		if i == 2*shown {
+			fmt.Fprintf(w, "  … and %d more distinct warnings (--format json has each of the %s' own)\n", len(order)-i, noun)
+			break
+		}
+		vs := "all " + noun
+		if len(who[warn]) < len(labels) {
+			vs = FirstFew(who[warn], shown)
+		}
+		fmt.Fprintf(w, "  %d. %s (%s)\n", i+1, warn, vs)
+	}
+}
+
+// FirstFew joins up to n of labels with "; " and says how many it left
+// out.
+func FirstFew(labels []string, n int) string {
+	if len(labels) <= n {
+		return strings.Join(labels, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(labels[:n], "; "), len(labels)-n)
+}

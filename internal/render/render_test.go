@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -171,5 +172,42 @@ func TestTableColour(t *testing.T) {
 	stripped := regexp.MustCompile("\033\\[[0-9]*m").ReplaceAllString(coloured.String(), "")
 	if stripped != plain.String() {
 		t.Errorf("coloured table without its escapes:\n%s\nwant the plain table:\n%s", stripped, plain.String())
+	}
+}
+
+// TestWarningsByLabel: a warning every variant shares says "all
+// variants"; one shared by 11 of 12 names the first 10 and counts the
+// rest; past 20 distinct warnings the list says how many it left out.
+func TestWarningsByLabel(t *testing.T) {
+	var labels []string
+	var out [][]string
+	for i := range 12 {
+		labels = append(labels, fmt.Sprintf("v%d", i))
+		w := []string{"shared"}
+		if i > 0 {
+			w = append(w, "most")
+		}
+		out = append(out, w)
+	}
+	for i := range 25 {
+		out[0] = append(out[0], fmt.Sprintf("only v0, #%d", i))
+	}
+	var b strings.Builder
+	WarningsByLabel(&b, "variants", labels, out)
+	got := b.String()
+	for _, want := range []string{
+		"\nWarnings:\n  1. shared (all variants)\n",
+		"  2. only v0, #0 (v0)\n",
+		"  20. only v0, #18 (v0)\n  … and 7 more distinct warnings (--format json has each of the variants' own)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	out[0] = []string{"shared"}
+	b.Reset()
+	WarningsByLabel(&b, "variants", labels, out)
+	if want := "  2. most (v1; v2; v3; v4; v5; v6; v7; v8; v9; v10; and 1 more)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("warnings lack %q:\n%s", want, b.String())
 	}
 }

@@ -49,7 +49,7 @@ func ParseAxis(s string) (Axis, error) {
 	if IsSpan(spec) {
 		vals, err = rangeValues(key, spec)
 	} else {
-		vals, err = listValues(spec)
+		vals, err = SplitList(spec)
 	}
 	if err != nil {
 		return Axis{}, fmt.Errorf("%q: %v", s, err)
@@ -74,8 +74,10 @@ func IsSpan(spec string) bool {
 	return strings.Contains(spec, "..") && !strings.ContainsAny(spec, "{[")
 }
 
-// listValues splits "v1,v2,…" at commas outside braces and brackets.
-func listValues(list string) ([]string, error) {
+// SplitList splits the values of a --vary list, "v1,v2,…", at the commas
+// outside braces and brackets, so that "{a: 1, b: 2},{a: 3}" is two
+// values; it trims spaces and refuses an empty value.
+func SplitList(list string) ([]string, error) {
 	var vals []string
 	depth, start := 0, 0
 	for i, c := range list {

@@ -1,0 +1,241 @@
+// Package compare runs variants of one scenario on common random numbers
+// and compares them: each variant's summary, its paired difference from
+// the first, and the files and table that show them. A variant is a set of
+// overrides, from --vary axes (ParseVary) or a variants file
+// (ParseVariants), and may carry a short name that tables, JSON and chart
+// legends show instead of its overrides.
+//
+// Every variant uses the same seed and the same named random streams, so
+// replication i of every variant sees the same arrivals and draws:
+// differences come from the policy, not luck, and the paired differences
+// are far narrower than the difference of two independent intervals.
+package compare
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync/atomic"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim"
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// Spec is a comparison: a scenario, the overrides every variant shares,
+// the variants and the replications of each.
+type Spec struct {
+	Scenario     string   // a path or a bundled scenario's name
+	Sets         []string // overrides applied to every variant before its own
+	Variants     []Variant
+	Replications int     // ≥ 1
+	Level        float64 // of the confidence intervals, in (0, 1)
+	Parallel     int     // goroutines (0: all cores); results do not depend on it
+}
+
+// Options are what a caller watches a comparison with.
+type Options struct {
+	// Interrupt, when set, stops the comparison early: the variants that
+	// completed are kept.
+	Interrupt *atomic.Bool
+	// Progress, when set, is called with the variants and replications
+	// done so far, from any goroutine.
+	Progress func(variantsDone, variants, reps, repsTotal int)
+	// Each, when set, is called with each kept variant in order, on the
+	// caller's goroutine, as it completes: its scenario, pooled figures
+	// and replication 0's result (the series files and charts show). The
+	// output files are written from it, so that memory holds one variant's
+	// histograms and series at a time. An error stops the comparison.
+	Each func(v Variant, cfg *system.Config, acc *system.Accumulator, first *system.Result) error
+}
+
+// Summary is one variant's result: its label, overrides and summary, and
+// its paired difference from the first variant.
+type Summary struct {
+	Name    string            `json:"name"`
+	Variant map[string]string `json:"variant"`
+	Unset   []string          `json:"unset,omitempty"`
+	system.Summary
+	// Difference is this variant minus the first, paired replication by
+	// replication (every variant's replication i sees the same random
+	// numbers); absent for the first variant and with fewer than two
+	// replications.
+	Difference *PairedDifference `json:"difference_from_first,omitempty"`
+}
+
+// Result is a comparison's outcome.
+type Result struct {
+	Scenario     string
+	Replications int
+	Level        float64
+	// Variants are the variants that completed, in order: all of them
+	// unless Interrupted.
+	Variants []Summary
+	// Missing are the labels of the variants an interrupt left without a
+	// result.
+	Missing     []string
+	Interrupted bool
+}
+
+// PairedDifference is a variant's figures minus the first variant's over
+// the replications they share, with intervals from the per-replication
+// differences: common random numbers make them far narrower than the
+// difference of two independent intervals. A figure is absent (nil) when
+// fewer than two replications give it.
+type PairedDifference struct {
+	Baseline     string        `json:"baseline"`
+	Replications int           `json:"replications"`
+	SuccessRate  *DiffInterval `json:"success_rate,omitempty"`
+	LatencyMean  *DiffInterval `json:"latency_mean_s,omitempty"`
+	LatencyP99   *DiffInterval `json:"latency_p99_s,omitempty"`
+}
+
+// DiffInterval is a difference and its confidence interval; N is the
+// replications behind it (a latency difference leaves out replications in
+// which either variant completed no run).
+type DiffInterval struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	N    int     `json:"n"`
+}
+
+// Run loads every variant's scenario first, in order, so that a bad
+// variant is reported ("variant budgeted: …") before anything runs; then
+// runs them. With fewer replications than cores the variants run side by
+// side (each on one goroutine), else one after another with their
+// replications spread over the cores; either way each is handed on in
+// order, and its figures do not depend on which.
+func Run(spec Spec, opt Options) (*Result, error) {
+	n := len(spec.Variants)
+	if n == 0 {
+		return nil, fmt.Errorf("no variants to compare")
+	}
+	cfgs := make([]*system.Config, n)
+	var loader scenarios.Variants // the first variant reads the file, the others parse its text
+	for i, v := range spec.Variants {
+		sc, err := loader.Load(spec.Scenario, append(slices.Clip(spec.Sets), v.Overrides()...))
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.Label, err)
+		}
+		cfgs[i] = sc.Config
+	}
+	interrupt := opt.Interrupt
+	if interrupt == nil {
+		interrupt = new(atomic.Bool)
+	}
+	workers := spec.Parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	outer, inner := 1, spec.Parallel
+	if spec.Replications < workers && n > 1 {
+		outer, inner = workers, 1
+	}
+	var repsDone, variantsDone atomic.Int64
+	progress := func() {
+		if opt.Progress != nil {
+			opt.Progress(int(variantsDone.Load()), n, int(repsDone.Load()), n*spec.Replications)
+		}
+	}
+	type done struct {
+		acc   *system.Accumulator
+		first *system.Result
+	}
+	res := &Result{Scenario: spec.Scenario, Replications: spec.Replications, Level: spec.Level}
+	var figs [][]system.ReplicationFigure // each kept variant's, for the paired differences
+	var err error
+	stopped := false
+	sim.ParallelEach(n, outer, 2*outer, func(i int) done {
+		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
+			return done{}
+		}
+		// system.ReplicatePooled, counting replications for the progress.
+		acc := system.NewAccumulator(cfgs[i], spec.Level)
+		var first *system.Result
+		system.ReplicateEach(cfgs[i], spec.Replications, inner, system.Options{Interrupt: interrupt}, func(j int, r *system.Result) {
+			acc.Add(r)
+			if j == 0 {
+				first = r
+			} else {
+				r.Recycle()
+			}
+			repsDone.Add(1)
+			progress()
+		})
+		return done{acc, first}
+	}, func(i int, d done) {
+		if stopped || err != nil || d.acc == nil {
+			return
+		}
+		v := spec.Variants[i]
+		res.Variants = append(res.Variants, Summary{Name: v.Label, Variant: v.Values, Unset: v.Unset, Summary: d.acc.Summary()})
+		figs = append(figs, d.acc.Figures())
+		if opt.Each != nil {
+			err = opt.Each(v, cfgs[i], d.acc, d.first)
+		}
+		variantsDone.Add(1)
+		progress()
+		// A variant that completed after an interrupt is the last one kept.
+		stopped = interrupt.Load()
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Interrupted = interrupt.Load()
+	// Paired differences need whole replications: an interrupt may have
+	// cut the last one of a variant short.
+	if spec.Replications >= 2 && !res.Interrupted {
+		out := res.Variants
+		for i := 1; i < len(out); i++ {
+			out[i].Difference = pairedDiff(out[0].Name, figs[0], figs[i], out[0].Latency.P99, out[i].Latency.P99, spec.Level)
+		}
+	}
+	for _, v := range spec.Variants[len(res.Variants):] {
+		res.Missing = append(res.Missing, v.Label)
+	}
+	return res, nil
+}
+
+// pairedDiff differences b from base replication by replication. The
+// success and mean-latency differences are the mean of the
+// per-replication differences with a Student-t interval. The p99's is
+// centred on the difference of the pooled p99s (basePooledP99,
+// bPooledP99) by sectioning, like each variant's own p99 interval: a
+// replication's p99 is biased low by its length, by different amounts in
+// different variants, so the mean of their differences is too.
+func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, basePooledP99, bPooledP99, level float64) *PairedDifference {
+	n := min(len(base), len(b))
+	if n < 2 {
+		return nil
+	}
+	diffs := func(get func(f system.ReplicationFigure) float64, latency bool) []float64 {
+		var ds []float64
+		for i := range n {
+			if latency && (base[i].Completed == 0 || b[i].Completed == 0) {
+				continue
+			}
+			ds = append(ds, get(b[i])-get(base[i]))
+		}
+		return ds
+	}
+	mean := func(ds []float64) *DiffInterval {
+		if len(ds) < 2 {
+			return nil
+		}
+		ci := stats.MeanCI(ds, level)
+		return &DiffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
+	}
+	d := &PairedDifference{
+		Baseline:     baseLabel,
+		Replications: n,
+		SuccessRate:  mean(diffs(func(f system.ReplicationFigure) float64 { return f.SuccessRate }, false)),
+		LatencyMean:  mean(diffs(func(f system.ReplicationFigure) float64 { return f.LatencyMean }, true)),
+	}
+	if ds := diffs(func(f system.ReplicationFigure) float64 { return f.LatencyP99 }, true); len(ds) >= 2 {
+		ci := stats.SectionCI(ds, bPooledP99-basePooledP99, level)
+		d.LatencyP99 = &DiffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
+	}
+	return d
+}

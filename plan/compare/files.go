@@ -1,0 +1,139 @@
+package compare
+
+import (
+	"encoding/csv"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
+	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// Files writes a comparison's files into a directory, each
+// atomically: latency_cdf.csv, series.csv and (once a variant has a tool
+// with a capacity or a rate limit) tools.csv grow variant by variant in
+// temporary files; commit adds compare.json and summary.csv and renames
+// them all into place.
+type Files struct {
+	dir                string
+	group              atomicfile.Group // every file, put in place together
+	cdf, series, tools *csvFile
+}
+
+// csvFile is a CSV file being written to a temporary file.
+type csvFile struct {
+	f  *atomicfile.File
+	cw *csv.Writer
+}
+
+func newCSVFile(g *atomicfile.Group, path string, header []string) (*csvFile, error) {
+	f, err := g.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &csvFile{f: f, cw: csv.NewWriter(f)}
+	if err := c.cw.Write(header); err != nil {
+		f.Abort()
+		return nil, err
+	}
+	return c, nil
+}
+
+// flush writes the CSV writer's buffer to the file (its group commits it).
+func (c *csvFile) flush() error {
+	c.cw.Flush()
+	return c.cw.Error()
+}
+
+// NewFiles creates dir if need be and starts latency_cdf.csv and
+// series.csv there, in temporary files.
+func NewFiles(dir string) (*Files, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cf := &Files{dir: dir}
+	var err error
+	if cf.cdf, err = newCSVFile(&cf.group, filepath.Join(dir, "latency_cdf.csv"), render.CDFHeader); err != nil {
+		return nil, err
+	}
+	if cf.series, err = newCSVFile(&cf.group, filepath.Join(dir, "series.csv"), render.SeriesHeader); err != nil {
+		cf.Abort()
+		return nil, err
+	}
+	return cf, nil
+}
+
+// Add appends one variant's rows.
+func (cf *Files) Add(label string, cfg *system.Config, lat *stats.Histogram, series *system.Series) error {
+	if err := render.CDFRows(cf.cdf.cw, label, lat); err != nil {
+		return err
+	}
+	if err := render.SeriesRows(cf.series.cw, label, series); err != nil {
+		return err
+	}
+	if !render.HasLimitedTools(cfg) {
+		return nil
+	}
+	if cf.tools == nil {
+		var err error
+		if cf.tools, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "tools.csv"), render.ToolsHeader); err != nil {
+			return err
+		}
+	}
+	return render.ToolRows(cf.tools.cw, cfg, label, series)
+}
+
+// Commit writes compare.json and summary.csv and puts every file in place.
+func (cf *Files) Commit(out []Summary) error {
+	sums := make([]system.Summary, len(out))
+	labels := make([]string, len(out))
+	for i, v := range out {
+		sums[i], labels[i] = v.Summary, v.Name
+	}
+	hasTools := cf.tools != nil
+	err := func() error {
+		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools} {
+			if c != nil {
+				if err := c.flush(); err != nil {
+					return err
+				}
+			}
+		}
+		f, err := cf.group.Create(filepath.Join(cf.dir, "compare.json"))
+		if err != nil {
+			return err
+		}
+		if err := render.JSON(f, out); err != nil {
+			return err
+		}
+		f, err = cf.group.Create(filepath.Join(cf.dir, "summary.csv"))
+		if err != nil {
+			return err
+		}
+		return render.SummaryCSV(f, sums, labels)
+	}()
+	cf.cdf, cf.series, cf.tools = nil, nil, nil
+	if err != nil {
+		cf.group.Abort()
+		return err
+	}
+	if err := cf.group.Commit(); err != nil {
+		return err
+	}
+	if !hasTools { // a previous comparison's in the same directory
+		if err := os.Remove(filepath.Join(cf.dir, "tools.csv")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Abort removes the temporary files not yet committed.
+func (cf *Files) Abort() {
+	cf.group.Abort()
+	cf.cdf, cf.series, cf.tools = nil, nil, nil
+}

@@ -1,0 +1,118 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/budgetsim/budgetsim/internal/render"
+)
+
+// WriteTable writes the comparison as text: a line saying what was
+// compared, one row per variant (success, completion-time percentiles,
+// attempts, runs not completed, bottleneck, recovery after an outage),
+// the paired differences from the first variant and the variants'
+// warnings. A variant's row is labelled with its name, or its overrides.
+func WriteTable(w io.Writer, res *Result) error {
+	out := res.Variants
+	if len(out) == 0 {
+		_, err := fmt.Fprintf(w, "%s: interrupted before any variant finished\n", res.Scenario)
+		return err
+	}
+	var rows [][]string
+	header := []string{"variant", "success", "p50", "p99", "p99.9", "max (makespan)", "attempts/run", "attempts", "peak attempt rate", "not completed", "bottleneck"}
+	withRecovery := out[0].Recovery != nil
+	if withRecovery {
+		header = append(header, "recovery after outage")
+	}
+	for _, v := range out {
+		s := v.Summary
+		success, p99 := render.Percent(s.SuccessRate), render.Seconds(s.Latency.P99)
+		if c := s.Confidence; c != nil {
+			success = render.PlusMinus(s.SuccessRate, c.SuccessRate.Lo, c.SuccessRate.Hi, render.Percent)
+			if s.Latency.N > 0 {
+				p99 = render.PlusMinus(s.Latency.P99, c.Latency.P99.Lo, c.Latency.P99.Hi, render.Seconds)
+			}
+		}
+		row := []string{v.Name, success,
+			render.Seconds(s.Latency.P50), p99, render.Seconds(s.Latency.P999), render.Seconds(s.Latency.Max),
+			render.Number(s.Attempts.PerRun), render.Number(float64(s.Attempts.Attempts)), render.Number(s.Attempts.PeakRate) + "/s",
+			render.Number(float64(s.Runs.DeadlineExceeded + s.Runs.Failed + s.Runs.Refused + s.Runs.Expired + s.Runs.Rejected)),
+			orDash(s.Bottleneck)}
+		if withRecovery {
+			rec := "never"
+			if s.Recovery != nil && s.Recovery.Recovered {
+				rec = render.Seconds(s.Recovery.After)
+			}
+			row = append(row, rec)
+		}
+		rows = append(rows, row)
+	}
+	count := fmt.Sprintf("%d variants", len(out))
+	if len(out) == 1 {
+		count = "1 variant"
+	}
+	if len(res.Missing) > 0 {
+		count = fmt.Sprintf("%d of %d variants (interrupted before %s finished)", len(out), len(out)+len(res.Missing), strings.Join(res.Missing, "; "))
+	}
+	fmt.Fprintf(w, "%s: %s on common random numbers (seed %d, %d replication(s) each)\n", res.Scenario, count, out[0].Seed, res.Replications)
+	if err := render.Table(w, header, rows); err != nil {
+		return err
+	}
+	if c := out[0].Confidence; c != nil {
+		fmt.Fprintf(w, "± is the half-width of a %g%% Student-t interval over %d replications (the p99's by sectioning, centred on the pooled p99).\n", 100*c.Level, c.Replications)
+	}
+	if err := pairedTable(w, out, res.Level); err != nil {
+		return err
+	}
+	labels := make([]string, len(out))
+	warns := make([][]string, len(out))
+	for i, v := range out {
+		labels[i], warns[i] = v.Name, v.Warnings
+	}
+	render.WarningsByLabel(w, "variants", labels, warns)
+	return nil
+}
+
+// pairedTable prints each variant's paired difference from the first,
+// when there are any.
+func pairedTable(w io.Writer, out []Summary, level float64) error {
+	var rows [][]string
+	for i, v := range out {
+		d := v.Difference
+		if i == 0 || d == nil {
+			continue
+		}
+		rows = append(rows, []string{v.Name,
+			signedInterval(d.SuccessRate, render.Percent),
+			signedInterval(d.LatencyMean, render.Seconds),
+			signedInterval(d.LatencyP99, render.Seconds)})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nMinus %s, paired replication by replication (common random numbers; %g%% Student-t intervals of the differences):\n", out[0].Name, 100*level)
+	return render.Table(w, []string{"variant", "Δ success", "Δ mean completion", "Δ p99"}, rows)
+}
+
+// signedInterval formats a difference with its sign and interval:
+// "−412ms [−450ms, −375ms]", or "–" without enough replications.
+func signedInterval(d *DiffInterval, f func(float64) string) string {
+	if d == nil {
+		return "–"
+	}
+	signed := func(x float64) string {
+		if x < 0 {
+			return "−" + f(-x)
+		}
+		return "+" + f(x)
+	}
+	return fmt.Sprintf("%s [%s, %s]", signed(d.Mean), signed(d.Lo), signed(d.Hi))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
