@@ -43,6 +43,11 @@ type fields struct {
 	keys  []*yaml.Node
 	vals  map[string]*yaml.Node
 	known []string
+	// sec is the mapping's section of the key table; nil for a mapping
+	// whose keys are names of the user's choice (tools, cost dims).
+	sec *Section
+	// clean is the number of errors recorded when the mapping was opened.
+	clean int
 }
 
 func join(path, key string) string {
@@ -129,8 +134,24 @@ func (f *fields) merge(m *yaml.Node) {
 	}
 }
 
+// keys opens n as a mapping of the key table's section sec (see mapping).
+func (d *decoder) keys(n *yaml.Node, path, sec string) *fields {
+	f := d.mapping(n, path)
+	if f != nil {
+		f.sec, f.clean = section(sec), len(d.errs)
+	}
+	return f
+}
+
 // get returns the value of key, or nil when absent, and marks key as known.
+// In a mapping of the key table, asking for a key the table does not list
+// is a programming error: the key must be documented in keys.go first.
 func (f *fields) get(key string) *yaml.Node {
+	if f.sec != nil {
+		if _, ok := f.sec.key(key); !ok {
+			panic(fmt.Sprintf("scenarios: the loader reads %s.%s, which the key table (keys.go) does not list", f.sec.Name, key))
+		}
+	}
 	f.known = append(f.known, key)
 	return f.vals[key]
 }
@@ -142,10 +163,20 @@ func (f *fields) has(key string) bool { _, ok := f.vals[key]; return ok }
 func (f *fields) field(key string) string { return join(f.path, key) }
 
 // finish reports every key that was never asked for, with a suggestion.
+// In a mapping of the key table that decoded without errors, every key the
+// table lists for it (where its condition holds) must have been asked for:
+// one the loader never reads is a programming error.
 func (f *fields) finish() {
 	known := map[string]bool{}
 	for _, k := range f.known {
 		known[k] = true
+	}
+	if f.sec != nil && len(f.d.errs) == f.clean {
+		for _, k := range f.sec.allKeys() {
+			if !known[k.Name] && k.applies(f, f.sec) {
+				panic(fmt.Sprintf("scenarios: the key table (keys.go) lists %s.%s, which the loader does not read", f.sec.Name, k.Name))
+			}
+		}
 	}
 	allowed := append([]string(nil), f.known...)
 	sort.Strings(allowed)

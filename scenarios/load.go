@@ -238,7 +238,7 @@ type retryFields struct {
 
 func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	d := l.d
-	f := d.mapping(root, "")
+	f := d.keys(root, "", "scenario")
 	if f == nil {
 		return nil, ""
 	}
@@ -311,7 +311,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		d.errorf(root, "workers", "required: how many runs are served at once (≥ 1)")
 	}
 	if n := f.get("queue"); n != nil {
-		if q := d.mapping(n, "queue"); q != nil {
+		if q := d.keys(n, "queue", "queue"); q != nil {
 			if c := q.get("capacity"); c != nil {
 				cfg.QueueCapacity = int(d.integer(c, "queue.capacity", 0, MaxQueue))
 			}
@@ -329,7 +329,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	}
 	defaults := retryFields{policy: retry.Policy{Attempts: 1, HonorRetryAfter: true, RetryAfterJitter: retry.DefaultRetryAfterJitter, Backoff: defaultBackoff()}}
 	if n := f.get("retry"); n != nil {
-		if rf := d.mapping(n, "retry"); rf != nil {
+		if rf := d.keys(n, "retry", "retry"); rf != nil {
 			l.retryKeys(rf, &defaults)
 			rf.finish()
 		}
@@ -349,7 +349,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		cfg.Guards = l.guards(n)
 	}
 	if n := f.get("cost"); n != nil {
-		if cf := d.mapping(n, "cost"); cf != nil {
+		if cf := d.keys(n, "cost", "budget_cost"); cf != nil {
 			if v := cf.get("run_budget"); v != nil {
 				cfg.RunBudget = l.amount(v, "cost.run_budget")
 			}
@@ -373,7 +373,7 @@ func defaultBackoff() backoff.Policy {
 func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 	d := l.d
 	var a system.Arrivals
-	f := d.mapping(n, "arrivals")
+	f := d.keys(n, "arrivals", "arrivals")
 	if f == nil {
 		return a
 	}
@@ -425,7 +425,7 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 		}
 		for i, item := range d.sequence(rs, "arrivals.rates") {
 			p := fmt.Sprintf("arrivals.rates[%d]", i)
-			pf := d.mapping(item, p)
+			pf := d.keys(item, p, "rate_point")
 			if pf == nil {
 				continue
 			}
@@ -563,7 +563,7 @@ func (l *loader) retryKeys(f *fields, r *retryFields) {
 		r.policy.Attempts = int(d.integer(n, f.field("attempts"), 1, MaxAttempts))
 	}
 	if n := f.get("backoff"); n != nil {
-		if b := d.mapping(n, f.field("backoff")); b != nil {
+		if b := d.keys(n, f.field("backoff"), "backoff"); b != nil {
 			p := &r.policy.Backoff
 			if v := b.get("base"); v != nil {
 				p.Base = d.duration(v, b.field("base"), MaxDuration)
@@ -615,7 +615,7 @@ func (l *loader) retryKeys(f *fields, r *retryFields) {
 
 func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 	d := l.d
-	f := d.mapping(n, path)
+	f := d.keys(n, path, "budget")
 	if f == nil {
 		return nil
 	}
@@ -690,7 +690,7 @@ func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFie
 	var out []system.Step
 	for i, item := range items {
 		path := fmt.Sprintf("steps[%d]", i)
-		f := d.mapping(item, path)
+		f := d.keys(item, path, "step")
 		if f == nil {
 			continue
 		}
@@ -786,7 +786,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		path := "tools." + name
 		index[name] = len(out)
 		t := system.Tool{Name: name}
-		tf := d.mapping(f.get(name), path)
+		tf := d.keys(f.get(name), path, "tool")
 		if tf == nil {
 			out = append(out, t)
 			continue
@@ -800,7 +800,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 			d.str(v, tf.field("description"))
 		}
 		if v := tf.get("errors"); v != nil {
-			if ef := d.mapping(v, tf.field("errors")); ef != nil {
+			if ef := d.keys(v, tf.field("errors"), "errors"); ef != nil {
 				prob := func(key string) float64 {
 					if p := ef.get(key); p != nil {
 						return d.number(p, ef.field(key), 0, 1)
@@ -836,7 +836,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 			t.Concurrency = int(d.integer(v, tf.field("concurrency"), 1, MaxWorkers))
 		}
 		if v := tf.get("queue"); v != nil {
-			if qf := d.mapping(v, tf.field("queue")); qf != nil {
+			if qf := d.keys(v, tf.field("queue"), "tool_queue"); qf != nil {
 				if c := qf.get("capacity"); c != nil {
 					t.QueueCapacity = int(d.integer(c, qf.field("capacity"), 0, MaxQueue))
 				}
@@ -859,7 +859,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 			t.RateLimit = l.rateLimit(v, tf.field("rate_limit"))
 		}
 		if v := tf.get("cache"); v != nil {
-			if cf := d.mapping(v, tf.field("cache")); cf != nil {
+			if cf := d.keys(v, tf.field("cache"), "cache"); cf != nil {
 				c := &system.Cache{}
 				if h := cf.get("hit_ratio"); h != nil {
 					c.HitRatio = d.number(h, cf.field("hit_ratio"), 0, 1)
@@ -917,7 +917,7 @@ func (l *loader) outages(n *yaml.Node, path string) []system.Outage {
 	var out []system.Outage
 	for i, item := range d.sequence(n, path) {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		f := d.mapping(item, p)
+		f := d.keys(item, p, "outage")
 		if f == nil {
 			continue
 		}
@@ -953,7 +953,7 @@ func (l *loader) script(n *yaml.Node, path string) []system.ScriptEntry {
 	var out []system.ScriptEntry
 	for i, item := range d.sequence(n, path) {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		f := d.mapping(item, p)
+		f := d.keys(item, p, "script_entry")
 		if f == nil {
 			continue
 		}
@@ -983,7 +983,7 @@ func (l *loader) script(n *yaml.Node, path string) []system.ScriptEntry {
 func (l *loader) guards(n *yaml.Node) system.Guards {
 	d := l.d
 	var g system.Guards
-	f := d.mapping(n, "guards")
+	f := d.keys(n, "guards", "guards")
 	if f == nil {
 		return g
 	}
@@ -1015,7 +1015,7 @@ var timeParams = map[string]bool{"mean": true, "value": true, "min": true, "max"
 // durations (converted to seconds) or plain numbers.
 func (l *loader) dist(n *yaml.Node, path string, timeValued bool) dist.Dist {
 	d := l.d
-	f := d.mapping(n, path)
+	f := d.keys(n, path, "distribution")
 	if f == nil {
 		return nil
 	}
@@ -1271,7 +1271,7 @@ func (l *loader) amount(n *yaml.Node, path string) cost.Amount {
 
 func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
 	d := l.d
-	f := d.mapping(n, path)
+	f := d.keys(n, path, "rate_limit")
 	if f == nil {
 		return nil
 	}
@@ -1302,7 +1302,7 @@ func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
 
 func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 	d := l.d
-	f := d.mapping(n, path)
+	f := d.keys(n, path, "tool_cost")
 	if f == nil {
 		return nil
 	}

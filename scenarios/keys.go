@@ -1,0 +1,503 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/budgetsim/budgetsim/model/backoff"
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// This file is the scenario format's table of keys: what each key is, its
+// unit, default and range, and what it does. The loader reads a key only
+// through the table (fields.get panics on a key the table does not list),
+// and, when a mapping decodes cleanly, checks that it read every key the
+// table lists for it, so the table cannot drift from what the loader
+// accepts. docs/scenario-reference.md and scenarios/schema.json are
+// generated from it (reference.go; go generate ./scenarios regenerates
+// them, and a test fails when they are stale).
+
+//go:generate go test -run ^TestGenerated$ -update
+
+// Kind is the type of a key's value.
+type Kind int
+
+// The kinds of values.
+const (
+	KindString       Kind = iota + 1 // a single word or text
+	KindInteger                      // a whole number ("1e6" and "1_000_000" too)
+	KindNumber                       // a finite number
+	KindBoolean                      // true or false (also yes/no, on/off)
+	KindDuration                     // a duration with a unit: 250ms, 1.5s, 2h; or 0
+	KindRate                         // N/s, N/m or N/h
+	KindAmount                       // a cost amount in abstract units, up to 6 decimals
+	KindWord                         // one of Key.Values
+	KindWords                        // a word, or a list of words
+	KindWarmup                       // a number of runs, or a duration
+	KindMapping                      // a mapping of the keys of Key.Section
+	KindList                         // a list of mappings of the keys of Key.Section
+	KindNamed                        // a mapping from names of the user's choice to mappings of Key.Section
+	KindDistribution                 // a distribution of durations (section "distribution")
+	KindUsage                        // a distribution of plain numbers (section "distribution")
+)
+
+var kindNames = map[Kind]string{
+	KindString: "string", KindInteger: "integer", KindNumber: "number", KindBoolean: "boolean",
+	KindDuration: "duration", KindRate: "rate", KindAmount: "amount", KindWord: "word",
+	KindWords: "word or list of words", KindWarmup: "integer or duration", KindMapping: "mapping",
+	KindList: "list of mappings", KindNamed: "mapping of names to mappings",
+	KindDistribution: "distribution of durations", KindUsage: "distribution of numbers",
+}
+
+// String returns the kind's name as the reference prints it.
+func (k Kind) String() string { return kindNames[k] }
+
+// Cond limits a key to mappings where another key of the same mapping has
+// one of some values (a distribution's parameters depend on its dist:).
+type Cond struct {
+	Key    string
+	Values []string
+}
+
+// Key documents one key of the scenario format.
+type Key struct {
+	// Name is the key as written.
+	Name string
+	// Kind is the type of its value.
+	Kind Kind
+	// Section names the section of a mapping's, list's or named mapping's
+	// keys.
+	Section string
+	// Values are the words a KindWord (or KindWords) key accepts; empty
+	// for free words (tool names, capabilities).
+	Values []string
+	// Min and Max bound a KindInteger or KindNumber value, inclusive, when
+	// Min < Max; with MinExclusive the value must be above Min.
+	Min, Max     float64
+	MinExclusive bool
+	// Unit says what a number counts or measures, when the kind does not.
+	Unit string
+	// Default is what an absent key means, in words; "" for a required key.
+	Default string
+	// Required is set for a key that must be present (when When holds).
+	Required bool
+	// When, if set, limits the key to mappings where When holds.
+	When *Cond
+	// Example is a valid value, as written in YAML (used by the tests and
+	// the reference).
+	Example string
+	// Doc says what the key does.
+	Doc string
+}
+
+// Section is a mapping of the scenario format.
+type Section struct {
+	// Name identifies the section ("tool", "retry", …).
+	Name string
+	// Path is where it appears in a scenario, e.g. "tools.NAME.rate_limit".
+	Path string
+	// Doc says what the mapping is.
+	Doc string
+	// Keys are the section's own keys.
+	Keys []Key
+	// Include names sections whose keys the mapping also takes (a step
+	// takes every retry key).
+	Include []string
+}
+
+// section returns the section named name; it panics on an unknown name,
+// a programming error.
+func section(name string) *Section {
+	s, ok := sectionIndex()[name]
+	if !ok {
+		panic("scenarios: no section " + name + " in the key table")
+	}
+	return s
+}
+
+// key returns the key name of s or of a section s includes.
+func (s *Section) key(name string) (Key, bool) {
+	for _, k := range s.Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	for _, inc := range s.Include {
+		if k, ok := section(inc).key(name); ok {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// allKeys returns s's keys followed by those of the sections it includes.
+func (s *Section) allKeys() []Key {
+	keys := slices.Clone(s.Keys)
+	for _, inc := range s.Include {
+		keys = append(keys, section(inc).allKeys()...)
+	}
+	return keys
+}
+
+// Sections returns the scenario format's sections, the root first. The
+// result is shared: do not modify it.
+func Sections() []*Section { return sectionList() }
+
+var sectionList = sync.OnceValue(buildSections)
+
+var sectionIndex = sync.OnceValue(func() map[string]*Section {
+	m := map[string]*Section{}
+	for _, s := range sectionList() {
+		m[s.Name] = s
+	}
+	return m
+})
+
+func buildSections() []*Section {
+	processes := []string{"poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed"}
+	when := func(key string, values ...string) *Cond { return &Cond{Key: key, Values: values} }
+	return []*Section{
+		{Name: "scenario", Path: "", Doc: "The top level of a scenario file.", Keys: []Key{
+			{Name: "name", Kind: KindString, Required: true, Example: "agent-service",
+				Doc: "The scenario's name, printed in every output."},
+			{Name: "description", Kind: KindString, Default: "none", Example: `"An agent service"`,
+				Doc: "One line saying what the scenario shows; `simulate list` prints it."},
+			{Name: "seed", Kind: KindInteger, Min: 0, Max: math.MaxInt64, Default: "1", Example: "7",
+				Doc: "Seeds every random stream. The same scenario and seed give the same output, byte for byte."},
+			{Name: "runs", Kind: KindInteger, Min: 1, Max: MaxRuns, Unit: "arrivals", Default: "100000 (when horizon is absent too)", Example: "20000",
+				Doc: "How many runs arrive, warm-up included. Give runs or horizon, not both; a batch sets it itself."},
+			{Name: "horizon", Kind: KindDuration, Default: "none: the scenario is bounded by runs", Example: "2h",
+				Doc: "Simulated time to run for, instead of a number of runs. Must be > 0."},
+			{Name: "warmup", Kind: KindWarmup, Min: 0, Max: MaxRuns, Default: "0", Example: "2000",
+				Doc: "Runs (a number) or simulated time (a duration) at the start that are left out of every statistic, because the system starts empty. Must be below runs or horizon."},
+			{Name: "arrivals", Kind: KindMapping, Section: "arrivals", Required: true, Example: "{rate: 9/s}",
+				Doc: "When runs arrive."},
+			{Name: "workers", Kind: KindInteger, Min: 1, Max: MaxWorkers, Unit: "runs", Required: true, Example: "32",
+				Doc: "How many runs are served at once. A run holds a worker from when it leaves the queue to its end."},
+			{Name: "queue", Kind: KindMapping, Section: "queue", Default: "an unbounded queue", Example: "{capacity: 200}",
+				Doc: "The waiting room for runs when every worker is busy."},
+			{Name: "deadline", Kind: KindDuration, Default: "none: runs have no time limit", Example: "20s",
+				Doc: "Each run's time limit, from its arrival. Queueing, calls and backoff sleeps all spend it. A run still queued at its deadline expires; a call's lease never outlasts it."},
+			{Name: "floor", Kind: KindDuration, Default: "0", Example: "100ms",
+				Doc: "Time held back at the end of the deadline: a lease is min(timeout, remaining − floor), and a call with less than the floor remaining is refused locally, never dialed."},
+			{Name: "min_lease", Kind: KindDuration, Default: "0", Example: "300ms",
+				Doc: "The shortest lease worth dialing: a call whose lease would be shorter is refused locally."},
+			{Name: "retry", Kind: KindMapping, Section: "retry", Default: "1 attempt: no retries", Example: "{attempts: 3, idempotent: true}",
+				Doc: "The retry policy of every step; a step may override any of its keys."},
+			{Name: "tools", Kind: KindNamed, Section: "tool", Required: true, Example: "{search: {latency: {dist: exponential, mean: 300ms}}}",
+				Doc: "The backends the steps call, by name."},
+			{Name: "steps", Kind: KindList, Section: "step", Required: true, Example: "[{name: search, tool: search, timeout: 2s}]",
+				Doc: "The plan each run executes: its calls, in order. A run completes when its last step succeeds."},
+			{Name: "guards", Kind: KindMapping, Section: "guards", Default: "the defaults of each guard", Example: "{max_wall: 1m}",
+				Doc: "Limits that stop a runaway simulation with a partial result and a warning."},
+			{Name: "cost", Kind: KindMapping, Section: "budget_cost", Default: "no budgets", Example: "{run_budget: 100}",
+				Doc: "Cost budgets over the metered tools' calls (tools.NAME.cost)."},
+		}},
+		{Name: "queue", Path: "queue", Doc: "The runs' waiting room.", Keys: []Key{
+			{Name: "capacity", Kind: KindInteger, Min: 0, Max: MaxQueue, Unit: "runs", Default: "unbounded", Example: "200",
+				Doc: "How many runs may wait for a worker; an arrival that finds it full is rejected. 0 means no waiting room."},
+		}},
+		{Name: "budget_cost", Path: "cost", Doc: "Cost budgets, in the abstract units of the tools' prices.", Keys: []Key{
+			{Name: "run_budget", Kind: KindAmount, Default: "none", Example: "100",
+				Doc: "What one run may spend. A call reserves its tool's `reserve` before it is dialed; a call that does not fit what is left is refused locally."},
+			{Name: "scenario_budget", Kind: KindAmount, Default: "none", Example: "1000000",
+				Doc: "What all runs together may spend, reserved the same way."},
+		}},
+		{Name: "arrivals", Path: "arrivals", Doc: "When runs arrive. The process decides which other keys apply.", Keys: []Key{
+			{Name: "process", Kind: KindWord, Values: processes, Default: "poisson", Example: "poisson",
+				Doc: "poisson: independent arrivals at rate. constant: exactly every 1/rate. batch: count runs at time 0. schedule: a piecewise-constant Poisson rate. diurnal: a sinusoidal Poisson rate. trace: replayed timestamps. closed: users agents, each thinking then starting its next run when the last one ends."},
+			{Name: "rate", Kind: KindRate, Required: true, When: when("process", "poisson", "constant", "diurnal"), Example: "9/s",
+				Doc: "Arrivals per unit of time (the mean, for diurnal). Must be > 0."},
+			{Name: "count", Kind: KindInteger, Min: 1, Max: 100_000_000, Unit: "runs", Required: true, When: when("process", "batch"), Example: "100",
+				Doc: "How many runs arrive at once, at time 0. A batch sets runs itself."},
+			{Name: "rates", Kind: KindList, Section: "rate_point", Required: true, When: when("process", "schedule"), Example: "[{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]",
+				Doc: "The rate from each instant on, in order of at."},
+			{Name: "repeat", Kind: KindDuration, Default: "no repeat: the last rate holds", When: when("process", "schedule"), Example: "24h",
+				Doc: "The schedule's period: it starts again after this long."},
+			{Name: "amplitude", Kind: KindNumber, Min: 0, Max: 1, Default: "0.5", When: when("process", "diurnal"), Example: "0.5",
+				Doc: "The swing around the mean: the rate is mean × (1 + amplitude · sin(…))."},
+			{Name: "period", Kind: KindDuration, Default: "24h", When: when("process", "diurnal"), Example: "24h",
+				Doc: "The length of one cycle. Must be > 0."},
+			{Name: "peak", Kind: KindDuration, Default: "a quarter of the period", When: when("process", "diurnal"), Example: "14h",
+				Doc: "When in the cycle the rate is highest."},
+			{Name: "file", Kind: KindString, Required: true, When: when("process", "trace"), Example: "arrivals.txt",
+				Doc: "A file of arrival timestamps, one per line, relative to the scenario's directory."},
+			{Name: "users", Kind: KindInteger, Min: 1, Max: 10_000_000, Unit: "agents", Required: true, When: when("process", "closed"), Example: "200",
+				Doc: "The closed population: how many agents loop."},
+			{Name: "think", Kind: KindDistribution, Required: true, When: when("process", "closed"), Example: "{dist: exponential, mean: 30s}",
+				Doc: "Each agent's pause between the end of one run and the start of the next."},
+		}},
+		{Name: "rate_point", Path: "arrivals.rates[]", Doc: "One step of a schedule.", Keys: []Key{
+			{Name: "at", Kind: KindDuration, Required: true, Example: "0h", Doc: "When this rate starts; the first point is at 0."},
+			{Name: "rate", Kind: KindRate, Required: true, Example: "8/s", Doc: "The Poisson rate from then on (0/s pauses arrivals)."},
+		}},
+		{Name: "retry", Path: "retry", Doc: "A retry policy. The top-level retry applies to every step; a step may set any of these keys to override it.", Keys: []Key{
+			{Name: "attempts", Kind: KindInteger, Min: 1, Max: MaxAttempts, Unit: "attempts", Default: "1: no retries", Example: "3",
+				Doc: "The most attempts a step makes: the first call and attempts − 1 retries. A retry needs an idempotent step (or a key)."},
+			{Name: "backoff", Kind: KindMapping, Section: "backoff", Default: "base 50ms, multiplier 2, cap 5s, full jitter", Example: "{base: 200ms, multiplier: 2, cap: 2s, jitter: full}",
+				Doc: "The pause before each retry. A sleep that would pass the deadline ends the run instead."},
+			{Name: "retry_after", Kind: KindWord, Values: []string{"honor", "ignore"}, Default: "honor", Example: "honor",
+				Doc: "honor: a Retry-After on a 429 or 503 replaces the backoff (and is checked against the deadline). ignore: the backoff applies."},
+			{Name: "retry_after_jitter", Kind: KindNumber, Min: 0, Max: retry.MaxRetryAfterJitter, Default: fmt.Sprint(retry.DefaultRetryAfterJitter), Example: "0.2",
+				Doc: "A Retry-After sleep is Retry-After × (1 + jitter · U), U uniform in [0, 1): never shorter than the server asked, and spread so that the clients told the same instant do not all return at once."},
+			{Name: "idempotent", Kind: KindBoolean, Default: "false", Example: "true",
+				Doc: "Whether repeating the call is harmless. Only an idempotent step (or one sending an idempotency key) is retried, and only an idempotent step falls back to another tool after a timeout (the call may have run)."},
+			{Name: "idempotency_key", Kind: KindBoolean, Default: "false", Example: "true",
+				Doc: "The step sends an idempotency key, so its own tool may be retried safely. A key does not travel to a fallback tool."},
+			{Name: "allow_unsafe", Kind: KindBoolean, Default: "false", Example: "true",
+				Doc: "Retry a non-idempotent step anyway; each retry after a timeout is counted as a possible duplicate execution."},
+			{Name: "budget", Kind: KindMapping, Section: "budget", Default: "none: retries are limited by attempts only", Example: "{kind: token_bucket}",
+				Doc: "A retry budget shared by every run's retries of the step, so that retries cannot multiply the load in an outage."},
+		}},
+		{Name: "backoff", Path: "retry.backoff", Doc: "Capped exponential backoff: the n-th retry's ceiling is min(cap, base × multiplier^(n−1)), and the jitter draws the sleep from it.", Keys: []Key{
+			{Name: "base", Kind: KindDuration, Default: "50ms", Example: "200ms", Doc: "The first retry's ceiling."},
+			{Name: "multiplier", Kind: KindNumber, Min: 1, Max: 1000, Default: "2", Example: "2", Doc: "The ceiling's growth per retry."},
+			{Name: "cap", Kind: KindDuration, Default: "5s", Example: "2s", Doc: "The largest ceiling; 0 means none. Must be ≥ base."},
+			{Name: "jitter", Kind: KindWord, Values: []string{"none", "full", "equal", "decorrelated", "proportional"}, Default: "full", Example: "full",
+				Doc: "none: sleep the ceiling. full: uniform in [0, ceiling]. equal: ceiling/2 plus uniform in [0, ceiling/2]. decorrelated: uniform in [base, 3 × the last sleep], capped (the AWS Architecture Blog's \"Exponential Backoff And Jitter\"). proportional: ceiling × (1 ± spread), as gRPC's connection backoff; it may exceed the cap by the spread."},
+			{Name: "spread", Kind: KindNumber, Min: 0, Max: 1, Default: fmt.Sprintf("%g (when 0 or absent)", backoff.DefaultSpread), Example: "0.2",
+				Doc: "proportional jitter's relative half-width; other jitters ignore it."},
+		}},
+		{Name: "budget", Path: "retry.budget", Doc: "A retry budget. kind decides which other keys apply; the defaults are those of the system each kind comes from.", Keys: []Key{
+			{Name: "kind", Kind: KindWord, Values: []string{"token_bucket", "throttle", "ratio"}, Required: true, Example: "token_bucket",
+				Doc: "token_bucket: the AWS SDKs' standard retry quota. throttle: gRPC retry throttling (gRFC A6). ratio: retries at most a share of requests (Finagle, Envoy)."},
+			{Name: "capacity", Kind: KindInteger, Min: 1, Max: 1_000_000_000, Unit: "tokens", Default: "500", When: when("kind", "token_bucket"), Example: "500",
+				Doc: "The quota's size; it starts full."},
+			{Name: "retry_cost", Kind: KindInteger, Min: 0, Max: 1_000_000_000, Unit: "tokens", Default: "5", When: when("kind", "token_bucket"), Example: "5",
+				Doc: "Tokens a retry after an error takes; no tokens, no retry."},
+			{Name: "timeout_cost", Kind: KindInteger, Min: 0, Max: 1_000_000_000, Unit: "tokens", Default: "10", When: when("kind", "token_bucket"), Example: "10",
+				Doc: "Tokens a retry after a timeout takes."},
+			{Name: "success_increment", Kind: KindInteger, Min: 0, Max: 1_000_000_000, Unit: "tokens", Default: "1", When: when("kind", "token_bucket"), Example: "1",
+				Doc: "Tokens a first attempt's success gives back."},
+			{Name: "max_tokens", Kind: KindInteger, Min: 1, Max: 1_000_000_000, Unit: "tokens", Default: "10", When: when("kind", "throttle"), Example: "10",
+				Doc: "The bucket's size; a failure takes 1 token, and retries stop while at most half remain."},
+			{Name: "token_ratio", Kind: KindNumber, Min: 0.001, Max: 1000, Unit: "tokens", Default: "0.1", When: when("kind", "throttle"), Example: "0.1",
+				Doc: "Tokens a success gives back."},
+			{Name: "ratio", Kind: KindNumber, Min: 0, Max: 1000, Unit: "retries per request", Default: "0.2", When: when("kind", "ratio"), Example: "0.1",
+				Doc: "Retries allowed per request over the window."},
+			{Name: "min_per_second", Kind: KindNumber, Min: 0, Max: 1e9, Unit: "retries per second", Default: "10", When: when("kind", "ratio"), Example: "10",
+				Doc: "Retries allowed whatever the ratio, so that a quiet service can still retry."},
+			{Name: "ttl", Kind: KindDuration, Default: "10s", When: when("kind", "ratio"), Example: "10s",
+				Doc: "The window over which requests and retries are counted. Must be > 0."},
+		}},
+		{Name: "step", Path: "steps[]", Doc: "One call of a run's plan, with its own timeout; it takes every retry key too, overriding the top-level retry.", Include: []string{"retry"}, Keys: []Key{
+			{Name: "name", Kind: KindString, Required: true, Example: "search",
+				Doc: "The step's name, unique in the plan; --set steps.NAME.KEY=… selects it."},
+			{Name: "tool", Kind: KindString, Required: true, Example: "search",
+				Doc: "The tool the step calls, a name under tools."},
+			{Name: "timeout", Kind: KindDuration, Default: "none: only the deadline bounds an attempt", Example: "2s",
+				Doc: "The ceiling of each attempt; the lease is min(timeout, remaining − floor)."},
+			{Name: "fallback", Kind: KindWords, Default: "none", Example: "[cheap]",
+				Doc: "Tools tried in order when the step fails on its tool or is refused, if their capabilities cover requires. After a timeout only an idempotent step falls back: the call may have run."},
+			{Name: "requires", Kind: KindWords, Default: "none", Example: "[text]",
+				Doc: "Capabilities a tool must declare to serve the step."},
+		}},
+		{Name: "tool", Path: "tools.NAME", Doc: "A backend. A call's outcome is drawn from errors (and hang), then outages and the script override it.", Keys: []Key{
+			{Name: "latency", Kind: KindDistribution, Required: true, Example: "{dist: lognormal, median: 300ms, p99: 1500ms}",
+				Doc: "How long a call takes to answer, success or error: an error answer (503, 429, a permanent error) arrives after a latency drawn from this distribution, like a real call that fails. Only a rate limiter's 429 and a full queue's 503 answer at once."},
+			{Name: "description", Kind: KindString, Default: "none", Example: `"the web search API"`,
+				Doc: "What the tool is, for the reader."},
+			{Name: "errors", Kind: KindMapping, Section: "errors", Default: "no errors", Example: "{transient: 0.01}",
+				Doc: "The chance that a call fails, by failure class."},
+			{Name: "hang", Kind: KindNumber, Min: 0, Max: 1, Unit: "probability", Default: "0", Example: "0.01",
+				Doc: "The chance that a call never answers: only its lease ends it. With errors, at most 1 in total."},
+			{Name: "retry_after", Kind: KindDistribution, Default: "none; a rate limiter's 429 says when its next token comes", Example: "{dist: constant, value: 1s}",
+				Doc: "The Retry-After the tool sends with every 503 and 429."},
+			{Name: "outages", Kind: KindList, Section: "outage", Default: "none", Example: "[{start: 30m, end: 30m30s, mode: transient}]",
+				Doc: "Intervals in which every call dialed gets the outage's outcome instead of its drawn one."},
+			{Name: "script", Kind: KindList, Section: "script_entry", Default: "none", Example: "[{attempt: 1, outcome: hang}]",
+				Doc: "Exact outcomes of given attempts, to replay an incident; it overrides errors and outages."},
+			{Name: "contention", Kind: KindBoolean, Default: "false", Example: "true",
+				Doc: "Makes the tool a row under optimistic concurrency: a write conflicts (a transient error) when another write committed after it read. The experiment behind AWS's \"Exponential Backoff And Jitter\"."},
+			{Name: "concurrency", Kind: KindInteger, Min: 1, Max: MaxWorkers, Unit: "calls", Default: "unlimited: every call is served at once", Example: "8",
+				Doc: "How many calls the tool serves at once; the others wait in its FIFO queue, and their wait counts against their lease."},
+			{Name: "queue", Kind: KindMapping, Section: "tool_queue", Default: "an unbounded queue", Example: "{capacity: 100}",
+				Doc: "The tool's waiting room; needs concurrency."},
+			{Name: "deadline_aware", Kind: KindBoolean, Default: "false", Example: "true",
+				Doc: "The call carries its lease (as gRPC's grpc-timeout does) and the tool drops, at dequeue, work that can no longer finish in it. Otherwise the tool serves requests whose callers gave up (wasted work). Needs concurrency."},
+			{Name: "drop_floor", Kind: KindDuration, Default: "the latency's median", Example: "100ms",
+				Doc: "A deadline-aware tool drops a request whose remaining lease is below this."},
+			{Name: "rate_limit", Kind: KindMapping, Section: "rate_limit", Default: "none", Example: "{rate: 6/s, burst: 6}",
+				Doc: "A token bucket shared by every caller of the tool."},
+			{Name: "cache", Kind: KindMapping, Section: "cache", Default: "none", Example: "{hit_ratio: 0.3, latency: {dist: constant, value: 2ms}}",
+				Doc: "A cache in front of the tool: a hit uses no capacity, no rate-limit token and no money."},
+			{Name: "cost", Kind: KindMapping, Section: "tool_cost", Default: "not metered", Example: "{reserve: 70, usage: {dist: uniform, min: 10, max: 70}}",
+				Doc: "What a call costs, for the cost budgets and the cost summary."},
+			{Name: "capabilities", Kind: KindWords, Default: "none: the tool serves any step", Example: "[text]",
+				Doc: "What the tool can do, matched against a step's requires."},
+		}},
+		{Name: "errors", Path: "tools.NAME.errors", Doc: "Per-call failure probabilities; with hang they sum to at most 1, and the rest succeeds. An error answer arrives after the call's drawn latency.", Keys: []Key{
+			{Name: "transient", Kind: KindNumber, Min: 0, Max: 1, Unit: "probability", Default: "0", Example: "0.02",
+				Doc: "A 503: retryable, with the tool's Retry-After if it sends one."},
+			{Name: "rate_limited", Kind: KindNumber, Min: 0, Max: 1, Unit: "probability", Default: "0", Example: "0.01",
+				Doc: "A 429: retryable, with the tool's Retry-After if it sends one."},
+			{Name: "permanent", Kind: KindNumber, Min: 0, Max: 1, Unit: "probability", Default: "0", Example: "0.001",
+				Doc: "An error no retry can fix: the step fails (or falls back)."},
+		}},
+		{Name: "tool_queue", Path: "tools.NAME.queue", Doc: "A tool's waiting room.", Keys: []Key{
+			{Name: "capacity", Kind: KindInteger, Min: 0, Max: MaxQueue, Unit: "calls", Default: "unbounded", Example: "100",
+				Doc: "How many calls may wait; a call that finds it full gets a 503 at once."},
+		}},
+		{Name: "rate_limit", Path: "tools.NAME.rate_limit", Doc: "A token bucket: rate tokens a second, at most burst at once; each call takes one.", Keys: []Key{
+			{Name: "rate", Kind: KindRate, Required: true, Example: "6/s", Doc: "Tokens added per unit of time. Must be > 0."},
+			{Name: "burst", Kind: KindInteger, Min: 1, Max: 1_000_000_000, Unit: "calls", Default: "1", Example: "6",
+				Doc: "The bucket's size. The default of 1 admits no two calls closer than 1/rate: a 10/s limit with burst 1 turns away about a third of 5/s Poisson traffic. Set it to what the provider allows, often the rate times one second."},
+			{Name: "enforce", Kind: KindWord, Values: []string{"server", "client"}, Default: "server", Example: "client",
+				Doc: "server: a call over the limit gets a 429 at once, with the tool's Retry-After or else the time until the next token. client: the caller waits for a token before dialing; the wait spends its deadline, and a wait that would outlast it is refused locally."},
+		}},
+		{Name: "cache", Path: "tools.NAME.cache", Doc: "A cache in front of a tool.", Keys: []Key{
+			{Name: "hit_ratio", Kind: KindNumber, Min: 0, Max: 1, Unit: "share of calls", Required: true, Example: "0.3",
+				Doc: "The share of calls the cache answers."},
+			{Name: "latency", Kind: KindDistribution, Required: true, Example: "{dist: constant, value: 2ms}",
+				Doc: "How long a hit takes."},
+		}},
+		{Name: "tool_cost", Path: "tools.NAME.cost", Doc: "A metered tool. Each call reserves reserve before it is dialed and settles its usage after; a call that timed out has unknown usage, and its reservation is held, never settled as zero. Usage is capped at reserve.", Keys: []Key{
+			{Name: "reserve", Kind: KindAmount, Required: true, Example: "70",
+				Doc: "The call's declared maximum, reserved before dialing."},
+			{Name: "usage", Kind: KindUsage, Default: "none (then dims is required)", Example: "{dist: uniform, min: 10, max: 70}",
+				Doc: "The amount a call costs, drawn per call."},
+			{Name: "dims", Kind: KindNamed, Section: "cost_dim", Default: "none", Example: "{output_tokens: {price: 0.002, dist: uniform, min: 100, max: 900}}",
+				Doc: "Priced dimensions of a call (input tokens, output tokens, a fee), by name: each adds its drawn units × its price."},
+			{Name: "billed", Kind: KindWord, Values: []string{"request", "success"}, Default: "request", Example: "success",
+				Doc: "request: every answered call is billed. success: only calls that succeed."},
+		}},
+		{Name: "cost_dim", Path: "tools.NAME.cost.dims.NAME", Doc: "A priced dimension: a distribution of numbers (its keys as under distribution) plus a price.", Include: []string{"distribution"}, Keys: []Key{
+			{Name: "price", Kind: KindNumber, Min: 0, Max: math.MaxFloat64, Unit: "cost units per unit", Required: true, Example: "0.002",
+				Doc: "What one unit of this dimension costs."},
+		}},
+		{Name: "outage", Path: "tools.NAME.outages[]", Doc: "An interval [start, end) of simulated time.", Keys: []Key{
+			{Name: "start", Kind: KindDuration, Required: true, Example: "30m", Doc: "When the outage starts."},
+			{Name: "end", Kind: KindDuration, Required: true, Example: "30m30s", Doc: "When it ends; after start."},
+			{Name: "mode", Kind: KindWord, Values: []string{"hang", "transient", "rate_limited", "stall"}, Required: true, Example: "transient",
+				Doc: "What a call dialed in the outage gets. hang: no answer; only its lease ends it (a timeout). transient: a 503 after the call's drawn latency, with the tool's Retry-After if it sends one: a slow failure, not a fast one. rate_limited: a 429, the same way. stall: the tool (it needs concurrency) starts no new work while calls keep queueing; they are served, or time out, after the stall."},
+		}},
+		{Name: "script_entry", Path: "tools.NAME.script[]", Doc: "A fixed outcome for an attempt, to replay an incident.", Keys: []Key{
+			{Name: "run", Kind: KindInteger, Min: 0, Max: MaxRuns, Unit: "run number, from 0", Default: "every run", Example: "0",
+				Doc: "The run it applies to."},
+			{Name: "attempt", Kind: KindInteger, Min: 1, Max: MaxAttempts, Required: true, Example: "1",
+				Doc: "The attempt it applies to, from 1, of any step calling the tool."},
+			{Name: "outcome", Kind: KindWord, Values: outcomeWords, Required: true, Example: "hang",
+				Doc: "ok, hang (no answer), transient (503), rate_limited (429) or permanent."},
+			{Name: "latency", Kind: KindDuration, Default: "the drawn latency", Example: "1s",
+				Doc: "How long the attempt takes to answer."},
+		}},
+		{Name: "guards", Path: "guards", Doc: "Limits that stop a runaway simulation. A stopped simulation reports what it measured, marked partial, with a warning.", Keys: []Key{
+			{Name: "max_in_system", Kind: KindInteger, Min: 1, Max: 100_000_000, Unit: "runs", Default: fmt.Sprint(system.DefaultGuards().MaxInSystem), Example: "100000",
+				Doc: "Runs in the system at once (an unbounded queue that keeps growing)."},
+			{Name: "max_tool_queue", Kind: KindInteger, Min: 1, Max: 100_000_000, Unit: "calls", Default: fmt.Sprint(system.DefaultGuards().MaxToolQueue), Example: "1000000",
+				Doc: "Calls waiting at one tool (abandoned work piles up there in a retry storm)."},
+			{Name: "max_events", Kind: KindInteger, Min: 1, Max: math.MaxInt64, Unit: "events", Default: fmt.Sprint(system.DefaultGuards().MaxEvents), Example: "5000000000",
+				Doc: "Simulation events."},
+			{Name: "max_time", Kind: KindDuration, Default: shortDuration(system.DefaultGuards().MaxTime), Example: "24h",
+				Doc: "Simulated time."},
+			{Name: "max_wall", Kind: KindDuration, Default: shortDuration(system.DefaultGuards().MaxWall), Example: "10m",
+				Doc: "Wall-clock time."},
+		}},
+		distributionSection(),
+		{Name: "mixture_component", Path: "….of[]", Doc: "One component of a mixture: a distribution (its keys as under distribution) plus a weight.", Include: []string{"distribution"}, Keys: []Key{
+			{Name: "weight", Kind: KindNumber, Min: 0, MinExclusive: true, Max: math.MaxFloat64, Required: true, Example: "0.9",
+				Doc: "The component's relative weight. Weights need not sum to 1."},
+		}},
+	}
+}
+
+// paramDocs documents the distributions' parameters (model/dist.Params).
+var paramDocs = map[string]struct{ doc, example string }{
+	"value":  {"The constant value.", "10ms"},
+	"mean":   {"The mean.", "1s"},
+	"cv":     {"The coefficient of variation (standard deviation ÷ mean), > 0.", "0.5"},
+	"median": {"The median.", "300ms"},
+	"sigma":  {"The standard deviation of the logarithm, > 0; give sigma or p99, not both.", "0.5"},
+	"p99":    {"The 99th percentile, above the median; give sigma or p99, not both.", "1500ms"},
+	"min":    {"The smallest value (uniform, pareto).", "10ms"},
+	"max":    {"The largest value (uniform), above min.", "50ms"},
+	"alpha":  {"The Pareto tail index, > 0 (the mean is finite only above 1).", "2.5"},
+	"scale":  {"The Weibull scale, > 0.", "1s"},
+	"shape":  {"The Weibull shape, > 0 (1 is exponential).", "1.5"},
+}
+
+// distributionSection builds the distribution section from model/dist's
+// own list of families and parameters.
+func distributionSection() *Section {
+	families := append(dist.Families(), "mixture", "empirical")
+	slices.Sort(families)
+	s := &Section{Name: "distribution", Path: "…latency, retry_after, think, usage, …",
+		Doc: "A distribution. dist decides which other keys apply. In a distribution of durations (latency, retry_after, think) the parameters " +
+			strings.Join(timeParamNames(), ", ") + " are durations and the others plain numbers; in a distribution of numbers (cost usage and dims) all are numbers."}
+	s.Keys = append(s.Keys, Key{Name: "dist", Kind: KindWord, Values: families, Required: true, Example: "exponential",
+		Doc: "The family: " + strings.Join(familyDocs(), "; ") + "."})
+	byParam := map[string][]string{}
+	var order []string
+	for _, fam := range dist.Families() {
+		params, _ := dist.Params(fam)
+		for _, p := range params {
+			if _, seen := byParam[p]; !seen {
+				order = append(order, p)
+			}
+			byParam[p] = append(byParam[p], fam)
+		}
+	}
+	for _, p := range order {
+		d := paramDocs[p]
+		// Every parameter is required but lognormal's sigma/p99 pair
+		// (model/dist.Params).
+		required, def := true, ""
+		if p == "sigma" || p == "p99" {
+			required, def = false, "none: give sigma or p99"
+		}
+		s.Keys = append(s.Keys, Key{Name: p, Kind: KindNumber, Required: required, Default: def,
+			When: &Cond{Key: "dist", Values: byParam[p]}, Example: d.example, Doc: d.doc})
+	}
+	s.Keys = append(s.Keys,
+		Key{Name: "of", Kind: KindList, Section: "mixture_component", Required: true, When: &Cond{Key: "dist", Values: []string{"mixture"}},
+			Example: "[{weight: 0.9, dist: lognormal, median: 1s, sigma: 0.5}, {weight: 0.1, dist: constant, value: 10s}]",
+			Doc:     "The mixture's components: each call draws a component by weight, then a value from it."},
+		Key{Name: "file", Kind: KindString, Required: true, When: &Cond{Key: "dist", Values: []string{"empirical"}}, Example: "latencies.txt",
+			Doc: "A latency log, one duration per line (or CSV), relative to the scenario's directory; values are drawn from its samples."},
+	)
+	return s
+}
+
+// timeParamNames returns the parameters that are durations in a
+// distribution of durations, sorted.
+func timeParamNames() []string {
+	var names []string
+	for p := range timeParams {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func familyDocs() []string {
+	var out []string
+	for _, fam := range dist.Families() {
+		params, _ := dist.Params(fam)
+		out = append(out, fam+" {"+strings.Join(params, ", ")+"}")
+	}
+	return append(out, "mixture {of}", "empirical {file}")
+}
+
+// applies reports whether k applies in mapping f: it has no condition, or
+// f's condition key (or its default) is one of the values.
+func (k Key) applies(f *fields, s *Section) bool {
+	if k.When == nil {
+		return true
+	}
+	v := ""
+	if n, ok := f.vals[k.When.Key]; ok {
+		if r := resolve(n); r.Kind == yaml.ScalarNode {
+			v = r.Value
+		}
+	} else if ck, ok := s.key(k.When.Key); ok {
+		v = ck.Default
+	}
+	return slices.Contains(k.When.Values, v)
+}

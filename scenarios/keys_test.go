@@ -1,0 +1,403 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// generated are the files made from the key table, relative to this
+// package, and what makes them.
+var generated = []struct {
+	path string
+	make func() []byte
+}{
+	{"../docs/scenario-reference.md", scenarios.Reference},
+	{"schema.json", scenarios.JSONSchema},
+}
+
+// TestGenerated fails when docs/scenario-reference.md or
+// scenarios/schema.json is not what the key table makes. Regenerate with
+// go generate ./scenarios (or go test ./scenarios -run TestGenerated -update).
+func TestGenerated(t *testing.T) {
+	for _, g := range generated {
+		got := g.make()
+		if *update {
+			if err := os.WriteFile(g.path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(g.path)
+		if err != nil {
+			t.Fatalf("%v (run go generate ./scenarios)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run go generate ./scenarios", g.path)
+		}
+	}
+}
+
+// TestKeysDocumented fails when a key of the table lacks its type, its
+// documentation, an example, or a default (or is not required), or names a
+// section or condition that does not exist.
+func TestKeysDocumented(t *testing.T) {
+	secs := map[string]*scenarios.Section{}
+	for _, s := range scenarios.Sections() {
+		if secs[s.Name] != nil {
+			t.Errorf("section %s is listed twice", s.Name)
+		}
+		secs[s.Name] = s
+	}
+	n := 0
+	for _, s := range scenarios.Sections() {
+		if s.Doc == "" {
+			t.Errorf("section %s has no documentation", s.Name)
+		}
+		for _, inc := range s.Include {
+			if secs[inc] == nil {
+				t.Errorf("section %s includes %s, which does not exist", s.Name, inc)
+			}
+		}
+		seen := map[string]bool{}
+		for _, k := range s.Keys {
+			n++
+			where := s.Name + "." + k.Name
+			if seen[k.Name] {
+				t.Errorf("%s is listed twice", where)
+			}
+			seen[k.Name] = true
+			if k.Kind.String() == "" {
+				t.Errorf("%s has no type", where)
+			}
+			if strings.TrimSpace(k.Doc) == "" {
+				t.Errorf("%s has no documentation", where)
+			}
+			if k.Example == "" {
+				t.Errorf("%s has no example", where)
+			}
+			if k.Required == (k.Default != "") {
+				t.Errorf("%s: a key is either required or has a default (required %v, default %q)", where, k.Required, k.Default)
+			}
+			switch k.Kind {
+			case scenarios.KindMapping, scenarios.KindList, scenarios.KindNamed:
+				if secs[k.Section] == nil {
+					t.Errorf("%s: section %q does not exist", where, k.Section)
+				}
+			case scenarios.KindWord:
+				if len(k.Values) == 0 {
+					t.Errorf("%s: a word key lists its values", where)
+				}
+			}
+			if k.When != nil {
+				found := false
+				for _, c := range s.Keys {
+					found = found || c.Name == k.When.Key
+				}
+				if !found || len(k.When.Values) == 0 {
+					t.Errorf("%s: condition on %q, which is not a key of %s", where, k.When.Key, s.Name)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("the table lists %d keys; the format has more than 100", n)
+	}
+}
+
+// base is a scenario that every key's example is placed into.
+const base = `name: t
+arrivals: {rate: 9/s}
+workers: 2
+steps:
+  - {name: search, tool: search, timeout: 1s}
+tools:
+  search:
+    latency: {dist: exponential, mean: 100ms}
+  cheap:
+    latency: {dist: exponential, mean: 100ms}
+`
+
+// files are the files the examples name.
+var files = fstest.MapFS{
+	"latencies.txt": {Data: []byte("10ms\n20ms\n30ms\n")},
+	"arrivals.txt":  {Data: []byte("0s\n1s\n2s\n")},
+}
+
+// placement says where a section's mapping goes in base, as --set
+// overrides: BODY is replaced by the mapping.
+var placement = map[string][]string{
+	"queue":             {"queue=BODY"},
+	"budget_cost":       {"cost=BODY"},
+	"arrivals":          {"arrivals=BODY"},
+	"rate_point":        {"arrivals={process: schedule, rates: [BODY]}"},
+	"retry":             {"retry=BODY"},
+	"backoff":           {"retry.backoff=BODY"},
+	"budget":            {"retry.budget=BODY"},
+	"step":              {"steps=[BODY]"},
+	"tool":              {"tools.search=BODY"},
+	"errors":            {"tools.search.errors=BODY"},
+	"tool_queue":        {"tools.search.concurrency=2", "tools.search.queue=BODY"},
+	"rate_limit":        {"tools.search.rate_limit=BODY"},
+	"cache":             {"tools.search.cache=BODY"},
+	"tool_cost":         {"tools.search.cost=BODY"},
+	"cost_dim":          {"tools.search.cost={reserve: 70, dims: {tokens: BODY}}"},
+	"outage":            {"tools.search.concurrency=2", "tools.search.outages=[BODY]"},
+	"script_entry":      {"tools.search.script=[BODY]"},
+	"guards":            {"guards=BODY"},
+	"distribution":      {"tools.search.latency=BODY"},
+	"mixture_component": {"tools.search.latency={dist: mixture, of: [BODY]}"},
+}
+
+// context adds keys some examples need beside them.
+var context = map[string]string{
+	"tool.queue":          "concurrency: 2",
+	"tool.deadline_aware": "concurrency: 2",
+	"arrivals.process":    "rate: 9/s",
+	"tool_cost.reserve":   "usage: {dist: constant, value: 5}",
+	"tool_cost.billed":    "usage: {dist: constant, value: 5}",
+	"distribution.dist":   "mean: 1s",
+	"distribution.median": "sigma: 0.5",
+}
+
+// body returns a flow mapping of section s with key k set to value, the
+// keys it requires (where k's condition holds) set to their examples.
+func body(s *scenarios.Section, k scenarios.Key, value string) string {
+	var parts []string
+	cond := ""
+	if k.When != nil {
+		cond = k.When.Values[0]
+		parts = append(parts, k.When.Key+": "+cond)
+	}
+	all := slices.Clone(s.Keys)
+	for _, inc := range s.Include {
+		for _, is := range scenarios.Sections() {
+			if is.Name == inc {
+				all = append(all, is.Keys...)
+			}
+		}
+	}
+	for _, r := range all {
+		if r.Name == k.Name || !r.Required || k.When != nil && r.Name == k.When.Key {
+			continue
+		}
+		if r.When != nil && !(k.When != nil && r.When.Key == k.When.Key && slices.Contains(r.When.Values, cond)) {
+			continue
+		}
+		if r.Name == "dist" && s.Name == "cost_dim" {
+			parts = append(parts, "dist: constant, value: 5")
+			continue
+		}
+		if r.Name == "dist" && s.Name == "mixture_component" {
+			parts = append(parts, "dist: constant, value: 5ms")
+			continue
+		}
+		parts = append(parts, r.Name+": "+r.Example)
+	}
+	parts = append(parts, k.Name+": "+value)
+	if c, ok := context[s.Name+"."+k.Name]; ok {
+		parts = append(parts, c)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// sets places value for key k of section s into base.
+func sets(s *scenarios.Section, k scenarios.Key, value string) []string {
+	if s.Name == "scenario" {
+		return []string{k.Name + "=" + value}
+	}
+	var out []string
+	for _, p := range placement[s.Name] {
+		out = append(out, strings.Replace(p, "BODY", body(s, k, value), 1))
+	}
+	return out
+}
+
+// TestKeyExamples loads base with every key of the table set to its
+// example (with the keys it needs beside it), so that every documented key
+// is one the loader accepts; and, for every bounded number, checks that the
+// loader accepts both ends of its documented range and refuses the values
+// just outside, naming the key. (The loader panics on a key it reads that
+// the table does not list, so the two cannot drift apart.)
+func TestKeyExamples(t *testing.T) {
+	c, abs := schemaCompiler(t)
+	for _, s := range scenarios.Sections() {
+		sub, err := c.Compile(abs + "#/$defs/" + s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// matches validates the mapping that key k = value makes against
+		// the section's schema.
+		matches := func(k scenarios.Key, value string) error {
+			if s.Name == "scenario" {
+				var doc map[string]any
+				if err := yaml.Unmarshal([]byte(base), &doc); err != nil {
+					t.Fatal(err)
+				}
+				var v any
+				if err := yaml.Unmarshal([]byte(value), &v); err != nil {
+					t.Fatal(err)
+				}
+				doc[k.Name] = v
+				b, _ := yaml.Marshal(doc)
+				return sub.Validate(yamlValue(t, b))
+			}
+			return sub.Validate(yamlValue(t, []byte(body(s, k, value))))
+		}
+		if s.Name != "scenario" && placement[s.Name] == nil {
+			t.Errorf("section %s has no placement in this test", s.Name)
+			continue
+		}
+		for _, k := range s.Keys {
+			load := func(value string) error {
+				_, err := scenarios.Parse("t.yaml", []byte(base), sets(s, k, value), files)
+				return err
+			}
+			if err := load(k.Example); err != nil {
+				t.Errorf("%s.%s: the example %s does not load: %v\n(sets %q)", s.Name, k.Name, k.Example, err, sets(s, k, k.Example))
+				continue
+			}
+			if err := matches(k, k.Example); err != nil {
+				t.Errorf("%s.%s: the example %s does not match the schema: %v", s.Name, k.Name, k.Example, err)
+			}
+			if k.Kind != scenarios.KindInteger && k.Kind != scenarios.KindNumber || k.Min >= k.Max {
+				continue
+			}
+			for _, v := range []float64{k.Min, k.Max} {
+				if v >= math.MaxInt64 || v >= math.MaxFloat64 || v == k.Min && k.MinExclusive {
+					continue
+				}
+				if err := load(num(v)); err != nil {
+					t.Errorf("%s.%s: %s, at the end of the documented range, does not load: %v", s.Name, k.Name, num(v), err)
+				}
+				if err := matches(k, num(v)); err != nil {
+					t.Errorf("%s.%s: %s, at the end of the documented range, does not match the schema: %v", s.Name, k.Name, num(v), err)
+				}
+			}
+			outside := []float64{k.Min - 1}
+			if k.MinExclusive {
+				outside = []float64{k.Min}
+			}
+			if k.Max < math.MaxInt64 && k.Max < math.MaxFloat64 {
+				outside = append(outside, k.Max+1)
+			}
+			for _, v := range outside {
+				err := load(num(v))
+				if err == nil || !strings.Contains(err.Error(), k.Name+":") {
+					t.Errorf("%s.%s: %s, outside the documented range, gives %v; want an error naming the key", s.Name, k.Name, num(v), err)
+				}
+				if matches(k, num(v)) == nil {
+					t.Errorf("%s.%s: %s, outside the documented range, matches the schema", s.Name, k.Name, num(v))
+				}
+			}
+		}
+	}
+}
+
+func num(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e18 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// TestBundledMatchSchema validates every bundled scenario, and every key's
+// example placed as TestKeyExamples places it, against schema.json; and
+// checks that the schema refuses what the loader refuses key by key (an
+// unknown key, a word not in the list, a number out of range). Each
+// bundled scenario carries the schema's modeline.
+func TestBundledMatchSchema(t *testing.T) {
+	schema := compileSchema(t)
+	for _, name := range scenarios.Names() {
+		path := name + ".yaml"
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(string(src), "\n"); first != scenarios.SchemaModeline {
+			t.Errorf("%s: first line %q, want the schema modeline %q", path, first, scenarios.SchemaModeline)
+		}
+		if err := schema.Validate(yamlValue(t, src)); err != nil {
+			t.Errorf("%s does not match schema.json:\n%v", path, err)
+		}
+	}
+	for _, bad := range []struct{ what, src string }{
+		{"unknown key", strings.Replace(base, "workers: 2", "wokers: 2", 1)},
+		{"word not in the list", strings.Replace(base, "arrivals: {rate: 9/s}", "arrivals: {process: poison, rate: 9/s}", 1)},
+		{"out of range", strings.Replace(base, "workers: 2", "workers: 0", 1)},
+		{"duration without a unit", strings.Replace(base, "timeout: 1s", "timeout: 1", 1)},
+		{"key of another process", strings.Replace(base, "arrivals: {rate: 9/s}", "arrivals: {rate: 9/s, count: 3}", 1)},
+		{"parameter of another family", strings.Replace(base, "mean: 100ms}\n  cheap", "mean: 100ms, sigma: 1}\n  cheap", 1)},
+		{"required key missing", strings.Replace(base, "workers: 2\n", "", 1)},
+	} {
+		if _, err := scenarios.Parse("t.yaml", []byte(bad.src), nil, files); err == nil {
+			t.Errorf("%s: the loader accepts it", bad.what)
+		}
+		if err := schema.Validate(yamlValue(t, []byte(bad.src))); err == nil {
+			t.Errorf("%s: the schema accepts it:\n%s", bad.what, bad.src)
+		}
+	}
+}
+
+// compileSchema compiles schema.json.
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	c, abs := schemaCompiler(t)
+	s, err := c.Compile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// schemaCompiler returns a compiler holding schema.json, and its name there.
+func schemaCompiler(t *testing.T) (*jsonschema.Compiler, string) {
+	t.Helper()
+	f, err := os.Open("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	abs, _ := filepath.Abs("schema.json")
+	if err := c.AddResource(abs, doc); err != nil {
+		t.Fatal(err)
+	}
+	return c, abs
+}
+
+// yamlValue decodes YAML into the values JSON Schema validates (maps,
+// slices, strings, json.Number, bools), as an editor's language server
+// sees the file.
+func yamlValue(t *testing.T, src []byte) any {
+	t.Helper()
+	var v any
+	if err := yaml.Unmarshal(src, &v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
