@@ -136,13 +136,18 @@ submit() {
 	echo "logs: $OUT/logs/sweep-${array}_<slice>.log and $OUT/logs/merge-$merge.log"
 	((wait)) || return 0
 
-	local state
+	local state unknown=0
 	while :; do
 		state=$(jobstate "$merge")
 		case $state in
-		PENDING | RUNNING | CONFIGURING | COMPLETING | SUSPENDED | REQUEUED | RESIZING | "") sleep 2 ;;
+		PENDING | RUNNING | CONFIGURING | COMPLETING | SUSPENDED | REQUEUED | RESIZING) unknown=0 ;;
+		"") # slurmctld restarting, or the job purged (MinJobAge)
+			unknown=$((unknown + 1))
+			((unknown < 30)) || die "slurmctld no longer knows merge job $merge: see $OUT/logs/merge-$merge.log"
+			;;
 		*) break ;;
 		esac
+		sleep 2
 	done
 	scontrol show job -o "$array" | sed -n 's/.* ArrayTaskId=\([0-9]*\) .* JobState=\([A-Z_]*\) .*/slice \1: \2/p' | sort -t' ' -k2n
 	echo "merge: $state"

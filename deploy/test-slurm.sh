@@ -3,7 +3,7 @@
 # (deploy/slurm-local.sh) and checks what a user relies on:
 #   1. a sweep split into 3 shards and merged by SLURM jobs gives sweep.csv
 #      and sweep.json byte-identical to the same sweep run unsharded;
-#   2. CPUS_PER_TASK larger than any node fails at once, queueing nothing;
+#   2. CPUS_PER_TASK or MEM larger than any node fails at once, queueing nothing;
 #   3. a shard that fails makes the merge job fail (not wait for ever) with
 #      the command that reruns it; running that command gives the same bytes.
 # Needs root; installs munge and slurm-wlm if missing. .ci/run calls it.
@@ -53,13 +53,19 @@ same() { # same DIR: DIR's merged sweep is byte-identical to the unsharded one
 	echo "$1/sweep.csv and sweep.json are byte-identical to the unsharded sweep"
 }
 
-step "CPUS_PER_TASK above the node's CPUs fails before queueing anything"
+step "CPUS_PER_TASK or MEM above the node's fails before queueing anything"
 cpus=$(sinfo -h -N -o %c)
 if CPUS_PER_TASK=$((cpus + 1)) OUT=$work/toobig bash "$repo/deploy/slurm-array.sh" submit mmc.yaml "${flags[@]}" 2>toobig.err; then
 	fail "submit with CPUS_PER_TASK=$((cpus + 1)) on a $cpus-CPU node succeeded"
 fi
 cat toobig.err
 grep -q "has $cpus CPUs" toobig.err || fail "the message does not name the node's CPU count"
+mem=$(sinfo -h -N -o %m)
+if MEM=$((mem + 1))M OUT=$work/toobig bash "$repo/deploy/slurm-array.sh" submit mmc.yaml "${flags[@]}" 2>toobig.err; then
+	fail "submit with MEM=$((mem + 1))M on a node with ${mem}M succeeded"
+fi
+cat toobig.err
+grep -q "has ${mem}M" toobig.err || fail "the message does not name the node's memory"
 [[ -z $(squeue -h) ]] || fail "jobs were queued: $(squeue)"
 
 step "submit --wait: 3 shards as a job array, then the merge job"
