@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/latencylog"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -333,5 +334,94 @@ func TestZeroTimeLoopRefused(t *testing.T) {
 		if got := parseErr(t, src, set); got != "" {
 			t.Errorf("Parse(zero-time loop, --set %s) = %q, want no error", set, got)
 		}
+	}
+}
+
+// TestEmpiricalMaxSamples: a latency file with more samples than an
+// empirical distribution holds is refused with its line, the limit and the
+// key that raises it; max_samples raises it.
+func TestEmpiricalMaxSamples(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "lat.txt"), "10ms\n20ms\n30ms\n")
+	path := filepath.Join(dir, "s.yaml")
+	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 2}"}.src())
+	_, err := scenarios.Load(path, nil)
+	want := "tools.t.latency.file: lat.txt:3: more than 2 samples: an empirical distribution holds at most 10000000 by default; raise it with max_samples (up to 100000000, 8 bytes each)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load(3 samples, max_samples 2) = %v, want …%s", err, want)
+	}
+	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 3}"}.src())
+	if _, err := scenarios.Load(path, nil); err != nil {
+		t.Errorf("Load(3 samples, max_samples 3) = %v", err)
+	}
+	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 100000001}"}.src())
+	if _, err := scenarios.Load(path, nil); err == nil || !strings.Contains(err.Error(), "tools.t.latency.max_samples: must be in [1, 100000000]") {
+		t.Errorf("Load(max_samples 100000001) = %v, want it refused", err)
+	}
+	if latencylog.MaxLatency != scenarios.MaxDuration {
+		t.Errorf("latencylog.MaxLatency = %v, scenarios.MaxDuration = %v: a latency file must take what a scenario takes", latencylog.MaxLatency, scenarios.MaxDuration)
+	}
+}
+
+// TestSymlinkCannotEscape: a data file reached through a symbolic link in
+// the scenario's directory that points outside it is refused, like a path
+// with "..".
+func TestSymlinkCannotEscape(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "outside", "lat.txt"), "10ms\n")
+	write(t, filepath.Join(dir, "outside", "trace.txt"), "0s\n1s\n")
+	write(t, filepath.Join(dir, "s", "inside.txt"), "10ms\n")
+	for _, l := range []struct{ old, new string }{
+		{filepath.Join(dir, "outside", "lat.txt"), "lat.txt"},
+		{filepath.Join(dir, "outside"), "data"},
+		{"../outside/trace.txt", "trace.txt"},
+		{"inside.txt", "alias.txt"}, // inside: allowed
+	} {
+		if err := os.Symlink(l.old, filepath.Join(dir, "s", l.new)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "s", "s.yaml")
+	for _, file := range []string{"lat.txt", "data/lat.txt"} {
+		write(t, path, row{lat: "{dist: empirical, file: " + file + "}"}.src())
+		_, err := scenarios.Load(path, nil)
+		if err == nil || !strings.Contains(err.Error(), "tools.t.latency.file") || !strings.Contains(err.Error(), "outside the scenario's directory") {
+			t.Errorf("Load(empirical file %s, a link outside) = %v, want an error saying it is outside", file, err)
+		}
+	}
+	write(t, path, "name: t\narrivals: {process: trace, file: trace.txt}\nworkers: 1\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: constant, value: 1ms}\n")
+	if _, err := scenarios.Load(path, nil); err == nil || !strings.Contains(err.Error(), "arrivals.file") || !strings.Contains(err.Error(), "outside the scenario's directory") {
+		t.Errorf("Load(trace file behind a link outside) = %v, want an error saying it is outside", err)
+	}
+	write(t, path, row{lat: "{dist: empirical, file: alias.txt}"}.src())
+	if _, err := scenarios.Load(path, nil); err != nil {
+		t.Errorf("Load(a link inside the directory) = %v", err)
+	}
+}
+
+// TestTraceShorterThanRuns: runs beyond a trace's arrivals is an error
+// naming both; without runs, the whole trace is replayed.
+func TestTraceShorterThanRuns(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "trace.txt"), "0s\n1s\n2s\n")
+	path := filepath.Join(dir, "s.yaml")
+	src := func(runs string) string {
+		return "name: t\n" + runs + "arrivals: {process: trace, file: trace.txt}\nworkers: 1\nsteps:\n  - {name: a, tool: t}\ntools:\n  t:\n    latency: {dist: constant, value: 1ms}\n"
+	}
+	write(t, path, src("runs: 5\nwarmup: 0\n"))
+	_, err := scenarios.Load(path, nil)
+	if want := "s.yaml:2: runs: 5, but the trace (arrivals.file) has only 3 arrivals: set runs ≤ 3, or leave runs out to replay the whole trace"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("Load(runs 5, trace of 3) = %v, want …%s", err, want)
+	}
+	if _, err := scenarios.Load(path, []string{"runs=3"}); err != nil {
+		t.Errorf("Load(runs 3, trace of 3) = %v", err)
+	}
+	write(t, path, src("warmup: 0\n"))
+	sc, err := scenarios.Load(path, nil)
+	if err != nil || sc.Config.Runs != 3 {
+		t.Fatalf("Load(no runs, trace of 3) = %v; runs %d, want 3", err, sc.Config.Runs)
+	}
+	if r := system.New(sc.Config, system.Options{}).Run(); r.Runs.Arrived != 3 {
+		t.Errorf("the whole trace: %d runs arrived, want 3", r.Runs.Arrived)
 	}
 }

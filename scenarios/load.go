@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -85,7 +86,7 @@ func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
 		if len(src) > maxFileSize {
 			return nil, "", nil, fmt.Errorf("%s: more than the %d-byte limit for a scenario", nameOrPath, maxFileSize)
 		}
-		return src, nameOrPath, os.DirFS(filepath.Dir(nameOrPath)), nil
+		return src, nameOrPath, inDir(filepath.Dir(nameOrPath)), nil
 	}
 	name := strings.TrimSuffix(path.Base(nameOrPath), ".yaml")
 	if nameOrPath == name || nameOrPath == "scenarios/"+name+".yaml" {
@@ -102,6 +103,36 @@ func open(nameOrPath string) (src []byte, file string, fsys fs.FS, err error) {
 // ErrNotFound is wrapped by Load's error for a name that is neither a file
 // nor a bundled scenario.
 var ErrNotFound = errors.New("no such file, and no bundled scenario of that name")
+
+// inDir is the directory a scenario file's data files are read from. Its
+// Open refuses a name that leaves the directory through a symbolic link,
+// as fs.ValidPath refuses "..": os.OpenInRoot resolves every link inside
+// the directory.
+type inDir string
+
+// errOutside is wrapped by inDir.Open's error for a name whose symbolic
+// links lead out of the directory.
+var errOutside = errors.New("a symbolic link leads outside the scenario's directory")
+
+// Open implements fs.FS.
+func (d inDir) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := os.OpenInRoot(string(d), name)
+	if err == nil {
+		return f, nil
+	}
+	// Tell a link out of the directory from a missing file.
+	if full, lerr := filepath.EvalSymlinks(filepath.Join(string(d), name)); lerr == nil {
+		if root, rerr := filepath.EvalSymlinks(string(d)); rerr == nil {
+			if rel, err := filepath.Rel(root, full); err != nil || !filepath.IsLocal(rel) {
+				return nil, &fs.PathError{Op: "open", Path: name, Err: errOutside}
+			}
+		}
+	}
+	return nil, err
+}
 
 // bundledThenHere resolves the files a bundled scenario names: among the
 // bundled files first (its own latency logs), then in the current
@@ -223,6 +254,8 @@ type loader struct {
 	d    *decoder
 	fsys fs.FS
 	logs *logCache
+	// traceLen is the number of arrivals of a trace file, 0 without one.
+	traceLen int
 	// stepNodes are the steps' YAML nodes, for crossCheck's lines.
 	stepNodes []*yaml.Node
 	// arrivalsNode is the arrivals mapping's node, for crossCheck's line.
@@ -294,8 +327,12 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		cfg.Runs = cfg.Arrivals.Count
 	case runsNode != nil && horizonNode != nil:
 		d.errorf(horizonNode, "horizon", "give runs or horizon, not both")
+	case runsNode == nil && horizonNode == nil && l.traceLen > 0:
+		cfg.Runs = int64(l.traceLen) // the whole trace
 	case runsNode == nil && horizonNode == nil:
 		cfg.Runs = 100_000
+	case runsNode != nil && l.traceLen > 0 && cfg.Runs > int64(l.traceLen):
+		d.errorf(runsNode, "runs", "%d, but the trace (arrivals.file) has only %d arrivals: set runs ≤ %d, or leave runs out to replay the whole trace", cfg.Runs, l.traceLen, l.traceLen)
 	}
 	if horizonNode != nil && cfg.Horizon > 0 {
 		if n := cfg.Arrivals.Rate * cfg.Horizon.Seconds(); n > MaxRuns {
@@ -505,6 +542,10 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 			break
 		}
 		file, ferr := l.fsys.Open(filepath.ToSlash(name))
+		if errors.Is(ferr, errOutside) {
+			d.errorf(v, "arrivals.file", "%q is outside the scenario's directory (%v): give a path relative to it, without \"..\"", name, errOutside)
+			break
+		}
 		if ferr != nil {
 			d.errorf(v, "arrivals.file", "cannot read %q: %v", name, unwrapPathError(ferr))
 			break
@@ -517,6 +558,9 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 		}
 		a.Source, err = arrival.Trace(times)
 		l.arrivalErr(err, v, "arrivals.file: ")
+		if err == nil {
+			l.traceLen = len(times)
+		}
 	case "closed":
 		a.Process = system.Closed
 		if v := f.get("users"); v != nil {
@@ -1128,6 +1172,10 @@ func (l *loader) mixture(f *fields, timeValued bool) dist.Dist {
 func (l *loader) empirical(f *fields) dist.Dist {
 	d := l.d
 	v := f.get("file")
+	maxSamples := latencylog.DefaultMaxSamples
+	if m := f.get("max_samples"); m != nil {
+		maxSamples = int(d.integer(m, f.field("max_samples"), 1, latencylog.MaxMaxSamples))
+	}
 	f.finish()
 	if v == nil {
 		d.errorf(f.node, f.field("file"), "required: a file of durations, one per line")
@@ -1145,13 +1193,23 @@ func (l *loader) empirical(f *fields) dist.Dist {
 		d.errorf(v, f.field("file"), "%q is outside the scenario's directory: give a path relative to it, without \"..\"", name)
 		return nil
 	}
-	e, msg := l.logs.get(filepath.ToSlash(name), func() (dist.Dist, string) {
+	key := filepath.ToSlash(name)
+	if maxSamples != latencylog.DefaultMaxSamples {
+		key += "\x00" + strconv.Itoa(maxSamples) // a different limit can give a different answer
+	}
+	e, msg := l.logs.get(key, func() (dist.Dist, string) {
 		file, err := l.fsys.Open(filepath.ToSlash(name))
+		if errors.Is(err, errOutside) {
+			return nil, fmt.Sprintf("%q is outside the scenario's directory (%v): give a path relative to it, without \"..\"", name, errOutside)
+		}
 		if err != nil {
 			return nil, fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
 		}
 		defer file.Close()
-		log, err := latencylog.Read(file, latencylog.Options{Name: name})
+		log, err := latencylog.Read(file, latencylog.Options{Name: name, MaxSamples: maxSamples})
+		if errors.Is(err, latencylog.ErrTooManySamples) {
+			return nil, fmt.Sprintf("%v: an empirical distribution holds at most %d by default; raise it with max_samples (up to %d, 8 bytes each)", err, latencylog.DefaultMaxSamples, latencylog.MaxMaxSamples)
+		}
 		if err != nil {
 			return nil, err.Error()
 		}

@@ -297,6 +297,6 @@ func TestParseDistributions(t *testing.T) {
 			bugged: "t.yaml:8: tools.t.latency.file: cannot read \"../shared/lat.txt\": file does not exist", note: outsideDir},
 		{name: "empirical/absolute", lat: "{dist: empirical, file: /etc/passwd}", want: "t.yaml:8: tools.t.latency.file: \"/etc/passwd\" is outside the scenario's directory: give a path relative to it, without \"..\"",
 			bugged: "t.yaml:8: tools.t.latency.file: cannot read \"/etc/passwd\": file does not exist", note: outsideDir},
-		{name: "empirical/extra-key", lat: "{dist: empirical, file: lat.txt, unit: ms}", want: "t.yaml:8: tools.t.latency.unit: unknown key; allowed here: dist, file"},
+		{name: "empirical/extra-key", lat: "{dist: empirical, file: lat.txt, unit: ms}", want: "t.yaml:8: tools.t.latency.unit: unknown key; allowed here: dist, file, max_samples"},
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/recommend"
 	"github.com/budgetsim/budgetsim/scenarios"
+	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 func init() {
@@ -34,11 +35,13 @@ type recommendFlags struct {
 	jitter, bound           string
 	errorRate, permanent    float64
 	deadline, reserve       time.Duration
+	maxSamples              int
 }
 
 func (f *recommendFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.latencies, "latencies", "", "read observed latencies from `FILE` (one per line, or CSV with a header; '# source:' and '# date:' lines label the output)")
 	fs.StringVar(&f.column, "column", "", "the CSV column to read (`NAME`; default the first)")
+	fs.IntVar(&f.maxSamples, "max-samples", latencylog.DefaultMaxSamples, fmt.Sprintf("percentiles and fit from up to `N` samples kept exactly (at most %d); a longer log is read through a log-linear histogram (relative error ≤ 1/256) in constant memory", latencylog.MaxMaxSamples))
 	fs.StringVar(&f.unit, "unit", "", "unit of bare numbers: ns, us, ms, s, m or h (default: from the column name, else s)")
 	fs.Float64Var(&f.percentile, "percentile", recommend.DefaultPercentile, "the ceiling is this percentile of good calls; the AWS Builders' Library argues for the downstream p99.9 when a 0.1% false-timeout rate is acceptable")
 	fs.Float64Var(&f.floorPct, "floor-percentile", recommend.DefaultFloorPercentile, "the floor (min_lease) is this percentile: a lease below the p50 answers in time less than half the time")
@@ -177,12 +180,48 @@ func (e *env) recommendLog(f recommendFlags, opt recommend.Options, format strin
 		}
 		lo.DefaultUnit = u
 	}
+	if f.maxSamples < 2 || f.maxSamples > latencylog.MaxMaxSamples {
+		return cli.Usagef("--max-samples: must be in [2, %d], got %d", latencylog.MaxMaxSamples, f.maxSamples)
+	}
+	// The first --max-samples samples are kept; past them, all go into a
+	// histogram and the slice is dropped, so memory is bounded whatever
+	// the log's length.
+	var kept []float64
+	var h *stats.Histogram
+	lo.Sample = func(v float64) {
+		if h != nil {
+			h.Add(v)
+			return
+		}
+		if len(kept) < f.maxSamples {
+			kept = append(kept, v)
+			return
+		}
+		h = stats.NewHistogram()
+		for _, x := range kept {
+			h.Add(x)
+		}
+		kept = nil
+		h.Add(v)
+	}
 	log, err := latencylog.ReadFile(f.latencies, lo)
 	if err != nil {
 		return err
 	}
-	r, err := recommend.FromLog(log, opt)
+	var r *recommend.Recommendation
+	if h == nil {
+		log.Samples = kept
+		r, err = recommend.FromLog(log, opt)
+	} else {
+		if r, err = recommend.FromHistogram(h, 0, opt); err == nil {
+			r.File, r.Source, r.Date = log.File, log.Source, log.Date
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples, more than --max-samples %d: percentiles from a log-linear histogram of them all (relative error ≤ 1/256), the fit from at most 200000 of its quantiles", log.Count, f.maxSamples))
+		}
+	}
 	if err != nil {
+		if h != nil {
+			return fmt.Errorf("%s: %w", log.File, err)
+		}
 		return err
 	}
 	if format == "json" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,40 @@ func TestRecommendErrors(t *testing.T) {
 			if !strings.Contains(errOut, w) {
 				t.Errorf("simulate %s: stderr lacks %q:\n%s", strings.Join(c.args, " "), w, errOut)
 			}
+		}
+	}
+}
+
+// TestRecommendLatencyLimits: recommend --latencies applies the scenario
+// loader's longest duration with the line, and reads a log longer than
+// --max-samples through a histogram instead of keeping every sample.
+func TestRecommendLatencyLimits(t *testing.T) {
+	for _, tc := range []struct{ log, want string }{
+		{"1s\n9999999999h\n", `log.txt:2: "9999999999h" is too long: at most 876000h0m0s (100 years, the longest duration a scenario takes)`},
+		{"1\n2\n1e308\n", `log.txt:3: "1e308" is too long`},
+	} {
+		p := writeTemp(t, "log.txt", tc.log)
+		_, errOut, code := runCLI(t, "", "recommend", "--latencies", p)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("recommend --latencies (%q): exit %d, %s; want exit 1 and …%s", tc.log, code, errOut, tc.want)
+		}
+	}
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "%dms\n", 10+i%90)
+	}
+	p := writeTemp(t, "log.txt", b.String())
+	exact := mustRun(t, "recommend", "--latencies", p)
+	if !strings.Contains(exact, "1000 samples; percentiles: nearest rank (inverse empirical CDF") {
+		t.Errorf("recommend within --max-samples:\n%s\nwant the samples' own percentiles", exact)
+	}
+	sketch := mustRun(t, "recommend", "--latencies", p, "--max-samples", "100")
+	if !strings.Contains(sketch, "1000 samples; percentiles: nearest rank from a log-linear histogram") || !strings.Contains(sketch, "more than --max-samples 100") {
+		t.Errorf("recommend past --max-samples:\n%s\nwant histogram percentiles and a note", sketch)
+	}
+	for _, n := range []string{"1", "100000001"} {
+		if _, errOut, code := runCLI(t, "", "recommend", "--latencies", p, "--max-samples", n); code != 2 || !strings.Contains(errOut, "--max-samples: must be in [2, 100000000]") {
+			t.Errorf("--max-samples %s: exit %d, %s", n, code, errOut)
 		}
 	}
 }

@@ -97,6 +97,11 @@ func (e *LineError) Error() string {
 // than a timestamp and a comment need.
 const MaxTraceLineBytes = 64 << 10
 
+// MaxTraceInstants is the most instants ReadTrace accepts: 50 million,
+// 400 MB as time.Durations (about three times that while a trace is read
+// and compiled), so that a trace fits in a 4 GB address space.
+const MaxTraceInstants = 50_000_000
+
 // ReadTrace parses recorded arrival instants, one per line, for [Trace].
 // name labels errors (a file path, or "" for an unnamed stream). A line
 // holds one of:
@@ -115,7 +120,8 @@ const MaxTraceLineBytes = 64 << 10
 //
 // Errors are [*LineError] values naming the line: text that is none of the
 // above, a negative offset, an instant before the previous one, mixed kinds,
-// a line longer than [MaxTraceLineBytes], and an input without instants.
+// a line longer than [MaxTraceLineBytes], more than [MaxTraceInstants]
+// instants, and an input without instants.
 // I/O errors from r are returned wrapped, prefixed by name.
 func ReadTrace(r io.Reader, name string) ([]time.Duration, error) {
 	sc := bufio.NewScanner(r)
@@ -175,6 +181,9 @@ func ReadTrace(r io.Reader, name string) ([]time.Duration, error) {
 		}
 		if prevLine != 0 && at < times[len(times)-1] {
 			return nil, lineErr("out of order: %q is before %q on line %d", s, prevText, prevLine)
+		}
+		if len(times) == MaxTraceInstants {
+			return nil, lineErr("more than %d arrival instants, the most a trace holds: split the trace, or simulate its rate (arrivals: {process: schedule, …})", MaxTraceInstants)
 		}
 		times = append(times, at)
 		prevLine, prevText = line, s

@@ -16,7 +16,8 @@
 //     say which provider and which day the numbers describe.
 //
 // It rejects, with the file name and line number (a [*LineError]), negative
-// values, NaN and infinities, text that is neither a number nor a duration, a
+// values, NaN and infinities, values over [MaxLatency] (100 years), more
+// samples than [Options.MaxSamples] (10 million by default), text that is neither a number nor a duration, a
 // named column that the header lacks, rows too short to hold the column, lines
 // longer than [Options.MaxLineBytes], and inputs with no samples at all.
 //
@@ -44,6 +45,26 @@ import (
 // exhausting memory.
 const DefaultMaxLineBytes = 1 << 20
 
+// DefaultMaxSamples is the most samples [Read] keeps when
+// [Options.MaxSamples] is zero: 10 million, 80 MB of float64s (a copy or
+// two more while a distribution is built from them).
+const DefaultMaxSamples = 10_000_000
+
+// MaxMaxSamples is the largest [Options.MaxSamples]: 100 million samples,
+// 800 MB, so that a log and the copies made of it fit in a 4 GB address
+// space. Past it, pass samples on with [Options.Sample] instead of keeping
+// them.
+const MaxMaxSamples = 100_000_000
+
+// MaxLatency is the longest sample [Read] accepts: 100 years, the longest
+// duration a scenario takes (scenarios.MaxDuration). A longer value is a
+// unit or a typo, and would saturate the simulation clock.
+const MaxLatency = 100 * 365 * 24 * time.Hour
+
+// ErrTooManySamples is wrapped by the [*LineError] of a log with more than
+// [Options.MaxSamples] samples.
+var ErrTooManySamples = errors.New("too many samples")
+
 // Options controls how [Read] interprets its input. The zero value reads
 // bare numbers as seconds (unless the header names a unit), takes the first
 // column, and limits lines to [DefaultMaxLineBytes].
@@ -67,14 +88,29 @@ type Options struct {
 	// MaxLineBytes bounds the length of one line, line ending excluded.
 	// Zero means [DefaultMaxLineBytes].
 	MaxLineBytes int
+
+	// MaxSamples bounds the samples Read keeps: one more is an error
+	// wrapping [ErrTooManySamples] that names its line. Zero means
+	// [DefaultMaxSamples]; at most [MaxMaxSamples]. It does not apply
+	// with Sample.
+	MaxSamples int
+
+	// Sample, when set, receives each sample (seconds) in file order
+	// instead of Read keeping it: [Log.Samples] is then nil, [Log.Count]
+	// counts them, and memory holds one line whatever the file's size.
+	Sample func(seconds float64)
 }
 
 // Log is the content of a latency file. Its zero value is an empty log.
 type Log struct {
 	// Samples are the latencies in seconds, in file order. Every sample is
-	// finite and >= 0. Exactly len(Samples) float64s are retained (8 bytes
-	// per sample).
+	// finite, >= 0 and at most MaxLatency. Exactly len(Samples) float64s
+	// are retained (8 bytes per sample). Nil when Options.Sample took
+	// them.
 	Samples []float64
+
+	// Count is the number of samples read.
+	Count int64
 
 	// Source is the value of the first "# source:" comment, trimmed; empty
 	// if there is none.
@@ -101,7 +137,11 @@ type LineError struct {
 	File string // file name, or "" when reading an unnamed stream
 	Line int    // 1-based line number; 0 for the whole input
 	Msg  string // what is wrong, quoting the offending text
+	Err  error  // a sentinel such as ErrTooManySamples, or nil
 }
+
+// Unwrap returns Err.
+func (e *LineError) Unwrap() error { return e.Err }
 
 // Error formats the error as "file:line: msg", the form editors and
 // terminals turn into links. Missing parts are left out.
@@ -162,13 +202,20 @@ const chunkLen = 1 << 16
 //
 // Errors are [*LineError] values except for I/O errors from r, which are
 // returned wrapped. Read retains at most one line (bounded by
-// [Options.MaxLineBytes]) plus the samples.
+// [Options.MaxLineBytes]) plus the samples (at most [Options.MaxSamples],
+// none with [Options.Sample]).
 func Read(r io.Reader, opt Options) (*Log, error) {
 	if opt.DefaultUnit < 0 {
 		return nil, fmt.Errorf("latencylog: DefaultUnit: must be >= 0, got %v", opt.DefaultUnit)
 	}
 	if opt.MaxLineBytes < 0 {
 		return nil, fmt.Errorf("latencylog: MaxLineBytes: must be >= 0, got %d", opt.MaxLineBytes)
+	}
+	if opt.MaxSamples < 0 || opt.MaxSamples > MaxMaxSamples {
+		return nil, fmt.Errorf("latencylog: MaxSamples: must be in [0, %d], got %d", MaxMaxSamples, opt.MaxSamples)
+	}
+	if opt.MaxSamples == 0 {
+		opt.MaxSamples = DefaultMaxSamples
 	}
 	maxLine := opt.MaxLineBytes
 	if maxLine == 0 {
@@ -214,7 +261,10 @@ func Read(r io.Reader, opt Options) (*Log, error) {
 		p.unit = time.Second
 	}
 	p.log.Unit = p.unit
-	p.log.Samples = p.samples()
+	p.log.Count = p.n
+	if opt.Sample == nil {
+		p.log.Samples = p.samples()
+	}
 	return p.log, nil
 }
 
@@ -232,7 +282,7 @@ type parser struct {
 
 	chunks [][]float64
 	cur    []float64
-	n      int
+	n      int64
 }
 
 func (p *parser) errorf(format string, args ...any) *LineError {
@@ -373,6 +423,19 @@ func (p *parser) data(b []byte) error {
 		}
 		return p.errorf("%v %q%s", err, excerpt(f), hint)
 	}
+	if v > MaxLatency.Seconds() {
+		return p.errorf("%q is too long: at most %v (100 years, the longest duration a scenario takes)", excerpt(f), MaxLatency)
+	}
+	if p.opt.Sample != nil {
+		p.opt.Sample(v)
+		p.n++
+		return nil
+	}
+	if p.n >= int64(p.opt.MaxSamples) {
+		e := p.errorf("more than %d samples", p.opt.MaxSamples)
+		e.Err = ErrTooManySamples
+		return e
+	}
 	p.push(v)
 	return nil
 }
@@ -404,7 +467,7 @@ func (p *parser) samples() []float64 {
 		}
 		return p.cur
 	}
-	out := make([]float64, 0, p.n)
+	out := make([]float64, 0, int(p.n))
 	for _, c := range p.chunks {
 		out = append(out, c...)
 	}

@@ -167,10 +167,10 @@ func TestLineErrorFormat(t *testing.T) {
 		e    LineError
 		want string
 	}{
-		{LineError{"latencies.txt", 17, `negative duration "-3ms"`}, `latencies.txt:17: negative duration "-3ms"`},
-		{LineError{"latencies.txt", 0, "no samples"}, "latencies.txt: no samples"},
-		{LineError{"", 3, "x"}, "line 3: x"},
-		{LineError{"", 0, "x"}, "x"},
+		{LineError{"latencies.txt", 17, `negative duration "-3ms"`, nil}, `latencies.txt:17: negative duration "-3ms"`},
+		{LineError{"latencies.txt", 0, "no samples", nil}, "latencies.txt: no samples"},
+		{LineError{"", 3, "x", nil}, "line 3: x"},
+		{LineError{"", 0, "x", nil}, "x"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Error(); got != tt.want {
@@ -218,7 +218,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // I/O errors are returned wrapped, not as LineErrors.
 func TestReadIOError(t *testing.T) {
-	_, err := Read(&countingReader{n: 10}, Options{Name: "x"})
+	_, err := Read(&countingReader{n: 5}, Options{Name: "x"})
 	if !errors.Is(err, os.ErrClosed) {
 		t.Errorf("Read(failing reader) error = %v, want it to wrap %v", err, os.ErrClosed)
 	}
@@ -362,5 +362,42 @@ func BenchmarkParseValue(b *testing.B) {
 		if _, err := parseValue(f, 1); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLimits: a value longer than MaxLatency, and one sample more than
+// MaxSamples, are refused with their line; Sample streams any number.
+func TestLimits(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"1s\n9999999999h\n", `log.txt:2: "9999999999h" is too long: at most 876000h0m0s (100 years, the longest duration a scenario takes)`},
+		{"1s\n2s\n1e308\n", `log.txt:3: "1e308" is too long: at most 876000h0m0s`},
+		{"latency_ms\n1\n3153600000001\n", `log.txt:3: "3153600000001" is too long`},
+		{"1s\n876001h\n", `log.txt:2: "876001h" is too long`},
+	} {
+		_, err := Read(strings.NewReader(tc.in), Options{Name: "log.txt"})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Read(%q) = %v, want %s…", tc.in, err, tc.want)
+		}
+	}
+	if l, err := Read(strings.NewReader("876000h\n"), Options{}); err != nil || l.Samples[0] != MaxLatency.Seconds() {
+		t.Errorf("Read(MaxLatency) = %v, %v; want it accepted", l, err)
+	}
+	in := "# four samples\n1\n2\n\n3\n4\n"
+	_, err := Read(strings.NewReader(in), Options{Name: "log.txt", MaxSamples: 3})
+	if !errors.Is(err, ErrTooManySamples) || err.Error() != "log.txt:6: more than 3 samples" {
+		t.Errorf("Read(4 samples, MaxSamples 3) = %v, want log.txt:6: more than 3 samples", err)
+	}
+	if l, err := Read(strings.NewReader(in), Options{MaxSamples: 4}); err != nil || len(l.Samples) != 4 || l.Count != 4 {
+		t.Errorf("Read(4 samples, MaxSamples 4) = %v, %v", l, err)
+	}
+	for _, n := range []int{-1, MaxMaxSamples + 1} {
+		if _, err := Read(strings.NewReader(in), Options{MaxSamples: n}); err == nil {
+			t.Errorf("MaxSamples %d accepted", n)
+		}
+	}
+	var got []float64
+	l, err := Read(strings.NewReader(in), Options{MaxSamples: 1, Sample: func(v float64) { got = append(got, v) }})
+	if err != nil || l.Samples != nil || l.Count != 4 || !slices.Equal(got, []float64{1, 2, 3, 4}) {
+		t.Errorf("Read with Sample = %+v, %v; passed %v", l, err, got)
 	}
 }
