@@ -11,6 +11,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/latencylog"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/model/system"
 )
@@ -461,6 +462,8 @@ func distributionSection() *Section {
 			Doc:     "The mixture's components: each call draws a component by weight, then a value from it."},
 		Key{Name: "file", Kind: KindString, Required: true, When: &Cond{Key: "dist", Values: []string{"empirical"}}, Example: "latencies.txt",
 			Doc: "A latency log, one duration per line (or CSV), relative to the scenario's directory; values are drawn from its samples."},
+		Key{Name: "max_samples", Kind: KindInteger, Min: 1000, Max: latencylog.MaxMaxSamples, Unit: "samples", Default: fmt.Sprint(latencylog.DefaultMaxSamples), When: &Cond{Key: "dist", Values: []string{"empirical"}}, Example: "20000000",
+			Doc: "The most samples the file may hold (8 bytes each in memory); a longer file is an error naming this key."},
 	)
 	return s
 }

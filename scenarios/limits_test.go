@@ -342,20 +342,20 @@ func TestZeroTimeLoopRefused(t *testing.T) {
 // key that raises it; max_samples raises it.
 func TestEmpiricalMaxSamples(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "lat.txt"), "10ms\n20ms\n30ms\n")
+	write(t, filepath.Join(dir, "lat.txt"), strings.Repeat("10ms\n", 1001))
 	path := filepath.Join(dir, "s.yaml")
-	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 2}"}.src())
+	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 1000}"}.src())
 	_, err := scenarios.Load(path, nil)
-	want := "tools.t.latency.file: lat.txt:3: more than 2 samples: an empirical distribution holds at most 10000000 by default; raise it with max_samples (up to 100000000, 8 bytes each)"
+	want := "tools.t.latency.file: lat.txt:1001: more than 1000 samples: an empirical distribution holds at most 10000000 by default; raise it with max_samples (up to 100000000, 8 bytes each)"
 	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("Load(3 samples, max_samples 2) = %v, want …%s", err, want)
+		t.Errorf("Load(1001 samples, max_samples 1000) = %v, want …%s", err, want)
 	}
-	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 3}"}.src())
+	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 1001}"}.src())
 	if _, err := scenarios.Load(path, nil); err != nil {
-		t.Errorf("Load(3 samples, max_samples 3) = %v", err)
+		t.Errorf("Load(1001 samples, max_samples 1001) = %v", err)
 	}
 	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 100000001}"}.src())
-	if _, err := scenarios.Load(path, nil); err == nil || !strings.Contains(err.Error(), "tools.t.latency.max_samples: must be in [1, 100000000]") {
+	if _, err := scenarios.Load(path, nil); err == nil || !strings.Contains(err.Error(), "tools.t.latency.max_samples: must be in [1000, 100000000]") {
 		t.Errorf("Load(max_samples 100000001) = %v, want it refused", err)
 	}
 	if latencylog.MaxLatency != scenarios.MaxDuration {

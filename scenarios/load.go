@@ -1174,7 +1174,7 @@ func (l *loader) empirical(f *fields) dist.Dist {
 	v := f.get("file")
 	maxSamples := latencylog.DefaultMaxSamples
 	if m := f.get("max_samples"); m != nil {
-		maxSamples = int(d.integer(m, f.field("max_samples"), 1, latencylog.MaxMaxSamples))
+		maxSamples = int(d.integer(m, f.field("max_samples"), 1000, latencylog.MaxMaxSamples))
 	}
 	f.finish()
 	if v == nil {
