@@ -10,7 +10,6 @@ import (
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/deadline"
 	"github.com/budgetsim/budgetsim/model/ratelimit"
-	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -49,12 +48,9 @@ type Options struct {
 
 // run is the state of one run; runs live in a table and are reused.
 type run struct {
-	// The fields every run's arrival, call and end read come first and
-	// fill one cache line: id, arrived, dialed, step, measured, hasAhead,
-	// ahead.
+	// The fields every run's arrival, first call and end read come first.
 	id       int64
 	arrived  time.Duration
-	dialed   time.Duration
 	step     int32
 	measured bool
 	// hasAhead: ahead holds the first attempt's draws at the first step,
@@ -66,50 +62,18 @@ type run struct {
 	dl      deadline.Deadline
 	traced  bool
 	queued  bool
+	// mayRan: an attempt of the current step may have executed (it timed
+	// out and the server did not disown it).
+	mayRan   bool
+	tool     int32 // the tool serving the current step (primary or fallback)
+	fallback int32 // fallbacks of the current step used so far
 
-	tool      int32 // the tool serving the current step (primary or fallback)
-	fallback  int32 // fallbacks of the current step used so far
-	attempt   int32
-	prevSleep time.Duration
+	// cur is the current attempt.
+	cur attempt
 
-	gen        uint32 // attempt generation: a reply for an older one is stale
-	waiting    bool   // an attempt is outstanding
-	timer      sim.Timer
-	lease      time.Duration
-	leaseCut   bool // the lease was bounded by the deadline, not the ceiling
-	outcome    retry.Outcome
-	hung       bool
-	noAnswer   bool          // the outstanding attempt's call hangs: it would never answer
-	dropped    bool          // the call was turned away unserved and the caller was told: a limiter's 429, a full tool queue's 503, a deadline-aware drop
-	mayRan     bool          // an attempt of the current step may have executed (a timeout the server did not disown)
-	latency    time.Duration // drawn latency of the outstanding attempt
-	served     time.Duration // when a tool with concurrency started serving the outstanding attempt, or -1
-	retryAfter time.Duration // the limiter's time to its next token (a tool without retry_after)
-	raU        float64       // the attempt's uniform for its tool's retry_after
-	hasRA      bool
-	version    uint64 // contention: the row version read at dial
-	tokenHeld  bool   // a client-side rate-limit token is reserved for the next dial
-
-	prevOutcome retry.Outcome
-
-	costHeld  bool // a reservation for the outstanding attempt
-	costRes   cost.Reservation
 	spent     cost.Amount // run budget: settled and held so far
-	reserved  cost.Amount // run budget: the outstanding reservation
 	stepStart time.Duration
 	backoff   time.Duration // total backoff sleep so far
-}
-
-// request is a call waiting for or in service at a tool with capacity.
-type request struct {
-	run     int32
-	gen     uint32
-	tool    int32
-	arrived time.Duration
-	lease   time.Duration // instant the caller stops waiting
-	latency time.Duration
-	costRes cost.Reservation
-	metered bool
 }
 
 // toolState is a tool's shared, server-side state.
@@ -144,10 +108,13 @@ type Model struct {
 	toolRng  []*sim.Stream
 	jitter   *sim.Stream
 	costRng  *sim.Stream
-	budgets  []retry.Budget
-	versions []uint64 // contention: committed writes per tool
-	tools    []toolState
-	ledger   *cost.Account // the scenario-wide budget, or nil
+	// steps and toolPlans are the scenario compiled (plan.go): what each
+	// step's and tool's calls can run into.
+	steps     []stepPlan
+	toolPlans []toolPlan
+	versions  []uint64 // contention: committed writes per tool
+	tools     []toolState
+	ledger    *cost.Account // the scenario-wide budget, or nil
 
 	runs     chunked[run]
 	free     []int32
@@ -339,10 +306,12 @@ func New(cfg *Config, opt Options) *Model {
 	m.costRng = sim.NewStream(seed, "cost")
 	m.toolRng = make([]*sim.Stream, len(cfg.Tools))
 	m.tools = make([]toolState, len(cfg.Tools))
+	m.toolPlans = make([]toolPlan, len(cfg.Tools))
 	m.res.Tools = make([]ToolStats, len(cfg.Tools))
 	m.res.ToolDelay = make([]*stats.Histogram, len(cfg.Tools))
 	for i, t := range cfg.Tools {
 		m.toolRng[i] = sim.NewStream(seed, "tool:"+t.Name)
+		m.toolPlans[i] = compileTool(&cfg.Tools[i])
 		ts := &m.tools[i]
 		ts.queue.init(16)
 		ts.busyTW.Start(0, 0) // restarted when the warm-up ends (startMeasuring)
@@ -359,10 +328,11 @@ func New(cfg *Config, opt Options) *Model {
 		}
 	}
 	m.versions = make([]uint64, len(cfg.Tools))
-	m.budgets = make([]retry.Budget, len(cfg.Steps))
+	m.steps = make([]stepPlan, len(cfg.Steps))
 	for i, st := range cfg.Steps {
+		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout}
 		if st.Budget != nil {
-			m.budgets[i] = newBudget(st.Budget)
+			m.steps[i].budget = newBudget(st.Budget)
 		}
 	}
 	if cfg.ScenarioBudget > 0 {
@@ -660,8 +630,8 @@ func (m *Model) onArrival() {
 	}
 	ri := m.alloc()
 	r := m.runs.at(ri)
-	gen := r.gen
-	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id), gen: gen + 1}
+	gen := r.cur.gen // the slot's: events of its last run's attempts are stale
+	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id), cur: attempt{gen: gen + 1}}
 	if m.ahead != nil {
 		r.ahead, r.hasAhead = ahead, true
 	}
@@ -752,666 +722,12 @@ func (m *Model) startService(ri int32) {
 
 func (m *Model) beginStep(ri int32) {
 	r := m.runs.at(ri)
-	r.attempt = 1
-	r.prevSleep = 0
+	r.cur.n = 1
+	r.cur.prevSleep = 0
 	r.fallback = 0
 	r.mayRan = false
-	r.tool = int32(m.cfg.Steps[r.step].Tool)
+	r.tool = m.steps[r.step].tool
 	r.stepStart = m.s.Now()
-	m.dial(ri)
-}
-
-// stepTime adds d to the current step's stage time.
-func (m *Model) stepTime(ri int32, d time.Duration) {
-	m.stagesOf(ri)[1+int(m.runs.at(ri).step)] += d
-}
-
-// dial starts attempt r.attempt of step r.step, or refuses it locally.
-func (m *Model) dial(ri int32) {
-	r := m.runs.at(ri)
-	now := m.s.Now()
-	st := &m.cfg.Steps[r.step]
-	tool := &m.cfg.Tools[r.tool]
-	ts := &m.tools[r.tool]
-	lease, ok := r.dl.TryLease(now, st.Timeout)
-	if !ok {
-		m.refuse(ri, refusedLease)
-		return
-	}
-	// A cache in front of the tool answers hits without a token, a server
-	// slot or a charge.
-	hit := m.cacheHit(r, tool)
-	// A client-side rate limit: wait for a token before dialing. The wait
-	// spends the deadline; a wait that would leave no lease is refused now.
-	if !hit && ts.bucket != nil && tool.RateLimit.Client && !r.tokenHeld {
-		maxWait := deadline.Unlimited
-		if _, set := r.dl.Instant(); set {
-			maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
-		}
-		wait, ok := ts.bucket.ReserveWithinAt(now, 1, maxWait)
-		if !ok {
-			m.refuse(ri, refusedTokenWait)
-			return
-		}
-		if wait > 0 {
-			r.tokenHeld = true
-			ts.stats.ClientWaitSeconds += secs(wait)
-			m.stepTime(ri, wait)
-			m.s.At(now+capped(wait), evWake, ri, 0)
-			return
-		}
-	}
-	r.tokenHeld = false
-	// Metered calls reserve their declared maximum first; a reservation
-	// that does not fit is refused locally, like a lease below the floor.
-	r.costHeld = false
-	if c := tool.Cost; c != nil && !hit {
-		if !m.reserve(r, c.Reserve) {
-			if r.measured {
-				m.res.Cost.Refused++
-			}
-			m.refuse(ri, refusedBudget)
-			return
-		}
-	}
-	r.gen++
-	r.waiting = true
-	r.dialed = now
-	r.served = -1
-	r.lease = lease
-	r.leaseCut = st.Timeout <= 0 || lease < st.Timeout
-	if b := m.budgets[r.step]; b != nil {
-		b.OnAttempt(now, int(r.attempt))
-	}
-	if r.measured {
-		m.res.Attempts.Attempts++
-		if r.attempt > 1 {
-			m.res.Attempts.Retries++
-		}
-		m.res.Series.add(now, binAttempt, 1)
-	}
-	o, lat, hung := m.draw(r, hit)
-	r.outcome, r.hung, r.latency = o, hung, lat
-	r.noAnswer, r.dropped = hung, false
-	if !hit {
-		// Server-enforced rate limit: over the limit → 429 at once, with a
-		// Retry-After of the time until the next token.
-		if ts.bucket != nil && !tool.RateLimit.Client && !ts.bucket.AllowAt(now, 1) {
-			ts.stats.RateLimited++
-			r.outcome, r.hung, r.latency = retry.RateLimited, false, 0
-			r.noAnswer, r.dropped = false, true
-			if tool.RetryAfter == nil {
-				// Without a declared Retry-After, the limiter says when its
-				// next token comes.
-				r.retryAfter = capped(ts.bucket.NextAt(now) - now)
-			}
-			r.hasRA = true
-			m.s.At(now, evAttemptEnd, ri, int64(r.gen))
-			return
-		}
-		ts.stats.Calls++
-		if tool.RateLimit != nil {
-			m.res.Series.addCall(now, int(r.tool))
-		}
-		if tool.Concurrency > 0 {
-			m.submit(ri, lease)
-			return
-		}
-		// An unlimited tool serves at once; account its busy time now.
-		if !hung {
-			ts.stats.Served++
-			ts.stats.BusySeconds += secs(lat)
-			m.res.Series.addBusy(now, now+lat, int(r.tool))
-		}
-	}
-	if hung || lat > lease {
-		r.outcome = retry.Timeout
-		r.hung = true
-		if !hit && tool.Concurrency == 0 && !hung {
-			// The server keeps working after the caller gave up.
-			ts.stats.WastedSeconds += secs(lat)
-		}
-		if lease >= noLimit {
-			// Nothing will ever end this attempt: no ceiling, no deadline.
-			// The run stays in flight; the scenario validation warns.
-			return
-		}
-		m.s.At(now+lease, evAttemptEnd, ri, int64(r.gen))
-		return
-	}
-	m.s.At(now+lat, evAttemptEnd, ri, int64(r.gen))
-}
-
-// reserve reserves amount from the run's budget and the scenario's.
-func (m *Model) reserve(r *run, amount cost.Amount) bool {
-	if m.cfg.RunBudget > 0 && r.spent+amount > m.cfg.RunBudget {
-		return false
-	}
-	if m.ledger != nil {
-		res, ok := m.ledger.TryReserve(amount)
-		if !ok {
-			return false
-		}
-		r.costRes = res
-	}
-	r.reserved = amount
-	r.costHeld = true
-	return true
-}
-
-// settle ends the outstanding reservation with the attempt's outcome:
-// answered calls settle their usage (0 when only successes are billed and
-// this one failed); timed-out calls have unknown usage and stay reserved
-// for reconciliation; a call turned away unserved (a rate limiter's 429, a
-// full tool queue's 503, a deadline-aware tool's drop) used nothing, even
-// when every request is billed.
-func (m *Model) settle(r *run, o retry.Outcome) {
-	if !r.costHeld {
-		return
-	}
-	r.costHeld = false
-	c := m.cfg.Tools[r.tool].Cost
-	if o == retry.Timeout && !r.dropped {
-		r.spent += r.reserved // unknown usage: the budget keeps it reserved
-		if r.measured {
-			m.unsettled += r.reserved
-		}
-		if m.ledger != nil {
-			// The simulation never learns the usage: held for good,
-			// without keeping a slot per timed-out call.
-			if err := m.ledger.HoldForever(r.costRes); err != nil {
-				panic("system: cost hold: " + err.Error())
-			}
-		}
-		return
-	}
-	var actual cost.Amount
-	if (o == retry.OK || !c.BillSuccessOnly) && !r.dropped {
-		actual = m.usage(r, c)
-	}
-	r.spent += actual
-	if m.ledger != nil {
-		if err := m.ledger.Settle(r.costRes, actual); err != nil {
-			panic("system: cost settle: " + err.Error())
-		}
-	}
-	if r.measured {
-		m.res.Cost.Spent += actual.Float64()
-		if o != retry.OK {
-			m.res.Cost.Wasted += actual.Float64()
-		}
-	}
-}
-
-// usage draws a call's actual usage, keyed like the tool's other draws.
-func (m *Model) usage(r *run, c *ToolCost) cost.Amount {
-	m.costRng.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
-	rnd := m.costRng.Rand()
-	u := 0.0
-	if c.Usage != nil {
-		u = c.Usage.Sample(rnd)
-	}
-	for i := range c.Dims {
-		u += float64(c.Dims[i].Price * c.Dims[i].Usage.Sample(rnd))
-	}
-	a, err := cost.AmountFromFloat(u)
-	if err != nil || a > c.Reserve {
-		if r.measured {
-			m.res.Cost.Overrun++
-		}
-		return c.Reserve
-	}
-	return max(a, 0)
-}
-
-// The reasons a call is refused before it is dialed, as traces spell them.
-const (
-	refusedLease     = "refused"
-	refusedTokenWait = "rate_limit_wait_outlasts_deadline"
-	refusedBudget    = "cost_budget_exhausted"
-)
-
-// refuse ends the current step locally, before dialing: a fallback takes
-// over if one can, else the run ends refused.
-func (m *Model) refuse(ri int32, why string) {
-	r := m.runs.at(ri)
-	st := &m.cfg.Steps[r.step]
-	if r.measured {
-		a := &m.res.Attempts
-		a.Refused++
-		switch why {
-		case refusedLease:
-			a.RefusedLease++
-		case refusedTokenWait:
-			a.RefusedTokenWait++
-		}
-	}
-	if r.traced {
-		m.traceRefusal(r, st, why)
-	}
-	if m.tryFallback(ri) {
-		return
-	}
-	m.end(ri, Refused)
-}
-
-// tryFallback switches the current step to its next capable fallback tool
-// and dials it; it reports false when none is left. A fallback repeats the
-// step's request at another tool: when an attempt may have executed (it
-// timed out) that is safe only for an idempotent step. An idempotency key
-// does not travel to another provider, so a keyed step falls back only
-// with allow_unsafe, like a forced retry, and the call is counted as a
-// possible duplicate execution.
-func (m *Model) tryFallback(ri int32) bool {
-	r := m.runs.at(ri)
-	st := &m.cfg.Steps[r.step]
-	duplicate := r.mayRan && !st.Retry.Idempotent
-	if duplicate && !st.Retry.AllowUnsafe {
-		if r.measured && int(r.fallback) < len(st.Fallbacks) {
-			m.res.Attempts.UnsafeFallbacks++
-		}
-		return false
-	}
-	for int(r.fallback) < len(st.Fallbacks) {
-		t := st.Fallbacks[r.fallback]
-		r.fallback++
-		if !capable(&m.cfg.Tools[t], st.Requires) {
-			continue
-		}
-		if r.measured {
-			m.res.Attempts.Fallbacks++
-			if duplicate {
-				m.res.Attempts.Duplicates++
-			}
-		}
-		r.tool = int32(t)
-		r.attempt = 1
-		r.prevSleep = 0
-		r.prevOutcome = retry.OK
-		m.dial(ri)
-		return true
-	}
-	return false
-}
-
-func capable(t *Tool, requires []string) bool {
-	for _, need := range requires {
-		found := false
-		for _, c := range t.Capabilities {
-			if c == need {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// noLimit is the lease of a call with neither ceiling nor deadline, and
-// the longest delay the model schedules.
-const noLimit = time.Duration(math.MaxInt64 / 4)
-
-// capped bounds a delay to noLimit: a token wait at a very slow rate, a
-// spread Retry-After or a proportional backoff past a 100-year cap could
-// otherwise carry an event past what a Duration holds.
-func capped(d time.Duration) time.Duration { return min(d, noLimit) }
-
-// draw decides an attempt's outcome and latency from the tool's stream keyed
-// by (run, step, attempt): the same attempt of the same run sees the same
-// draws whatever policy led to it (common random numbers).
-func (m *Model) draw(r *run, hit bool) (o retry.Outcome, lat time.Duration, hung bool) {
-	now := m.s.Now()
-	tool := &m.cfg.Tools[r.tool]
-	var u, raU float64
-	if r.hasAhead && !hit && r.step == 0 && r.attempt == 1 && r.tool == int32(m.cfg.Steps[0].Tool) {
-		// Drawn ahead, from the same stream and key (drawProducer.fill).
-		u, lat, raU = r.ahead.u, r.ahead.lat, r.ahead.raU
-	} else {
-		stream := m.toolRng[r.tool]
-		stream.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
-		rnd := stream.Rand()
-		u = rnd.Float64()
-		lat = seconds(tool.Latency.Sample(rnd))
-		// The Retry-After draw comes last (before a cache hit's latency),
-		// so skipping it when nothing reads it changes no other draw.
-		if hit || tool.RetryAfter != nil {
-			raU = rnd.Float64()
-		}
-		if hit {
-			r.hasRA = false
-			return retry.OK, seconds(tool.Cache.Latency.Sample(rnd)), false
-		}
-	}
-	o = retry.OK
-	e := tool.Errors
-	switch {
-	case u < e.Hang:
-		hung = true
-		o = retry.Timeout
-	case u < e.Hang+e.Permanent:
-		o = retry.Permanent
-	case u < e.Hang+e.Permanent+e.RateLimited:
-		o = retry.RateLimited
-	case u < e.Hang+e.Permanent+e.RateLimited+e.Transient:
-		o = retry.Transient
-	}
-	for i := range tool.Outages {
-		out := &tool.Outages[i]
-		if !out.Stall && now >= out.Start && now < out.End {
-			o = out.Mode
-			hung = o == retry.Timeout
-		}
-	}
-	for i := range tool.Script {
-		sc := &tool.Script[i]
-		if int32(sc.Attempt) == r.attempt && (sc.Run < 0 || sc.Run == r.id) {
-			o = sc.Outcome
-			hung = o == retry.Timeout
-			if sc.Latency > 0 {
-				lat = sc.Latency
-			}
-		}
-	}
-	if tool.Contention && o == retry.OK {
-		r.version = m.versions[r.tool]
-	}
-	// The tool's Retry-After for this attempt comes with any 503 or 429 it
-	// sends: a drawn error, its rate limiter's 429 or its full queue's 503.
-	// Its uniform is kept; the value is computed only if a reply carries it.
-	r.raU = raU
-	r.hasRA = tool.RetryAfter != nil && (o == retry.Transient || o == retry.RateLimited)
-	return o, lat, hung
-}
-
-// cacheHit decides whether the cache answers the attempt, from its own
-// keyed draw so that the decision does not depend on anything else.
-func (m *Model) cacheHit(r *run, tool *Tool) bool {
-	c := tool.Cache
-	if c == nil || c.HitRatio == 0 {
-		return false
-	}
-	m.costRng.Key(uint64(r.id)^0xcac4e, uint64(r.step), uint64(r.attempt))
-	hit := m.costRng.Float64() < c.HitRatio
-	if hit {
-		m.tools[r.tool].stats.CacheHits++
-	}
-	return hit
-}
-
-// submit sends the outstanding attempt of run ri to its capacity tool and
-// starts the caller's timeout.
-func (m *Model) submit(ri int32, lease time.Duration) {
-	r := m.runs.at(ri)
-	now := m.s.Now()
-	t := r.tool
-	tool := &m.cfg.Tools[t]
-	ts := &m.tools[t]
-	if lease < noLimit {
-		r.timer = m.s.At(now+lease, evAttemptEnd, ri, -int64(r.gen))
-	}
-	qi := m.allocReq()
-	q := m.reqs.at(qi)
-	*q = request{run: ri, gen: r.gen, tool: t, arrived: now, lease: now + lease, latency: r.latency, costRes: r.costRes, metered: r.costHeld}
-	if lease >= noLimit {
-		q.lease = noLimit
-	}
-	// A request starts at once only when nobody waits: a slot that frees
-	// goes to the head of the queue first (onToolDone), so a free slot with
-	// a queue behind it is a stalled tool's.
-	if ts.busy < tool.Concurrency && !ts.stalled && ts.queue.len() == 0 {
-		m.startRequest(qi)
-		return
-	}
-	if tool.QueueCapacity != Unbounded && ts.queue.len() >= tool.QueueCapacity {
-		// The waiting room is full: 503 at once.
-		ts.stats.QueueFull++
-		m.freeReq(qi)
-		m.s.Cancel(r.timer)
-		r.outcome, r.hung, r.latency = retry.Transient, false, 0
-		r.noAnswer, r.hasRA, r.dropped = false, tool.RetryAfter != nil, true
-		m.s.At(now, evAttemptEnd, ri, int64(r.gen))
-		return
-	}
-	ts.queue.push(qi)
-	if ts.queue.len() > m.guards.MaxToolQueue {
-		m.toolQueueFull = t // the run loop stops after this event
-	}
-}
-
-func (m *Model) allocReq() int32 {
-	if n := len(m.freeReqs); n > 0 {
-		i := m.freeReqs[n-1]
-		m.freeReqs = m.freeReqs[:n-1]
-		return i
-	}
-	return m.reqs.add()
-}
-
-func (m *Model) freeReq(qi int32) { m.freeReqs = append(m.freeReqs, qi) }
-
-func (m *Model) startRequest(qi int32) {
-	q := m.reqs.at(qi)
-	now := m.s.Now()
-	ts := &m.tools[q.tool]
-	ts.busy++
-	ts.busyTW.Add(now, 1)
-	if ts.delay != nil {
-		ts.delay.Add(secs((now - q.arrived)))
-	}
-	if r := m.runs.at(q.run); r.waiting && r.gen == q.gen {
-		r.served = now
-	}
-	m.s.At(now+q.latency, evToolDone, qi, 0)
-}
-
-// serveTool starts queued requests on free servers, dropping at dequeue the
-// work a deadline-aware tool can no longer finish inside its caller's lease.
-func (m *Model) serveTool(t int32) {
-	tool := &m.cfg.Tools[t]
-	ts := &m.tools[t]
-	now := m.s.Now()
-	for ts.busy < tool.Concurrency && !ts.stalled && ts.queue.len() > 0 {
-		qi := ts.queue.pop()
-		q := m.reqs.at(qi)
-		if tool.DeadlineAware && q.lease-now < m.dropFloor(tool) {
-			ts.stats.Dropped++
-			r := m.runs.at(q.run)
-			if r.waiting && r.gen == q.gen {
-				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
-				// becomes an immediate one.
-				m.s.Cancel(r.timer)
-				r.outcome, r.hung, r.dropped = retry.Timeout, true, true
-				m.s.At(now, evAttemptEnd, q.run, int64(r.gen))
-			}
-			m.freeReq(qi)
-			continue
-		}
-		m.startRequest(qi)
-	}
-}
-
-func (m *Model) dropFloor(t *Tool) time.Duration {
-	if t.DropFloor > 0 {
-		return t.DropFloor
-	}
-	return seconds(t.Latency.Quantile(0.5))
-}
-
-func (m *Model) onToolDone(qi int32) {
-	q := *m.reqs.at(qi)
-	now := m.s.Now()
-	ts := &m.tools[q.tool]
-	ts.busy--
-	ts.busyTW.Add(now, -1)
-	ts.stats.Served++
-	ts.stats.BusySeconds += secs(q.latency)
-	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
-	m.freeReq(qi)
-	// The freed slot goes to the head of the tool's queue before the
-	// caller hears back: its reply can submit a request at this instant
-	// (its next step at the same tool, or a queued run taking its worker),
-	// and that request must queue behind the ones already waiting.
-	m.serveTool(q.tool)
-	r := m.runs.at(q.run)
-	if r.waiting && r.gen == q.gen && !r.noAnswer {
-		m.s.Cancel(r.timer)
-		m.attemptEnded(q.run)
-	} else {
-		// The caller gave up, or the call hangs: the server did the work
-		// but no answer reaches the caller, whose timeout ends the attempt.
-		ts.stats.WastedSeconds += secs(q.latency)
-	}
-}
-
-// onAttemptEvent handles an evAttemptEnd: arg is the attempt's generation,
-// negated when the event is the caller's timeout on a capacity tool.
-func (m *Model) onAttemptEvent(ri int32, arg int64) {
-	r := m.runs.at(ri)
-	gen := arg
-	if gen < 0 {
-		gen = -gen
-	}
-	if !r.waiting || uint32(gen) != r.gen {
-		return // a stale event (cannot happen with cancelled timers; kept as a guard)
-	}
-	if arg < 0 {
-		// The caller gives up; the request stays at the tool (wasted work).
-		r.outcome, r.hung = retry.Timeout, true
-	}
-	m.attemptEnded(ri)
-}
-
-// attemptEnded handles an attempt's reply or its timeout.
-func (m *Model) attemptEnded(ri int32) {
-	r := m.runs.at(ri)
-	now := m.s.Now()
-	tool := &m.cfg.Tools[r.tool]
-	r.waiting = false
-	st := &m.cfg.Steps[r.step]
-	o := r.outcome
-	if tool.Contention && o == retry.OK && !r.hung {
-		if m.versions[r.tool] != r.version {
-			o = retry.Transient // the read was stale: the conditional write conflicts
-		} else {
-			m.versions[r.tool]++
-		}
-	}
-	elapsed := now - r.dialed
-	m.stepTime(ri, elapsed)
-	m.settle(r, o)
-	if o == retry.Timeout && !r.dropped {
-		r.mayRan = true
-	}
-	if r.measured {
-		a := &m.res.Attempts
-		switch o {
-		case retry.OK:
-			a.OK++
-		case retry.Timeout:
-			a.Timeouts++
-		case retry.Transient:
-			a.Transient++
-		case retry.RateLimited:
-			a.RateLimited++
-		case retry.Permanent:
-			a.Permanent++
-		}
-		if o != retry.OK {
-			a.WastedSeconds += secs(elapsed)
-		}
-		if o == retry.Timeout {
-			m.res.StepTimeouts[r.step]++
-			if r.noAnswer {
-				m.res.StepHangs[r.step]++
-			}
-		} else {
-			m.res.StepLatency[r.step].Add(secs(elapsed))
-		}
-	}
-	budget := m.budgets[r.step]
-	if budget != nil {
-		budget.OnResult(now, int(r.attempt), o, r.prevOutcome)
-	}
-	r.prevOutcome = o
-	if o == retry.OK {
-		if r.traced {
-			m.traceAttempt(r, st, o, elapsed, -1, "success")
-		}
-		r.step++
-		if int(r.step) == len(m.cfg.Steps) {
-			m.end(ri, Completed)
-			return
-		}
-		m.beginStep(ri)
-		return
-	}
-	hasRA := r.hasRA && o != retry.Timeout // a timed-out caller read no reply
-	retryAfter := r.retryAfter
-	if hasRA && tool.RetryAfter != nil {
-		retryAfter = seconds(tool.RetryAfter.Quantile(r.raU))
-	}
-	m.jitter.Key(uint64(r.id), uint64(r.step), uint64(r.attempt))
-	d := retry.Decide(retry.Input{
-		Policy:        st.Retry,
-		Attempt:       int(r.attempt),
-		Outcome:       o,
-		RetryAfter:    retryAfter,
-		HasRetryAfter: hasRA,
-		PrevSleep:     r.prevSleep,
-		U:             m.jitter.Float64(),
-		Now:           now,
-		Deadline:      r.dl,
-		Budget:        budget,
-	})
-	if r.traced {
-		sleep := time.Duration(-1)
-		if d.Retry {
-			sleep = d.Sleep
-		}
-		m.traceAttempt(r, st, o, elapsed, sleep, d.Reason.String())
-	}
-	if !d.Retry {
-		if r.measured && d.Reason == retry.BudgetExhausted {
-			m.res.Attempts.BudgetDenied++
-		}
-		outcome := Failed
-		switch {
-		case o == retry.Timeout && r.leaseCut:
-			// The deadline, not the ceiling, bounded the attempt that timed out.
-			outcome = DeadlineExceeded
-		case d.Reason == retry.SleepOutlastsDeadline || d.Reason == retry.RetryAfterOutlastsDeadline:
-			outcome = DeadlineExceeded
-		}
-		if outcome == Failed && m.tryFallback(ri) {
-			return
-		}
-		m.end(ri, outcome)
-		return
-	}
-	if r.measured {
-		if d.Duplicate {
-			m.res.Attempts.Duplicates++
-		}
-		if d.FromRetryAfter {
-			m.res.Attempts.RetryAfterHonored++
-		}
-		m.res.Attempts.BackoffSeconds += secs(d.Sleep)
-	}
-	r.prevSleep = d.Sleep
-	r.backoff += d.Sleep
-	m.stagesOf(ri)[m.nStages-1] += d.Sleep
-	r.attempt++
-	if d.Sleep <= 0 {
-		m.dial(ri)
-		return
-	}
-	m.s.At(now+capped(d.Sleep), evWake, ri, 0)
-}
-
-func (m *Model) onWake(ri int32) {
 	m.dial(ri)
 }
 
@@ -1453,7 +769,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	wasQueued := r.queued
 	id := r.id
 	r.id = -1
-	r.waiting = false
+	r.cur.state = idle
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {
@@ -1492,38 +808,6 @@ func (m *Model) checkClosedDone() {
 	if m.cfg.Runs > 0 && m.nArr >= m.cfg.Runs && m.inSystemTW.Level() == 0 {
 		m.closedDone = true
 	}
-}
-
-func (m *Model) traceRefusal(r *run, st *Step, why string) {
-	now := m.s.Now()
-	rec := &m.rec
-	*rec = AttemptRecord{
-		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.attempt),
-		Start: now, Remaining: r.dl.Remaining(now), Served: -1, Outcome: retry.Refused, Backoff: -1,
-		ResendCount: int(r.attempt) - 1, Decision: why, HasDeadline: m.cfg.Deadline > 0,
-	}
-	m.opt.Tracer.Attempt(rec)
-}
-
-func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff time.Duration, decision string) {
-	rec := &m.rec
-	*rec = AttemptRecord{
-		Run:         r.id,
-		Step:        st.Name,
-		Tool:        m.cfg.Tools[r.tool].Name,
-		Attempt:     int(r.attempt),
-		Start:       r.dialed,
-		Granted:     r.lease,
-		Remaining:   r.dl.Remaining(r.dialed),
-		Served:      r.served,
-		Outcome:     o,
-		Latency:     latency,
-		Backoff:     backoff,
-		ResendCount: int(r.attempt) - 1,
-		Decision:    decision,
-		HasDeadline: m.cfg.Deadline > 0,
-	}
-	m.opt.Tracer.Attempt(rec)
 }
 
 // seconds converts float seconds to a Duration, rounding to the nearest

@@ -1,0 +1,107 @@
+package system
+
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/retry"
+)
+
+// The scenario compiled. New turns each tool and step of the Config into a
+// plan that says what a call can run into, and the handlers read the plan,
+// not the Config, for everything that may or may not happen. A feature a
+// scenario does not use is an empty table or a false flag: its calls pay
+// one predictable branch for it, and the textbook queues, whose calls can
+// only succeed, take the same handlers as a retry storm. A new feature
+// adds a field here and its check in one handler.
+
+// toolPlan is what a call to one tool can run into.
+type toolPlan struct {
+	// outcomes is the tool's own outcome table: the first rule whose
+	// below exceeds the attempt's uniform decides, and past the last the
+	// call succeeds. Rules of zero probability are left out, so the table
+	// is empty when every call succeeds.
+	outcomes []outcomeRule
+	// outages are the outages that override the drawn outcome of calls
+	// dialed inside them, in scenario order (the last that applies wins);
+	// stalls are events of their own (evStall).
+	outages []Outage
+	// script fixes the outcome of given attempts.
+	script []ScriptEntry
+	// cache, when set, answers a share of the calls (hit ratio > 0).
+	cache *Cache
+	// clientLimit: a caller waits for a token before dialing;
+	// serverLimit: the tool answers 429 over its rate.
+	clientLimit, serverLimit bool
+	// cost, when set, meters the calls.
+	cost *ToolCost
+	// capacity: calls wait for one of the tool's concurrency servers in
+	// its queue of queueCapacity (Unbounded: no limit).
+	capacity                   bool
+	concurrency, queueCapacity int
+	// deadlineAware: at dequeue the tool drops work whose caller's lease
+	// has less than dropFloor left.
+	deadlineAware bool
+	dropFloor     time.Duration
+	// contention: a successful write conflicts with a newer one.
+	contention bool
+	// retryAfter is what the tool sends with a 503 or 429, or nil.
+	retryAfter dist.Dist
+}
+
+// outcomeRule is one row of a tool's outcome table.
+type outcomeRule struct {
+	below   float64 // cumulative probability: the rows before plus this one
+	outcome retry.Outcome
+}
+
+// stepPlan is a step compiled: its tool, ceiling and retry budget.
+type stepPlan struct {
+	tool    int32
+	timeout time.Duration
+	budget  retry.Budget // nil: none
+}
+
+// compileTool builds t's plan.
+func compileTool(t *Tool) toolPlan {
+	p := toolPlan{
+		script:        t.Script,
+		cost:          t.Cost,
+		capacity:      t.Concurrency > 0,
+		concurrency:   t.Concurrency,
+		queueCapacity: t.QueueCapacity,
+		deadlineAware: t.DeadlineAware,
+		contention:    t.Contention,
+		retryAfter:    t.RetryAfter,
+	}
+	if t.DeadlineAware {
+		p.dropFloor = dropFloor(t)
+	}
+	// The cumulative sums are formed in the order draw has always compared
+	// them (hang, permanent, rate limited, transient), so each threshold is
+	// the same float; a zero-probability row has the threshold of the row
+	// before it and can never be the first to exceed u.
+	e := t.Errors
+	below := 0.0
+	for _, r := range [...]struct {
+		p float64
+		o retry.Outcome
+	}{{e.Hang, retry.Timeout}, {e.Permanent, retry.Permanent}, {e.RateLimited, retry.RateLimited}, {e.Transient, retry.Transient}} {
+		below += r.p
+		if r.p > 0 {
+			p.outcomes = append(p.outcomes, outcomeRule{below: below, outcome: r.o})
+		}
+	}
+	for _, o := range t.Outages {
+		if !o.Stall {
+			p.outages = append(p.outages, o)
+		}
+	}
+	if c := t.Cache; c != nil && c.HitRatio > 0 {
+		p.cache = c
+	}
+	if rl := t.RateLimit; rl != nil {
+		p.clientLimit, p.serverLimit = rl.Client, !rl.Client
+	}
+	return p
+}

@@ -1,0 +1,146 @@
+package system
+
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/cost"
+	"github.com/budgetsim/budgetsim/model/retry"
+)
+
+// request is a call waiting for or in service at a tool with capacity.
+type request struct {
+	run     int32
+	gen     uint32
+	tool    int32
+	arrived time.Duration
+	lease   time.Duration // instant the caller stops waiting
+	latency time.Duration
+	costRes cost.Reservation
+	metered bool
+}
+
+// submit sends the outstanding attempt of run ri to its capacity tool and
+// starts the caller's timeout.
+func (m *Model) submit(ri int32, lease time.Duration) {
+	r := m.runs.at(ri)
+	a := &r.cur
+	now := m.s.Now()
+	t := r.tool
+	tp := &m.toolPlans[t]
+	ts := &m.tools[t]
+	if lease < noLimit {
+		a.timer = m.s.At(now+lease, evAttemptEnd, ri, -int64(a.gen))
+	}
+	qi := m.allocReq()
+	q := m.reqs.at(qi)
+	*q = request{run: ri, gen: a.gen, tool: t, arrived: now, lease: now + lease, latency: a.latency, costRes: a.costRes, metered: a.costHeld}
+	if lease >= noLimit {
+		q.lease = noLimit
+	}
+	// A request starts at once only when nobody waits: a slot that frees
+	// goes to the head of the queue first (onToolDone), so a free slot with
+	// a queue behind it is a stalled tool's.
+	if ts.busy < tp.concurrency && !ts.stalled && ts.queue.len() == 0 {
+		m.startRequest(qi)
+		return
+	}
+	if tp.queueCapacity != Unbounded && ts.queue.len() >= tp.queueCapacity {
+		// The waiting room is full: 503 at once.
+		ts.stats.QueueFull++
+		m.freeReq(qi)
+		m.s.Cancel(a.timer)
+		a.outcome, a.latency, a.ending, a.state = retry.Transient, 0, turnedAway, inFlight
+		a.hasRA = tp.retryAfter != nil
+		m.s.At(now, evAttemptEnd, ri, int64(a.gen))
+		return
+	}
+	ts.queue.push(qi)
+	if ts.queue.len() > m.guards.MaxToolQueue {
+		m.toolQueueFull = t // the run loop stops after this event
+	}
+}
+
+func (m *Model) allocReq() int32 {
+	if n := len(m.freeReqs); n > 0 {
+		i := m.freeReqs[n-1]
+		m.freeReqs = m.freeReqs[:n-1]
+		return i
+	}
+	return m.reqs.add()
+}
+
+func (m *Model) freeReq(qi int32) { m.freeReqs = append(m.freeReqs, qi) }
+
+func (m *Model) startRequest(qi int32) {
+	q := m.reqs.at(qi)
+	now := m.s.Now()
+	ts := &m.tools[q.tool]
+	ts.busy++
+	ts.busyTW.Add(now, 1)
+	if ts.delay != nil {
+		ts.delay.Add(secs((now - q.arrived)))
+	}
+	if a := &m.runs.at(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+		a.served = now
+	}
+	m.s.At(now+q.latency, evToolDone, qi, 0)
+}
+
+// serveTool starts queued requests on free servers, dropping at dequeue the
+// work a deadline-aware tool can no longer finish inside its caller's lease.
+func (m *Model) serveTool(t int32) {
+	tp := &m.toolPlans[t]
+	ts := &m.tools[t]
+	now := m.s.Now()
+	for ts.busy < tp.concurrency && !ts.stalled && ts.queue.len() > 0 {
+		qi := ts.queue.pop()
+		q := m.reqs.at(qi)
+		if tp.deadlineAware && q.lease-now < tp.dropFloor {
+			ts.stats.Dropped++
+			if a := &m.runs.at(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
+				// becomes an immediate one.
+				m.s.Cancel(a.timer)
+				a.outcome, a.ending = retry.Timeout, turnedAway
+				m.s.At(now, evAttemptEnd, q.run, int64(a.gen))
+			}
+			m.freeReq(qi)
+			continue
+		}
+		m.startRequest(qi)
+	}
+}
+
+// dropFloor is the least remaining lease a deadline-aware tool starts work
+// for: t's drop_floor, or its median latency.
+func dropFloor(t *Tool) time.Duration {
+	if t.DropFloor > 0 {
+		return t.DropFloor
+	}
+	return seconds(t.Latency.Quantile(0.5))
+}
+
+func (m *Model) onToolDone(qi int32) {
+	q := *m.reqs.at(qi)
+	now := m.s.Now()
+	ts := &m.tools[q.tool]
+	ts.busy--
+	ts.busyTW.Add(now, -1)
+	ts.stats.Served++
+	ts.stats.BusySeconds += secs(q.latency)
+	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
+	m.freeReq(qi)
+	// The freed slot goes to the head of the tool's queue before the
+	// caller hears back: its reply can submit a request at this instant
+	// (its next step at the same tool, or a queued run taking its worker),
+	// and that request must queue behind the ones already waiting.
+	m.serveTool(q.tool)
+	if a := &m.runs.at(q.run).cur; a.state == inFlight && a.gen == q.gen {
+		m.s.Cancel(a.timer)
+		m.attemptEnded(q.run)
+	} else {
+		// The caller gave up, or the call hangs: the server did the work
+		// but no answer reaches the caller, whose timeout ends the attempt.
+		ts.stats.WastedSeconds += secs(q.latency)
+	}
+}
