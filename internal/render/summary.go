@@ -85,8 +85,27 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 	if ci != nil {
 		tavgCI, lwCI, thruCI = &ci.TimeAvgInSystem, &ci.LambdaW, &ci.Throughput
 	}
+	rt := s.Rates
+	offered, admitted, span := "–", "–", "one instant: every run arrived at once"
+	if rt.ArrivalSpan > 0 {
+		offered, admitted = Number(rt.OfferedPerSecond)+"/s", Number(rt.AdmittedPerSecond)+"/s"
+		span = "their arrival span, " + Seconds(rt.ArrivalSpan)
+	}
+	window := "the measured window, " + Seconds(rt.Window)
+	if s.Replications > 1 {
+		span += " in all"
+		window += " in all"
+	}
+	if err := Table(w, []string{"rates", "runs/s", "over"}, [][]string{
+		{"offered (measured arrivals)", offered, span},
+		{"admitted (not rejected at the door)", admitted, span},
+		{"completed (throughput)", withCI(rt.CompletedPerSecond, thruCI, Number) + "/s", window},
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	if err := Table(w, []string{"Little's law", "value"}, [][]string{
-		{"arrival rate λ", Number(l.ArrivalRate) + "/s"},
+		{"λ: arrivals per second of the measured window", Number(l.ArrivalRate) + "/s"},
 		{"throughput", withCI(l.Throughput, thruCI, Number) + "/s"},
 		{"mean time in system W", Seconds(l.MeanInSystem)},
 		{"λW (in flight, from Little)", withCI(l.LambdaW, lwCI, Number)},
@@ -96,6 +115,12 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if ci != nil {
+		if err := perReplicationTable(w, s); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 
 	a := s.Attempts
 	if a.Attempts > 0 || a.Refused > 0 {
@@ -137,6 +162,26 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 	return nil
 }
 
+// perReplicationTable sets, for each figure the summary pools over
+// replications as a sum or a maximum, the mean of one replication (with
+// its interval) beside the pooled figure, each named for what it is.
+func perReplicationTable(w io.Writer, s *system.Summary) error {
+	ci := s.Confidence
+	p := ci.PerReplication
+	e := func(x system.Estimate, f func(float64) string) string {
+		return f(x.Mean) + " ±" + f((x.Hi-x.Lo)/2)
+	}
+	n := func(x int64) string { return Number(float64(x)) }
+	return Table(w, []string{"figure", "mean of one replication", fmt.Sprintf("pooled over %d replications", ci.Replications)}, [][]string{
+		{"arrived", e(p.Arrived, Number), "sum " + n(s.Runs.Arrived)},
+		{"completed", e(p.Completed, Number), "sum " + n(s.Runs.Completed)},
+		{"attempts dialed", e(p.Attempts, Number), "sum " + n(s.Attempts.Attempts)},
+		{"longest completion time (a batch's makespan)", e(p.LatencyMax, Seconds), "max " + Seconds(s.Latency.Max)},
+		{"peak attempt rate", e(p.PeakAttemptRate, Number) + "/s", "max " + Number(s.Attempts.PeakRate) + "/s"},
+		{"peak in system", e(p.PeakInSystem, Number), "max " + Number(float64(s.Little.PeakInSystem))},
+	})
+}
+
 // SummaryCSV writes one row per summary with the main figures in seconds.
 // variants, when not nil, labels each row (same length as sums).
 func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
@@ -144,7 +189,7 @@ func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
 	header := []string{"scenario", "variant", "seed", "replications", "arrived", "completed", "rejected", "expired", "refused",
 		"deadline_exceeded", "failed", "in_flight", "success_rate",
 		"latency_mean_s", "latency_p50_s", "latency_p90_s", "latency_p99_s", "latency_p999_s", "latency_max_s",
-		"wait_mean_s", "wait_p99_s", "arrival_rate", "throughput", "lambda_w", "time_avg_in_system",
+		"wait_mean_s", "wait_p99_s", "offered_per_s", "admitted_per_s", "little_lambda_per_s", "throughput", "lambda_w", "time_avg_in_system",
 		"attempts", "attempts_per_run", "retries", "peak_attempt_rate", "partial"}
 	if err := cw.Write(header); err != nil {
 		return err
@@ -161,7 +206,7 @@ func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
 			i(r.Arrived), i(r.Completed), i(r.Rejected), i(r.Expired), i(r.Refused), i(r.DeadlineExceeded), i(r.Failed), i(r.InFlight),
 			f(s.SuccessRate),
 			f(s.Latency.Mean), f(s.Latency.P50), f(s.Latency.P90), f(s.Latency.P99), f(s.Latency.P999), f(s.Latency.Max),
-			f(s.Wait.Mean), f(s.Wait.P99), f(s.Little.ArrivalRate), f(s.Little.Throughput), f(s.Little.LambdaW), f(s.Little.TimeAvgInSystem),
+			f(s.Wait.Mean), f(s.Wait.P99), f(s.Rates.OfferedPerSecond), f(s.Rates.AdmittedPerSecond), f(s.Little.ArrivalRate), f(s.Little.Throughput), f(s.Little.LambdaW), f(s.Little.TimeAvgInSystem),
 			i(s.Attempts.Attempts), f(s.Attempts.PerRun), i(s.Attempts.Retries), f(s.Attempts.PeakRate), strconv.FormatBool(s.Partial)}
 		if err := cw.Write(row); err != nil {
 			return err

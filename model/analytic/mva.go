@@ -156,7 +156,7 @@ func mva(n int, z float64, st []Station) (xs []float64, out ClosedMeans) {
 			} else {
 				extra := 0.0
 				for j := 0; j <= c-2; j++ {
-					extra += float64(c-1-j) * p[k][j]
+					extra += float64(float64(c-1-j) * p[k][j])
 				}
 				out.Residence[k] = s.Demand / float64(c) * (1 + out.Queue[k] + extra)
 			}
@@ -256,7 +256,7 @@ func (q FiniteSource) Throughput() (float64, error) {
 	}
 	x := 0.0
 	for n, pn := range p {
-		x += float64(min(n, q.C)) * q.Mu * pn
+		x += float64(float64(min(n, q.C)) * q.Mu * pn)
 	}
 	return x, nil
 }
@@ -270,7 +270,7 @@ func (q FiniteSource) MeanInSystem() (float64, error) {
 	}
 	l := 0.0
 	for n, pn := range p {
-		l += float64(n) * pn
+		l += float64(float64(n) * pn)
 	}
 	return l, nil
 }

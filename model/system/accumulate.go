@@ -20,6 +20,9 @@ type Accumulator struct {
 	lat, wait              *stats.Histogram
 	series                 *Series
 	window, sojourn, tavgW float64
+	// span is Σ ArrivalSpan and gaps Σ (arrived − 1) over the replications
+	// that measured at least one arrival.
+	span, gaps float64
 	steps                  []StepCalls
 	stops                  []Stop
 	util, toolWindow       float64
@@ -94,6 +97,10 @@ func (a *Accumulator) Add(r *Result) {
 	a.series.Merge(r.Series)
 	w := r.Window.Seconds()
 	a.window += w
+	if r.Runs.Arrived > 0 {
+		a.span += r.ArrivalSpan.Seconds()
+		a.gaps += float64(r.Runs.Arrived - 1)
+	}
 	a.sojourn += r.SojournSum
 	a.tavgW += float64(r.TimeAvgInSystem * w)
 	s.Events += r.Events
@@ -225,6 +232,11 @@ func (a *Accumulator) Summary() Summary {
 	}
 	if n := s.Runs.Ended(); n > 0 {
 		s.Little.MeanInSystem = a.sojourn / float64(n)
+	}
+	s.Rates = Rates{CompletedPerSecond: s.Little.Throughput, ArrivalSpan: a.span, Window: a.window}
+	if a.span > 0 {
+		s.Rates.OfferedPerSecond = a.gaps / a.span
+		s.Rates.AdmittedPerSecond = s.Rates.OfferedPerSecond * float64(s.Runs.Arrived-s.Runs.Rejected) / float64(s.Runs.Arrived)
 	}
 	s.Little.LambdaW = s.Little.ArrivalRate * s.Little.MeanInSystem
 	if a.n >= 2 {

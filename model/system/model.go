@@ -136,12 +136,13 @@ type Model struct {
 	toolQueueFull int32
 	nextAt        time.Duration
 
-	warm       bool
-	warmStart  time.Duration
-	lastRunEnd time.Duration
-	res        *Result
-	inSystemTW stats.Count
-	workersTW  stats.Count
+	warm        bool
+	warmStart   time.Duration
+	lastRunEnd  time.Duration
+	lastArrival time.Duration // the last measured arrival
+	res         *Result
+	inSystemTW  stats.Count
+	workersTW   stats.Count
 	// workersAtLastEnd is workersTW as it was when the last measured run
 	// ended: warm-up runs can hold workers after that, moving workersTW
 	// past the end of the measured window.
@@ -202,8 +203,13 @@ type Result struct {
 	// SojournSum is the total time in system of measured runs that ended.
 	SojournSum float64
 	// Window is the measured interval: from the first measured arrival to
-	// the end of the simulation.
+	// the end of the last measured run (or of the simulation, when runs
+	// are still in flight).
 	Window time.Duration
+	// ArrivalSpan is from the first measured arrival to the last: the
+	// time over which the measured load was offered. Window is longer by
+	// the drain after the last arrival.
+	ArrivalSpan time.Duration
 	// TimeAvgInSystem is the time-average number of measured runs in the
 	// system over Window (integrated, not sampled). Runs that arrived during
 	// the warm-up are not counted, so when every measured run has ended it
@@ -484,6 +490,7 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 			wend = end
 		}
 		r.Window = wend - m.warmStart
+		r.ArrivalSpan = m.lastArrival - m.warmStart
 		m.workersChanging()
 		workers := &m.workersTW
 		if wend < end {
@@ -612,6 +619,7 @@ func (m *Model) onArrival() {
 	if measured {
 		m.res.Runs.Arrived++
 		m.res.Series.add(now, binArrival, 1)
+		m.lastArrival = now
 	}
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
 		if measured {

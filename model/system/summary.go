@@ -5,8 +5,10 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -29,6 +31,9 @@ type Summary struct {
 	// start of service. Percentiles pool every replication's sketch.
 	Latency Percentiles `json:"latency_s"`
 	Wait    Percentiles `json:"wait_s"`
+	// Rates are the offered, admitted and completed runs per second, each
+	// over the span it belongs to.
+	Rates Rates `json:"rates"`
 	// Little is the Little's-law check: time_avg_in_system (integrated) and
 	// lambda_w (arrival rate × mean time in system) should agree.
 	Little   Little          `json:"littles_law"`
@@ -70,11 +75,41 @@ type Percentiles struct {
 	Max  float64 `json:"max"`
 }
 
+// Rates say how much work came and how much got through, in runs per
+// second, each over its own span:
+//
+//   - OfferedPerSecond is the measured arrivals per second of the span in
+//     which they arrived (ArrivalSpan, first to last measured arrival, n − 1
+//     gaps for n arrivals): the load offered, whatever became of it. 0 when
+//     every run arrived at one instant (a batch).
+//   - AdmittedPerSecond is the part of them that got past the door (not
+//     rejected by a full queue), per second of the same span.
+//   - CompletedPerSecond is the runs that completed per second of the
+//     measured window (first measured arrival to the end of the last
+//     measured run): throughput, Little.Throughput.
+//
+// Little.ArrivalRate is none of these: it is the measured arrivals per
+// second of the measured window, the λ for which L = λW holds over that
+// window. When runs were still queued as arrivals stopped, the window is
+// longer than ArrivalSpan by their drain, and that λ falls below the
+// offered rate, towards the throughput.
+type Rates struct {
+	OfferedPerSecond   float64 `json:"offered_per_s"`
+	AdmittedPerSecond  float64 `json:"admitted_per_s"`
+	CompletedPerSecond float64 `json:"completed_per_s"`
+	// ArrivalSpan and Window are the spans in seconds, summed over
+	// replications.
+	ArrivalSpan float64 `json:"arrival_span_s"`
+	Window      float64 `json:"window_s"`
+}
+
 // Little holds the figures of Little's law, L = λW.
 type Little struct {
-	// ArrivalRate is measured arrivals per second of the measured window.
+	// ArrivalRate is the λ of L = λW: measured arrivals per second of the
+	// measured window, which includes the drain after the last arrival.
+	// It is not the offered rate (Rates.OfferedPerSecond).
 	ArrivalRate float64 `json:"arrival_rate"`
-	// Throughput is completions per second.
+	// Throughput is completions per second of the measured window.
 	Throughput float64 `json:"throughput"`
 	// MeanInSystem is the mean time in system of the runs that ended
 	// (every outcome; a rejected run spends 0 s).
@@ -270,6 +305,35 @@ type Confidence struct {
 	LambdaW         Interval `json:"lambda_w"`
 	Throughput      Interval `json:"throughput"`
 	AttemptsPerRun  Interval `json:"attempts_per_run"`
+	// PerReplication holds the figures the Summary pools as a maximum or
+	// a sum over replications, as one replication's mean value with its
+	// interval.
+	PerReplication PerReplication `json:"per_replication_mean"`
+}
+
+// PerReplication is the mean over replications of one replication's
+// value, with its Student-t interval, for each figure the Summary pools as
+// a maximum (Latency.Max, Attempts.PeakRate, Little.PeakInSystem: the
+// largest over all replications) or a sum (Runs, Attempts: totals).
+type PerReplication struct {
+	// LatencyMax is a replication's longest completion time: for a batch,
+	// the time its last run completed (its makespan).
+	LatencyMax Estimate `json:"latency_max_s"`
+	// Arrived, Completed and Attempts are a replication's measured
+	// arrivals, completed runs and attempts dialed.
+	Arrived   Estimate `json:"arrived"`
+	Completed Estimate `json:"completed"`
+	Attempts  Estimate `json:"attempts"`
+	// PeakAttemptRate and PeakInSystem are a replication's peaks.
+	PeakAttemptRate Estimate `json:"peak_attempt_rate"`
+	PeakInSystem    Estimate `json:"peak_in_system"`
+}
+
+// Estimate is a mean with its confidence interval [Lo, Hi].
+type Estimate struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
 }
 
 // PercentileIntervals are the intervals of a Percentiles' figures.
@@ -300,6 +364,9 @@ func percentiles(h *stats.Histogram) Percentiles {
 type replicationFigures struct {
 	success, thru, tavg, lw, perRun float64
 	lat, wait                       Percentiles
+	// The figures pooled as sums or maxima, for their per-replication
+	// means.
+	arrived, completed, attempts, peakRate, peakIn float64
 }
 
 func figures(r *Result) replicationFigures {
@@ -318,6 +385,9 @@ func figures(r *Result) replicationFigures {
 	f.tavg = r.TimeAvgInSystem
 	f.lat = percentiles(r.Latency)
 	f.wait = percentiles(r.Wait)
+	f.arrived, f.completed = float64(r.Runs.Arrived), float64(r.Runs.Completed)
+	f.attempts = float64(r.Attempts.Attempts)
+	f.peakRate, f.peakIn = r.Series.PeakAttemptRate(), float64(r.PeakInSystem)
 	return f
 }
 
@@ -367,7 +437,23 @@ func confidence(fs []replicationFigures, level float64, s *Summary) *Confidence 
 			P999: section(func(f *replicationFigures) float64 { return get(f).P999 }, pooled.P999),
 		}
 	}
+	est := func(get func(f *replicationFigures) float64) Estimate {
+		xs := make([]float64, n)
+		for i := range fs {
+			xs[i] = get(&fs[i])
+		}
+		iv := stats.MeanCI(xs, level)
+		return Estimate{Mean: iv.Mean, Lo: max(iv.Lo, 0), Hi: iv.Hi}
+	}
 	return &Confidence{
+		PerReplication: PerReplication{
+			LatencyMax:      est(func(f *replicationFigures) float64 { return f.lat.Max }),
+			Arrived:         est(func(f *replicationFigures) float64 { return f.arrived }),
+			Completed:       est(func(f *replicationFigures) float64 { return f.completed }),
+			Attempts:        est(func(f *replicationFigures) float64 { return f.attempts }),
+			PeakAttemptRate: est(func(f *replicationFigures) float64 { return f.peakRate }),
+			PeakInSystem:    est(func(f *replicationFigures) float64 { return f.peakIn }),
+		},
 		Level:           level,
 		Replications:    n,
 		SuccessRate:     ciIn(func(f *replicationFigures) float64 { return f.success }, 1),
@@ -391,13 +477,30 @@ func warnings(cfg *Config, s *Summary) []string {
 		}
 	}
 	if rho, ok := OfferedUtilisation(cfg); ok && rho >= 1 {
-		if cfg.QueueCapacity == Unbounded {
-			w = append(w, fmt.Sprintf("utilisation %s ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists", load(rho)))
-		} else {
+		switch {
+		case cfg.QueueCapacity != Unbounded:
 			w = append(w, fmt.Sprintf("utilisation %s ≥ 1: the queue stays full and the rejection rate is set by capacity", load(rho)))
+		case cfg.Deadline > 0:
+			// A run whose deadline passes in the queue is dropped when
+			// it reaches its head: no run waits longer than its deadline,
+			// so the queue stays bounded and a steady state exists.
+			w = append(w, fmt.Sprintf("utilisation %s ≥ 1, but the %v deadline keeps the queue bounded by shedding work: %s", load(rho), cfg.Deadline, shed(cfg, s)))
+		default:
+			w = append(w, fmt.Sprintf("utilisation %s ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists", load(rho)))
 		}
 	}
-	w = append(w, toolWarnings(cfg)...)
+	if o, l := s.Rates.OfferedPerSecond, s.Little.ArrivalRate; o > 0 && l < 0.95*o {
+		w = append(w, fmt.Sprintf("runs were still queued when the arrivals stopped: the measured window runs %s s past the last arrival while they drain, so Little's λ (%s/s over the window) is below the offered rate (%s/s over the arrivals' span)", load(s.Rates.Window-s.Rates.ArrivalSpan), load(l), load(o)))
+	}
+	if b := cfg.Arrivals; b.Process == Batch && b.Count > int64(cfg.Workers) {
+		msg := fmt.Sprintf("a batch of %d arrivals at once with %d workers: %d runs queue for a worker from the start, so waits and completion times are those of the batch draining, not of a steady state", b.Count, cfg.Workers, b.Count-int64(cfg.Workers))
+		if cfg.QueueCapacity != Unbounded && b.Count > int64(cfg.Workers+cfg.QueueCapacity) {
+			msg += fmt.Sprintf("; the queue holds %d, so %d are rejected at once", cfg.QueueCapacity, b.Count-int64(cfg.Workers+cfg.QueueCapacity))
+		}
+		w = append(w, msg)
+	}
+	w = append(w, toolWarnings(cfg, s)...)
+	w = append(w, tailWarnings(cfg)...)
 	if n := s.Latency.N; n > 0 && n < 10000 {
 		runs := "runs"
 		if n == 1 {
@@ -422,6 +525,74 @@ func warnings(cfg *Config, s *Summary) []string {
 	return w
 }
 
+// shed says what share of the measured work was shed and where: runs
+// that expired waiting for a worker, were refused before a call or ran
+// out of deadline in one, and calls that deadline-aware tools dropped.
+func shed(cfg *Config, s *Summary) string {
+	r := s.Runs
+	var parts []string
+	if r.Arrived > 0 {
+		for _, c := range []struct {
+			n     int64
+			where string
+		}{
+			{r.Expired, "expired waiting for a worker"},
+			{r.Refused, "were refused before a call (too little deadline left)"},
+			{r.DeadlineExceeded, "ran out of deadline in a call or a backoff"},
+		} {
+			if c.n > 0 {
+				parts = append(parts, fmt.Sprintf("%s of the measured runs %s", pct(float64(c.n)/float64(r.Arrived)), c.where))
+			}
+		}
+	}
+	for _, t := range s.Tools {
+		if t.Dropped > 0 && t.Calls > 0 {
+			parts = append(parts, fmt.Sprintf("tool %s dropped %s of its calls at dequeue (deadline-aware)", t.Name, pct(float64(t.Dropped)/float64(t.Calls))))
+		}
+	}
+	if len(parts) == 0 {
+		return "no measured run was shed"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// pct formats a share as a percentage with 3 significant digits.
+func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%" }
+
+// tailWarnings flags the tools whose latency has a power-law tail heavy
+// enough that the figures built on means cannot be trusted: infinite
+// variance (tail index α ≤ 2, exact for a Pareto, Hill's estimate for an
+// empirical distribution), or an infinite mean (α ≤ 1).
+func tailWarnings(cfg *Config) []string {
+	var w []string
+	used := make([]bool, len(cfg.Tools))
+	for _, st := range cfg.Steps {
+		used[st.Tool] = true
+		for _, f := range st.Fallbacks {
+			used[f] = true
+		}
+	}
+	for i, t := range cfg.Tools {
+		if !used[i] {
+			continue
+		}
+		alpha, estimated, ok := dist.TailIndex(t.Latency)
+		if !ok || alpha > 2 {
+			continue
+		}
+		index := fmt.Sprintf("its tail index α = %s", load(alpha))
+		if estimated {
+			index = fmt.Sprintf("its tail looks like a power law: Hill's estimate of its index is α ≈ %s", load(alpha))
+		}
+		if alpha <= 1 {
+			w = append(w, fmt.Sprintf("tool %s: latency %s has an infinite mean (%s ≤ 1): the mean time in system and wait, λW, the time-average in system, utilisation and throughput have no steady state and grow with the run length; only the success rate and the percentiles are meaningful", t.Name, t.Latency, index))
+			continue
+		}
+		w = append(w, fmt.Sprintf("tool %s: latency %s has infinite variance (%s ≤ 2): the mean time in system and mean wait, λW and the time-average in system converge slowly, and their confidence intervals cover the true value less often than stated; the success rate and the percentiles are not affected", t.Name, t.Latency, index))
+	}
+	return w
+}
+
 // load formats a utilisation or a ratio of rates with 4 significant
 // digits (a rate of 1e300/s must not print 300 of them).
 func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
@@ -433,12 +604,23 @@ func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // need (the callers waiting for its tokens pile up until their deadlines
 // refuse them, or for ever without one). Both count one call per step (retries only add to it) and leave out cache
 // hits.
-func toolWarnings(cfg *Config) []string {
+func toolWarnings(cfg *Config, s *Summary) []string {
 	var w []string
 	for _, o := range OfferedToolLoads(cfg) {
 		t := &cfg.Tools[o.Tool]
 		if t.Concurrency > 0 && t.QueueCapacity == Unbounded && o.Utilisation >= 1 {
-			w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(o.Utilisation), load(o.CallRate), load(t.Latency.Mean()), t.Concurrency))
+			if t.DeadlineAware && leaseBounded(cfg, o.Tool) {
+				// It drops at dequeue what it can no longer finish inside
+				// the caller's lease, and every lease is bounded: no call
+				// waits longer than its lease, so the queue is bounded.
+				dropped := "no call"
+				if ts := s.Tools[o.Tool]; ts.Calls > 0 {
+					dropped = pct(float64(ts.Dropped)/float64(ts.Calls)) + " of its calls"
+				}
+				w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots), but it is deadline-aware and every call has a bounded lease, so its queue stays bounded: it dropped %s at dequeue", t.Name, load(o.Utilisation), load(o.CallRate), load(t.Latency.Mean()), t.Concurrency, dropped))
+			} else {
+				w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(o.Utilisation), load(o.CallRate), load(t.Latency.Mean()), t.Concurrency))
+			}
 		}
 		if o.RateLimited {
 			fate := "the callers waiting for its tokens pile up until their deadlines refuse them"
@@ -449,6 +631,25 @@ func toolWarnings(cfg *Config) []string {
 		}
 	}
 	return w
+}
+
+// leaseBounded reports whether every call to tool t has a bounded lease:
+// the runs have a deadline, or every step that calls t (as its tool or a
+// fallback) has a timeout.
+func leaseBounded(cfg *Config, t int) bool {
+	if cfg.Deadline > 0 {
+		return true
+	}
+	for _, st := range cfg.Steps {
+		calls := st.Tool == t
+		for _, f := range st.Fallbacks {
+			calls = calls || f == t
+		}
+		if calls && st.Timeout <= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // OfferedUtilisation estimates ρ = λ·E[service per run]/workers from the
