@@ -138,8 +138,9 @@ func TestCompareShowsIntervals(t *testing.T) {
 			t.Errorf("compare --replications 3 lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "s ±"); n != 2 {
-		t.Errorf("%d p99 cells with a half-width, want 2:\n%s", n, out)
+	// Two p99 cells and two makespans per replication carry a half-width.
+	if n := strings.Count(out, "s ±"); n != 4 {
+		t.Errorf("%d time cells with a half-width, want 4 (p99 and makespan per replication):\n%s", n, out)
 	}
 }
 

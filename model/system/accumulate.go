@@ -22,14 +22,14 @@ type Accumulator struct {
 	window, sojourn, tavgW float64
 	// span is Σ ArrivalSpan and gaps Σ (arrived − 1) over the replications
 	// that measured at least one arrival.
-	span, gaps float64
-	steps                  []StepCalls
-	stops                  []Stop
-	util, toolWindow       float64
-	tools                  []toolPool
-	cost                   CostSummary
-	tail                   *tailTable
-	figs                   []replicationFigures
+	span, gaps       float64
+	steps            []StepCalls
+	stops            []Stop
+	util, toolWindow float64
+	tools            []toolPool
+	cost             CostSummary
+	tail             *tailTable
+	figs             []replicationFigures
 }
 
 // StepCalls is one step's calls pooled over the replications added so

@@ -493,7 +493,7 @@ func warnings(cfg *Config, s *Summary) []string {
 		w = append(w, fmt.Sprintf("runs were still queued when the arrivals stopped: the measured window runs %s s past the last arrival while they drain, so Little's λ (%s/s over the window) is below the offered rate (%s/s over the arrivals' span)", load(s.Rates.Window-s.Rates.ArrivalSpan), load(l), load(o)))
 	}
 	if b := cfg.Arrivals; b.Process == Batch && b.Count > int64(cfg.Workers) {
-		msg := fmt.Sprintf("a batch of %d arrivals at once with %d workers: %d runs queue for a worker from the start, so waits and completion times are those of the batch draining, not of a steady state", b.Count, cfg.Workers, b.Count-int64(cfg.Workers))
+		msg := fmt.Sprintf("a batch of %d arrivals at once with %s: %s for a worker from the start, so waits and completion times are those of the batch draining, not of a steady state", b.Count, plural(int64(cfg.Workers), "worker", "workers"), plural(b.Count-int64(cfg.Workers), "run queues", "runs queue"))
 		if cfg.QueueCapacity != Unbounded && b.Count > int64(cfg.Workers+cfg.QueueCapacity) {
 			msg += fmt.Sprintf("; the queue holds %d, so %d are rejected at once", cfg.QueueCapacity, b.Count-int64(cfg.Workers+cfg.QueueCapacity))
 		}
@@ -554,6 +554,14 @@ func shed(cfg *Config, s *Summary) string {
 		return "no measured run was shed"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// plural writes n with the singular or plural form that agrees with it.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
 }
 
 // pct formats a share as a percentage with 3 significant digits.

@@ -21,6 +21,11 @@ func WriteTable(w io.Writer, res *Result) error {
 	}
 	var rows [][]string
 	header := []string{"variant", "success", "p50", "p99", "p99.9", "max (makespan)", "attempts/run", "attempts", "peak attempt rate", "not completed", "bottleneck"}
+	if out[0].Confidence != nil {
+		// Pooled over replications, these are a maximum and a sum: each
+		// is shown with its mean per replication and that mean's interval.
+		header[5], header[7], header[8] = "makespan: max / per rep.", "attempts: sum / per rep.", "peak attempt rate: max / per rep."
+	}
 	withRecovery := out[0].Recovery != nil
 	if withRecovery {
 		header = append(header, "recovery after outage")
@@ -39,6 +44,12 @@ func WriteTable(w io.Writer, res *Result) error {
 			render.Number(s.Attempts.PerRun), render.Number(float64(s.Attempts.Attempts)), render.Number(s.Attempts.PeakRate) + "/s",
 			render.Number(float64(s.Runs.DeadlineExceeded + s.Runs.Failed + s.Runs.Refused + s.Runs.Expired + s.Runs.Rejected)),
 			orDash(s.Bottleneck)}
+		if c := s.Confidence; c != nil {
+			p := c.PerReplication
+			row[5] += " / " + render.PlusMinus(p.LatencyMax.Mean, p.LatencyMax.Lo, p.LatencyMax.Hi, render.Seconds)
+			row[7] += " / " + render.PlusMinus(p.Attempts.Mean, p.Attempts.Lo, p.Attempts.Hi, render.Number)
+			row[8] += " / " + render.PlusMinus(p.PeakAttemptRate.Mean, p.PeakAttemptRate.Lo, p.PeakAttemptRate.Hi, render.Number) + "/s"
+		}
 		if withRecovery {
 			rec := "never"
 			if s.Recovery != nil && s.Recovery.Recovered {
@@ -61,6 +72,7 @@ func WriteTable(w io.Writer, res *Result) error {
 	}
 	if c := out[0].Confidence; c != nil {
 		fmt.Fprintf(w, "± is the half-width of a %g%% Student-t interval over %d replications (the p99's by sectioning, centred on the pooled p99).\n", 100*c.Level, c.Replications)
+		fmt.Fprintln(w, "max / sum: over all replications; per rep.: the mean of one replication's value.")
 	}
 	if err := pairedTable(w, out, res.Level); err != nil {
 		return err
