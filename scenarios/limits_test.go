@@ -425,3 +425,24 @@ func TestTraceShorterThanRuns(t *testing.T) {
 		t.Errorf("the whole trace: %d runs arrived, want 3", r.Runs.Arrived)
 	}
 }
+
+// TestGuardsFitInMemory: the guards accept no value whose runaway model
+// would not fit a 4 GB address space (a run in the system costs about 350
+// bytes, a waiting call about 90), and say so before simulating.
+func TestGuardsFitInMemory(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"guards.max_in_system=100000000", "guards.max_in_system: must be in [1, 4000000], got 100000000"},
+		{"guards.max_tool_queue=100000000", "guards.max_tool_queue: must be in [1, 8000000], got 100000000"},
+	} {
+		_, err := scenarios.Load("mm1", []string{tc.set})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(mm1, %s) = %v, want …%s", tc.set, err, tc.want)
+		}
+	}
+	if _, err := scenarios.Load("mm1", []string{"guards={max_in_system: 4000000, max_tool_queue: 8000000}"}); err != nil {
+		t.Errorf("Load(mm1, the largest guards) = %v", err)
+	}
+	if need := scenarios.MaxInSystemGuard*400 + scenarios.MaxToolQueueGuard*128; need > 3<<30 {
+		t.Errorf("the largest guards need %d bytes at 400 a run and 128 a call, more than 3 GiB", need)
+	}
+}

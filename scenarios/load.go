@@ -41,6 +41,17 @@ const (
 	maxFileSize = 16 << 20
 )
 
+// Bounds on the guards that stop a runaway model, so that a model stopped
+// by both takes at most about 2.6 GB: a run in the system costs about 350
+// bytes, a call waiting at a tool about 90 (the resident memory of an
+// overloaded M/M/1 stopped by max_in_system, and of a retry storm stopped by
+// max_tool_queue, each at two guard values), so 4 M runs and 8 M calls with
+// room above that fit a 4 GB address space.
+const (
+	MaxInSystemGuard  = 4_000_000
+	MaxToolQueueGuard = 8_000_000
+)
+
 // Scenario is a loaded scenario: its compiled configuration and the text it
 // came from (after --set overrides).
 type Scenario struct {
@@ -1038,10 +1049,10 @@ func (l *loader) guards(n *yaml.Node) system.Guards {
 		g.MaxTime = d.duration(v, "guards.max_time", MaxDuration)
 	}
 	if v := f.get("max_in_system"); v != nil {
-		g.MaxInSystem = int(d.integer(v, "guards.max_in_system", 1, 100_000_000))
+		g.MaxInSystem = int(d.integer(v, "guards.max_in_system", 1, MaxInSystemGuard))
 	}
 	if v := f.get("max_tool_queue"); v != nil {
-		g.MaxToolQueue = int(d.integer(v, "guards.max_tool_queue", 1, 100_000_000))
+		g.MaxToolQueue = int(d.integer(v, "guards.max_tool_queue", 1, MaxToolQueueGuard))
 	}
 	if v := f.get("max_wall"); v != nil {
 		g.MaxWall = d.duration(v, "guards.max_wall", MaxDuration)

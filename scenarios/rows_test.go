@@ -72,7 +72,7 @@ func TestParseTopLevel(t *testing.T) {
 		{name: "deadline/word", top: "deadline: soon", want: "t.yaml:4: deadline: \"soon\" is not a duration (use ns, us, ms, s, m, h: e.g. 250ms, 2s, 1h30m)"},
 		{name: "floor/no-unit", top: "floor: 20", want: "t.yaml:4: floor: \"20\" has no unit: write e.g. 20ms or 20s"},
 		{name: "min_lease/bad-unit", top: "min_lease: 5 ms", want: "t.yaml:4: min_lease: \"5 ms\" is not a duration (use ns, us, ms, s, m, h: e.g. 250ms, 2s, 1h30m)"},
-		{name: "guards/zero", top: "guards: {max_events: 0, max_in_system: 0, max_tool_queue: 0}", want: "t.yaml:4: guards.max_events: must be ≥ 1, got 0\nt.yaml:4: guards.max_in_system: must be in [1, 100000000], got 0\nt.yaml:4: guards.max_tool_queue: must be in [1, 100000000], got 0"},
+		{name: "guards/zero", top: "guards: {max_events: 0, max_in_system: 0, max_tool_queue: 0}", want: "t.yaml:4: guards.max_events: must be ≥ 1, got 0\nt.yaml:4: guards.max_in_system: must be in [1, 4000000], got 0\nt.yaml:4: guards.max_tool_queue: must be in [1, 8000000], got 0"},
 		{name: "guards/units", top: "guards: {max_time: 10, max_wall: 1e3s}", want: "t.yaml:4: guards.max_time: \"10\" has no unit: write e.g. 10ms or 10s\nt.yaml:4: guards.max_wall: \"1e3s\" is not a duration (use ns, us, ms, s, m, h: e.g. 250ms, 2s, 1h30m)"},
 		{name: "guards/typo", top: "guards: {max_evnts: 10}", want: "t.yaml:4: guards.max_evnts: unknown key (did you mean \"max_events\"?); allowed here: max_events, max_in_system, max_time, max_tool_queue, max_wall"},
 		{name: "unknown/wokers", top: "wokers: 3", want: "t.yaml:4: wokers: unknown key (did you mean \"workers\"?); allowed here: " + topKeys},
