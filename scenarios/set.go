@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -42,7 +44,15 @@ func applySet(root *yaml.Node, set string, mark int) error {
 	var val *yaml.Node
 	if !unset {
 		var v yaml.Node
-		if err := yaml.Unmarshal([]byte(value), &v); err != nil {
+		dec := yaml.NewDecoder(strings.NewReader(value))
+		if err := dec.Decode(&v); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("value %q is not valid YAML: %v", value, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		var extra yaml.Node
+		switch err := dec.Decode(&extra); {
+		case err == nil:
+			return fmt.Errorf("value %q holds more than one YAML document (a \"---\" line): give one value", value)
+		case !errors.Is(err, io.EOF):
 			return fmt.Errorf("value %q is not valid YAML: %v", value, strings.TrimPrefix(err.Error(), "yaml: "))
 		}
 		if len(v.Content) == 0 {

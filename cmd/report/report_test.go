@@ -73,7 +73,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"seed-plan", "mmc"}, 2, "report needs exactly one scenario"},
 		{[]string{"seed-plan", "--format", "json"}, 2, "unknown flag --format"},
 		{[]string{"seed-plan", "--replications", "0"}, 2, "--replications: must be in [1, 10000], got 0"},
-		{[]string{"seed-plan", "--out", ""}, 2, "--out: must name a file"},
+		{[]string{"seed-plan", "--out", ""}, 2, `--out: invalid value "": empty`},
 		{[]string{"nosuch"}, 1, "nosuch"},
 		{[]string{"seed-plan", "--out", filepath.Join(dir, "missing", "r.html")}, 1, "missing"},
 		{[]string{"mm1", "--level", "NaN"}, 2, "--level: must be in (0, 1), got NaN"},

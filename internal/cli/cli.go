@@ -141,10 +141,67 @@ func NewFlagSet(prog, name string, stderr io.Writer, synopsis string) *flag.Flag
 	return fs
 }
 
+// Repeatable is implemented by flag values that may be given more than
+// once (StringList: --set, --unset, --vary, --slo). Parse refuses any other
+// flag given twice, where the flag package would keep the last silently.
+type Repeatable interface{ Repeatable() bool }
+
+// Repeatable reports true: each --set, --vary or --slo adds one.
+func (s *StringList) Repeatable() bool { return true }
+
+// once wraps a flag's value so that a second Set is an error, as is an
+// empty value for a string flag (its default, given explicitly: --out ”
+// would otherwise be ignored without a word).
+type once struct {
+	flag.Value
+	first   string
+	set     bool
+	noEmpty bool
+}
+
+func (o *once) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (first %q): give it once", o.first)
+	}
+	if o.noEmpty && v == "" {
+		return errors.New("empty: leave the flag out for its default, or give a value")
+	}
+	o.first, o.set = v, true
+	return o.Value.Set(v)
+}
+
+// onceBool is once for a boolean flag, which the flag package recognises
+// by its IsBoolFlag method.
+type onceBool struct{ *once }
+
+func (o onceBool) IsBoolFlag() bool { return true }
+
+// giveOnce makes every flag of fs that is not Repeatable refuse a second
+// value.
+func giveOnce(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		switch v := f.Value.(type) {
+		case *once, onceBool, *OnceString:
+			return
+		case Repeatable:
+			if v.Repeatable() {
+				return
+			}
+		}
+		o := &once{Value: f.Value, noEmpty: fmt.Sprintf("%T", f.Value) == "*flag.stringValue"}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			f.Value = onceBool{o}
+		} else {
+			f.Value = o
+		}
+	})
+}
+
 // Parse parses flags that may come before or after positional arguments
 // ("run mmc --format json" and "run --format json mmc" both work) and
 // returns the positional ones. -h prints fs.Usage and returns
-// flag.ErrHelp. A malformed flag is a UsageError of one line, naming the
+// flag.ErrHelp. A flag given twice that is not Repeatable is refused. A
+// malformed flag is a UsageError of one line, naming the
 // closest defined flag when the flag is misspelt ("unknown flag --sed (did
 // you mean --seed?)"), with a hint saying where the flags are listed,
 // rather than the whole usage.
@@ -155,6 +212,7 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
 	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
+	giveOnce(fs)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

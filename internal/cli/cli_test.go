@@ -102,3 +102,38 @@ func ExampleParse() {
 	fmt.Println(pos, *format, err)
 	// Output: [mmc extra] json <nil>
 }
+
+// TestParseOnce: a flag given twice is refused unless it is repeatable
+// (--set), and so is an empty string flag (--out ”).
+func TestParseOnce(t *testing.T) {
+	newFS := func() (*flag.FlagSet, *cli.ScenarioFlags) {
+		fs := cli.NewFlagSet("simulate", "run", io.Discard, "run SCENARIO")
+		sf := &cli.ScenarioFlags{}
+		sf.Register(fs)
+		fs.String("out", "", "DIR")
+		fs.Bool("quiet", false, "")
+		return fs, sf
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mm1", "--runs", "10000", "--runs", "20000"}, `run: --runs: invalid value "20000": given twice (first "10000"): give it once`},
+		{[]string{"--seed=1", "mm1", "--seed=1"}, `run: --seed: invalid value "1": given twice (first "1"): give it once`},
+		{[]string{"mm1", "--quiet", "--quiet"}, "given twice"},
+		{[]string{"mm1", "--out", ""}, `run: --out: invalid value "": empty: leave the flag out for its default, or give a value`},
+		{[]string{"mm1", "--out="}, "--out: invalid value \"\": empty"},
+	} {
+		fs, _ := newFS()
+		_, err := cli.Parse(fs, tc.args)
+		var ue cli.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("cli.Parse(%q) = %v, want a usage error containing %s", tc.args, err, tc.want)
+		}
+	}
+	fs, sf := newFS()
+	pos, err := cli.Parse(fs, []string{"--set", "workers=2", "mm1", "--set", "seed=3", "--out", "x"})
+	if err != nil || len(pos) != 1 || len(sf.Sets) != 2 {
+		t.Errorf("cli.Parse(--set twice) = %v, %v; sets %q", pos, err, sf.Sets)
+	}
+}
