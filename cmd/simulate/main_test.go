@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"os"
@@ -336,5 +337,76 @@ func TestReportMoved(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(".", "r.html")); err == nil {
 		t.Errorf("simulate report wrote r.html")
+	}
+}
+
+// TestCSVCellsSafeForSpreadsheets: a scenario or tool name that a
+// spreadsheet would read as a formula (=, +, -, @) lands in the CSV files
+// behind a single quote (OWASP's advice on CSV injection), and the charts
+// read it back without the quote.
+func TestCSVCellsSafeForSpreadsheets(t *testing.T) {
+	scen := writeTemp(t, "evil.yaml", `name: "=HYPERLINK(\"http://x\")"
+runs: 300
+warmup: 0
+arrivals: {rate: 2/s}
+workers: 2
+steps:
+  - {name: a, tool: "@t"}
+tools:
+  "@t":
+    concurrency: 2
+    latency: {dist: exponential, mean: 100ms}
+`)
+	dir := t.TempDir()
+	mustRun(t, "run", scen, "--out", dir)
+	found := 0
+	for _, name := range []string{"summary.csv", "tools.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := csv.NewReader(bytes.NewReader(b))
+		recs, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, rec := range recs[1:] {
+			for _, cell := range rec {
+				if cell != "" && strings.IndexByte("=+@", cell[0]) >= 0 {
+					t.Errorf("%s: cell %q would be a formula in a spreadsheet", name, cell)
+				}
+				if strings.HasPrefix(cell, "'=") || strings.HasPrefix(cell, "'@") {
+					found++
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Errorf("no quoted name found in summary.csv or tools.csv")
+	}
+}
+
+// TestOutFailureStillPrints: when the --out files cannot be written after
+// the simulation (here summary.json is a directory; a full disk is
+// another), the summary is printed anyway and the exit status is 1.
+func TestOutFailureStillPrints(t *testing.T) {
+	scen := writeTemp(t, "s.yaml", sweepScenario)
+	for _, tc := range []struct {
+		args    []string
+		blocker string
+		want    string
+	}{
+		{[]string{"run", scen}, "summary.json", "Little's law"},
+		{[]string{"run", scen, "--format", "json"}, "summary.csv", `"success_rate"`},
+		{[]string{"sweep", scen, "--vary", "workers=5,6", "--set", "warmup=10"}, "sweep.json", "workers=6"},
+	} {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, tc.blocker), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI(t, "", append(tc.args, "--out", dir)...)
+		if code != 1 || !strings.Contains(out, tc.want) || !strings.Contains(errOut, "--out "+dir) {
+			t.Errorf("simulate %s with %s a directory: exit %d, stdout %d bytes (want it to contain %q), stderr %s", strings.Join(tc.args[:1], " "), tc.blocker, code, len(out), tc.want, errOut)
+		}
 	}
 }

@@ -103,10 +103,9 @@ func (e *env) plan(args []string) error {
 	if err != nil && !interrupted {
 		return err
 	}
+	var outErr error // the answer is printed even when the files cannot be written
 	if *outDir != "" {
-		if err := writePlanFiles(*outDir, ans); err != nil {
-			return err
-		}
+		outErr = writePlanFiles(*outDir, ans)
 	}
 	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, ans); err != nil {
@@ -116,6 +115,8 @@ func (e *env) plan(args []string) error {
 		return err
 	}
 	switch {
+	case outErr != nil:
+		return outFailed(*outDir, outErr)
 	case interrupted:
 		return cli.ErrInterrupted
 	case ans.HurtsAsItGrows:
@@ -131,7 +132,7 @@ func (e *env) plan(args []string) error {
 func writePlanFiles(dir string, ans *search.Answer) error {
 	rows := make([]sweep.Row, len(ans.Probes))
 	for i, p := range ans.Probes {
-		rows[i] = sweep.Row{Parameter: ans.Parameter, Value: p.Value, Summary: p.Summary}
+		rows[i] = sweep.Row{Parameter: ans.Parameter, Value: p.Value, Summary: p.Summary, Partial: ans.Interrupted}
 	}
 	return writeFiles(dir,
 		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, rows) }},

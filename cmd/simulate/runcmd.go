@@ -96,10 +96,11 @@ func (e *env) run(args []string) error {
 			return err
 		}
 	}
+	// The summary is printed even when --out cannot be written (a full
+	// disk): the simulation is not lost, and the exit status says so.
+	var outErr error
 	if *outDir != "" {
-		if err := writeOutputs(*outDir, sc, sum, acc.Latency(), first); err != nil {
-			return err
-		}
+		outErr = writeOutputs(*outDir, sc, sum, acc.Latency(), first)
 	}
 	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, sum); err != nil {
@@ -107,6 +108,9 @@ func (e *env) run(args []string) error {
 		}
 	} else if err := writeSummaryTable(e.stdout, sc, &sum); err != nil {
 		return err
+	}
+	if outErr != nil {
+		return outFailed(*outDir, outErr)
 	}
 	if e.interrupted.Load() {
 		return cli.ErrInterrupted
@@ -175,6 +179,12 @@ func removeStale(dir string, names ...string) error {
 type outFile struct {
 	name  string
 	write func(w io.Writer) error
+}
+
+// outFailed is the error of a command that printed its result but could
+// not write its --out files.
+func outFailed(dir string, err error) error {
+	return fmt.Errorf("--out %s: %w (the result printed above is complete; the files there are as they were)", dir, err)
 }
 
 // writeFiles writes files into dir as one atomicfile.Group: none replaces

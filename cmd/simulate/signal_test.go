@@ -80,9 +80,7 @@ func TestSignalWritesPartialResults(t *testing.T) {
 				t.Errorf("sweep.json point %d does not say the sweep was interrupted: %q", i, p.Summary.Warnings)
 			}
 		}
-		if len(readFile(t, filepath.Join(dir, "sweep.csv"))) == 0 {
-			t.Error("sweep.csv is empty")
-		}
+		checkCSVPartial(t, filepath.Join(dir, "sweep.csv"), 0) // rows, if the signal came after a point
 	}
 	checkPlan := func(t *testing.T, dir string, stdout []byte) {
 		var ans struct {
@@ -97,6 +95,7 @@ func TestSignalWritesPartialResults(t *testing.T) {
 		if !ans.Interrupted || !bytes.HasPrefix([]byte(ans.Confidence.Note), []byte("interrupted")) {
 			t.Errorf("plan.json: interrupted %v, note %q; want the answer marked interrupted", ans.Interrupted, ans.Confidence.Note)
 		}
+		checkCSVPartial(t, filepath.Join(dir, "sweep.csv"), 0) // a plan stopped at once has no probes
 	}
 	checkSweepTable := func(t *testing.T, dir string, stdout []byte) {
 		checkSweep(t, dir, nil)
@@ -176,14 +175,22 @@ func TestSignalEndsWhatCannotStopGracefully(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	for _, c := range []struct {
-		name string
-		args []string
-		sigs []syscall.Signal
+		name      string
+		args      []string
+		sigs      []syscall.Signal
+		ignoreINT bool // started as "cmd &" in a script starts it: SIGINT ignored
 	}{
-		{"run blocked in a read", []string{"run", fifo}, []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}},
-		{"validate", []string{"validate", "--replications", "1000"}, []syscall.Signal{syscall.SIGTERM}},
+		{"run blocked in a read", []string{"run", fifo}, []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}, false},
+		{"validate", []string{"validate", "--replications", "1000"}, []syscall.Signal{syscall.SIGTERM}, false},
+		// With SIGINT ignored at start, a second SIGINT stays ignored;
+		// SIGTERM is handled as SIGINT is, and a second one quits.
+		{"run blocked, SIGINT ignored", []string{"run", fifo}, []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}, true},
+		{"run blocked, SIGINT ignored, then SIGTERM", []string{"run", fifo}, []syscall.Signal{syscall.SIGINT, syscall.SIGINT, syscall.SIGTERM}, true},
 	} {
 		cmd := exec.Command(os.Args[0], c.args...)
+		if c.ignoreINT {
+			cmd = exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, os.Args[0]}, c.args...)...)
+		}
 		cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -206,6 +213,22 @@ func TestSignalEndsWhatCannotStopGracefully(t *testing.T) {
 		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if last := c.sigs[len(c.sigs)-1]; !ok || !ws.Signaled() || ws.Signal() != last {
 			t.Errorf("%s: ended %v, want killed by %v", c.name, cmd.ProcessState, last)
+		}
+	}
+}
+
+// checkCSVPartial checks that sweep.csv has at least minRows rows and
+// marks each partial.
+func checkCSVPartial(t *testing.T, path string, minRows int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(string(readFile(t, path))), "\n")
+	if len(lines) < 1+minRows || !strings.HasSuffix(lines[0], ",partial") {
+		t.Errorf("%s: %d lines, header %q; want rows under a header ending in partial", path, len(lines), lines[0])
+		return
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasSuffix(l, ",true") {
+			t.Errorf("%s: row %q is not marked partial after an interrupt", path, l)
 		}
 	}
 }

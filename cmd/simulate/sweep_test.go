@@ -83,7 +83,7 @@ func TestSweepShardsMergeByteIdentical(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(string(wantCSV)), "\n")
-	const header = "parameter,value,replications,success_rate,success_lo,success_hi,latency_p50_s,latency_p99_s,latency_p99_lo_s,latency_p99_hi_s,latency_p999_s,throughput,time_avg_in_system,lambda_w,attempts_per_run"
+	const header = "parameter,value,replications,success_rate,success_lo,success_hi,latency_p50_s,latency_p99_s,latency_p99_lo_s,latency_p99_hi_s,latency_p999_s,throughput,time_avg_in_system,lambda_w,attempts_per_run,partial"
 	if lines[0] != header {
 		t.Errorf("sweep.csv header = %q, want %q", lines[0], header)
 	}

@@ -137,10 +137,9 @@ func (e *env) finishSweep(rec *sweep.Record, dir, format string) error {
 // printSweep writes sweep.csv and sweep.json into dir (if set) and prints
 // the table or the JSON.
 func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, format string) error {
+	var outErr error // the table is printed even when the files cannot be written
 	if dir != "" {
-		if err := writeSweep(dir, sums); err != nil {
-			return err
-		}
+		outErr = writeSweep(dir, sums)
 	}
 	if format == "json" {
 		sweepWarnings(e.stderr, sums) // stdout is the JSON alone
@@ -157,6 +156,9 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 			labels[i], warns[i] = p.Label, p.Summary.Warnings
 		}
 		render.WarningsByLabel(e.stdout, "points", labels, warns)
+	}
+	if outErr != nil {
+		return outFailed(dir, outErr)
 	}
 	if rec.Partial {
 		return cli.ErrInterrupted

@@ -6,9 +6,14 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 )
 
 // WriteFile writes data to path atomically with mode 0644.
@@ -33,10 +38,18 @@ type File struct {
 	done bool
 }
 
-// Create starts writing path atomically.
+// StaleAfter is how long a temporary file must have gone unmodified before
+// Create removes it as stale: a writer still at work keeps its file's
+// modification time fresh, and renames it within moments of its last write.
+const StaleAfter = time.Minute
+
+// Create starts writing path atomically. It first removes stale temporary
+// files from path's directory (see RemoveStale): the ones a process killed
+// while writing, or interrupted twice, left behind.
 func Create(path string) (*File, error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	RemoveStale(dir, time.Now())
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
@@ -164,4 +177,40 @@ func (f *File) Abort() {
 	f.done = true
 	f.tmp.Close()
 	os.Remove(f.tmp.Name())
+}
+
+// RemoveStale removes the temporary files Create made in dir
+// (".NAME.tmp-PID-RANDOM", hidden) that are stale at now: unmodified for
+// StaleAfter and, when the name carries the writer's process id, of a
+// process no longer running on this machine. Errors are ignored: cleaning
+// up is a courtesy, not part of writing.
+func RemoveStale(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		i := strings.LastIndex(name, ".tmp-")
+		if !strings.HasPrefix(name, ".") || i <= 0 || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < StaleAfter {
+			continue
+		}
+		if pid, _, ok := strings.Cut(name[i+len(".tmp-"):], "-"); ok {
+			if n, err := strconv.Atoi(pid); err == nil && n > 0 && alive(n) {
+				continue
+			}
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
+}
+
+// alive reports whether process pid runs on this machine (or may: a
+// process of another user answers EPERM).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -3,8 +3,10 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAbortKeepsPreviousFile(t *testing.T) {
@@ -147,5 +149,46 @@ func TestGroupReplacesALinkToADirectory(t *testing.T) {
 	}
 	if st, err := os.Lstat(link); err != nil || !st.Mode().IsRegular() {
 		t.Errorf("summary.csv after the commit: %v, %v; want a regular file", st, err)
+	}
+}
+
+// TestCreateRemovesStaleTemporaries: the hidden temporary files a killed
+// writer left in a directory are removed at the next write there; a
+// recent one, or one of a process still running, is left alone, as are
+// other files.
+func TestCreateRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * StaleAfter)
+	files := map[string]bool{ // name: removed
+		".summary.json.tmp-1234567":                           true,  // CreateTemp's name, no pid
+		".sweep.csv.tmp-2147483646-99":                        true,  // a process that is gone
+		".series.csv.tmp-" + strconv.Itoa(os.Getpid()) + "-1": false, // this one: running
+		"notes.tmp-1":   false, // not hidden: not ours
+		".keep":         false,
+		".recent.tmp-1": false, // touched below: too recent
+	}
+	for name := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name != ".recent.tmp-1" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := WriteFile(filepath.Join(dir, "summary.json"), []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	for name, removed := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if gone := os.IsNotExist(err); gone != removed {
+			t.Errorf("%s: removed %v, want %v", name, gone, removed)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 5 {
+		t.Errorf("%d files left, want the 4 kept and summary.json", len(entries))
 	}
 }

@@ -76,7 +76,16 @@ func (t *table) errorf(col, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s: %s", t.name, t.line, col, fmt.Sprintf(format, args...))
 }
 
-func (t *table) str(col string) string { return strings.TrimSpace(t.rec[t.cols[col]]) }
+// str returns a cell's text, without the single quote that keeps text
+// starting with =, +, -, @ from being read as a formula by a spreadsheet
+// (render.CSVText).
+func (t *table) str(col string) string {
+	s := strings.TrimSpace(t.rec[t.cols[col]])
+	if len(s) > 1 && s[0] == '\'' && strings.IndexByte("=+-@\t\r", s[1]) >= 0 {
+		return s[1:]
+	}
+	return s
+}
 
 // num parses a finite number.
 func (t *table) num(col string) (float64, error) {

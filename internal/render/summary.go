@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -182,6 +183,18 @@ func perReplicationTable(w io.Writer, s *system.Summary) error {
 	})
 }
 
+// CSVText makes user text (a scenario, variant or tool name) safe in a CSV
+// cell that a spreadsheet opens: text starting with =, +, -, @, a tab or a
+// carriage return would be read as a formula, so it gets a leading single
+// quote (OWASP's advice on CSV injection). Other text is unchanged;
+// numbers never pass through it.
+func CSVText(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
+}
+
 // SummaryCSV writes one row per summary with the main figures in seconds.
 // variants, when not nil, labels each row (same length as sums).
 func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
@@ -202,7 +215,7 @@ func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
 			v = variants[k]
 		}
 		r := s.Runs
-		row := []string{s.Scenario, v, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Replications),
+		row := []string{CSVText(s.Scenario), CSVText(v), strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Replications),
 			i(r.Arrived), i(r.Completed), i(r.Rejected), i(r.Expired), i(r.Refused), i(r.DeadlineExceeded), i(r.Failed), i(r.InFlight),
 			f(s.SuccessRate),
 			f(s.Latency.Mean), f(s.Latency.P50), f(s.Latency.P90), f(s.Latency.P99), f(s.Latency.P999), f(s.Latency.Max),
@@ -243,7 +256,7 @@ func CDFCSV(w io.Writer, variants []string, hists []*stats.Histogram) error {
 // CDFRows writes one variant's rows of latency_cdf.csv (see CDFCSV).
 func CDFRows(cw *csv.Writer, variant string, h *stats.Histogram) error {
 	for _, p := range h.CDFPoints(nil) {
-		if err := cw.Write([]string{variant, strconv.FormatFloat(p.Value, 'g', -1, 64), strconv.FormatFloat(p.Fraction, 'g', -1, 64)}); err != nil {
+		if err := cw.Write([]string{CSVText(variant), strconv.FormatFloat(p.Value, 'g', -1, 64), strconv.FormatFloat(p.Fraction, 'g', -1, 64)}); err != nil {
 			return err
 		}
 	}
@@ -270,7 +283,7 @@ func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) 
 func SeriesRows(cw *csv.Writer, variant string, s *system.Series) error {
 	width := s.Width.Seconds()
 	for k, b := range s.Bins {
-		if err := cw.Write([]string{variant,
+		if err := cw.Write([]string{CSVText(variant),
 			strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
 			strconv.FormatFloat(width, 'g', -1, 64),
 			strconv.FormatInt(b.Arrivals, 10),
@@ -479,7 +492,7 @@ func ToolUtilisation(cfg *system.Config, s *system.Series) []ToolBin {
 func ToolRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
 	width := s.Width.Seconds()
 	for _, b := range ToolUtilisation(cfg, s) {
-		if err := cw.Write([]string{variant, b.Tool,
+		if err := cw.Write([]string{CSVText(variant), CSVText(b.Tool),
 			strconv.FormatFloat(float64(b.First)*width, 'g', -1, 64),
 			strconv.FormatFloat(float64(b.Bins)*width, 'g', -1, 64),
 			strconv.FormatFloat(b.Utilisation, 'g', -1, 64),

@@ -2,7 +2,9 @@ package sweep_test
 
 import (
 	"bytes"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -176,5 +178,47 @@ func TestShardSwapsRefused(t *testing.T) {
 	}
 	if _, err := sweep.ReadRecord("shard", bytes.NewReader(file)); err != nil {
 		t.Errorf("the undamaged file: %v", err)
+	}
+}
+
+// TestCSVMarksAnInterruptedSweep: every row of an interrupted sweep's
+// sweep.csv says partial, a complete point's too (sweep.json says so in
+// each point's warnings); an uninterrupted sweep's rows say false.
+func TestCSVMarksAnInterruptedSweep(t *testing.T) {
+	var stop atomic.Bool
+	spec := sweep.Spec{Scenario: writeScenario(t, integrityYAML), Axes: []sweep.Axis{mustAxis(t, "workers=2,3")}, Replications: 2, Level: 0.95}
+	r, err := sweep.Run(spec, sweep.Options{Parallel: 1, Interrupt: &stop, Progress: func(done, _ int) {
+		if done == 2 {
+			stop.Store(true)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := sweep.Run(spec, sweep.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rec  *sweep.Record
+		want string
+	}{{r, ",true"}, {whole, ",false"}} {
+		sums, err := sweep.Summarize(tc.rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := sweep.WriteCSV(&b, sweep.Rows(sums)); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if !strings.HasSuffix(lines[0], ",partial") || len(lines) < 2 {
+			t.Fatalf("sweep.csv:\n%s\nwant a partial column and rows", b.String())
+		}
+		for _, l := range lines[1:] {
+			if !strings.HasSuffix(l, tc.want) {
+				t.Errorf("sweep.csv row %q (interrupted %v) does not end in %s", l, tc.rec.Partial, tc.want)
+			}
+		}
 	}
 }

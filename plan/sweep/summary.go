@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -30,6 +31,9 @@ type PointSummary struct {
 	Value     float64 `json:"-"`
 	// Label is "key=value …" for tables.
 	Label string `json:"-"`
+	// SweepInterrupted is set when the sweep was interrupted before every
+	// point had results (sweep.csv's partial column).
+	SweepInterrupted bool `json:"-"`
 }
 
 // Values are a point's key=value pairs in axis order; they encode as a JSON
@@ -266,6 +270,7 @@ func (s *Summarizer) Summaries(interrupted bool) []PointSummary {
 		note := fmt.Sprintf("sweep interrupted: %d of its %d points have results", len(out), len(s.grid))
 		for i := range out {
 			out[i].Summary.Warnings = append(out[i].Summary.Warnings, note)
+			out[i].SweepInterrupted = true
 		}
 	}
 	return out
@@ -276,21 +281,28 @@ func (s *Summarizer) Summaries(interrupted bool) []PointSummary {
 // when not numeric), the replications, the success rate and its confidence
 // interval, latency p50, p99 and its interval, p99.9 (seconds; empty when
 // no run completed), throughput (completions/s), the time-average number in
-// system, λW, and attempts per run. Interval columns are empty with one
+// system, λW, attempts per run, and partial: true when an interrupt cut
+// the point short or stopped the sweep (or search) before it was done, as
+// sweep.json's warnings say. Interval columns are empty with one
 // replication. Numbers use the shortest form that parses back exactly.
 var CSVHeader = []string{"parameter", "value", "replications", "success_rate", "success_lo", "success_hi",
 	"latency_p50_s", "latency_p99_s", "latency_p99_lo_s", "latency_p99_hi_s", "latency_p999_s",
-	"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run"}
+	"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run", "partial"}
 
 // Row is one line of sweep.csv.
 type Row struct {
 	Parameter string
 	Value     float64
 	Summary   *system.Summary
+	// Partial marks the row of an interrupted sweep or search; a summary
+	// that is itself Partial is marked too.
+	Partial bool
 }
 
 // Row returns the point's sweep.csv line.
-func (p *PointSummary) Row() Row { return Row{p.Parameter, p.Value, &p.Summary} }
+func (p *PointSummary) Row() Row {
+	return Row{Parameter: p.Parameter, Value: p.Value, Summary: &p.Summary, Partial: p.SweepInterrupted}
+}
 
 // num formats x for the CSV: shortest exact form, empty for NaN and
 // infinities.
@@ -322,10 +334,11 @@ func WriteCSV(w io.Writer, rows []Row) error {
 				plo, phi = num(c.Latency.P99.Lo), num(c.Latency.P99.Hi)
 			}
 		}
-		line := []string{r.Parameter, num(r.Value), strconv.Itoa(s.Replications),
+		line := []string{render.CSVText(r.Parameter), num(r.Value), strconv.Itoa(s.Replications),
 			num(s.SuccessRate), slo, shi,
 			lat(s.Latency.P50), lat(s.Latency.P99), plo, phi, lat(s.Latency.P999),
-			num(s.Little.Throughput), num(s.Little.TimeAvgInSystem), num(s.Little.LambdaW), num(s.Attempts.PerRun)}
+			num(s.Little.Throughput), num(s.Little.TimeAvgInSystem), num(s.Little.LambdaW), num(s.Attempts.PerRun),
+			strconv.FormatBool(r.Partial || s.Partial)}
 		if err := cw.Write(line); err != nil {
 			return err
 		}
