@@ -70,8 +70,7 @@ type attempt struct {
 	// retry_after of its own); raU the uniform of the tool's retry_after.
 	retryAfter time.Duration
 	raU        float64
-	version    uint64 // contention: the row version read at dial
-	costRes    cost.Reservation
+	version    uint64      // contention: the row version read at dial
 	reserved   cost.Amount // run budget: the outstanding reservation
 	// prevSleep and prevOutcome are the previous attempt's at this step:
 	// decorrelated jitter grows from the one, retry budgets read the other.
@@ -126,7 +125,7 @@ func (m *Model) dial(ri int32) {
 	// that does not fit is refused locally, like a lease below the floor.
 	a.costHeld = false
 	if c := tp.cost; c != nil && !hit {
-		if !m.reserve(r, c.Reserve) {
+		if !m.reserve(ri, r, c.Reserve) {
 			if r.measured {
 				m.res.Cost.Refused++
 			}
@@ -147,7 +146,7 @@ func (m *Model) dial(ri int32) {
 		if a.n > 1 {
 			m.res.Attempts.Retries++
 		}
-		m.res.Series.add(now, binAttempt, 1)
+		m.res.Series.bin(now).Attempts++
 	}
 	o, lat, hung := m.draw(r, tp, hit)
 	a.outcome, a.latency, a.ending = o, lat, answered
@@ -202,8 +201,8 @@ func (m *Model) dial(ri int32) {
 	m.s.At(now+lat, evAttemptEnd, ri, int64(a.gen))
 }
 
-// reserve reserves amount from the run's budget and the scenario's.
-func (m *Model) reserve(r *run, amount cost.Amount) bool {
+// reserve reserves amount from the budget of run ri (r) and the scenario's.
+func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
 	if m.cfg.RunBudget > 0 && r.spent+amount > m.cfg.RunBudget {
 		return false
 	}
@@ -212,7 +211,7 @@ func (m *Model) reserve(r *run, amount cost.Amount) bool {
 		if !ok {
 			return false
 		}
-		r.cur.costRes = res
+		m.resv[ri] = res
 	}
 	r.cur.reserved = amount
 	r.cur.costHeld = true
@@ -225,7 +224,7 @@ func (m *Model) reserve(r *run, amount cost.Amount) bool {
 // for reconciliation; a call turned away unserved (a rate limiter's 429, a
 // full tool queue's 503, a deadline-aware tool's drop) used nothing, even
 // when every request is billed.
-func (m *Model) settle(r *run, o retry.Outcome) {
+func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
 	a := &r.cur
 	if !a.costHeld {
 		return
@@ -240,7 +239,7 @@ func (m *Model) settle(r *run, o retry.Outcome) {
 		if m.ledger != nil {
 			// The simulation never learns the usage: held for good,
 			// without keeping a slot per timed-out call.
-			if err := m.ledger.HoldForever(a.costRes); err != nil {
+			if err := m.ledger.HoldForever(m.resv[ri]); err != nil {
 				panic("system: cost hold: " + err.Error())
 			}
 		}
@@ -252,7 +251,7 @@ func (m *Model) settle(r *run, o retry.Outcome) {
 	}
 	r.spent += actual
 	if m.ledger != nil {
-		if err := m.ledger.Settle(a.costRes, actual); err != nil {
+		if err := m.ledger.Settle(m.resv[ri], actual); err != nil {
 			panic("system: cost settle: " + err.Error())
 		}
 	}
@@ -526,7 +525,7 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 	}
 	elapsed := now - a.dialed
 	m.stepTime(ri, elapsed)
-	m.settle(r, o)
+	m.settle(ri, r, o)
 	if a.ending == timedOut {
 		r.mayRan = true
 	}

@@ -115,6 +115,10 @@ type Model struct {
 	versions  []uint64 // contention: committed writes per tool
 	tools     []toolState
 	ledger    *cost.Account // the scenario-wide budget, or nil
+	// resv holds, per run slot, the outstanding reservation against the
+	// ledger (with a ledger only): apart from the run table, which then
+	// holds no pointers for the collector to scan.
+	resv []cost.Reservation
 
 	runs     chunked[run]
 	free     []int32
@@ -618,14 +622,14 @@ func (m *Model) onArrival() {
 	}
 	if measured {
 		m.res.Runs.Arrived++
-		m.res.Series.add(now, binArrival, 1)
+		m.res.Series.bin(now).Arrivals++
 		m.lastArrival = now
 	}
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
 			m.measuredRunEnded(now)
-			m.res.Series.add(now, binEnded, 1)
+			m.res.Series.bin(now).Ended++
 		}
 		if m.traced(id) {
 			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(now)})
@@ -639,7 +643,9 @@ func (m *Model) onArrival() {
 	ri := m.alloc()
 	r := m.runs.at(ri)
 	gen := r.cur.gen // the slot's: events of its last run's attempts are stale
-	*r = run{id: id, arrived: now, measured: measured, traced: m.traced(id), cur: attempt{gen: gen + 1}}
+	*r = run{}       // cleared in place (a literal with fields is built aside, then copied)
+	r.id, r.arrived, r.measured, r.traced = id, now, measured, m.traced(id)
+	r.cur.gen = gen + 1
 	if m.ahead != nil {
 		r.ahead, r.hasAhead = ahead, true
 	}
@@ -702,6 +708,9 @@ func (m *Model) alloc() int32 {
 	if int(ri>>chunkBits) == len(m.stages) {
 		m.stages = append(m.stages, make([]time.Duration, m.nStages<<chunkBits))
 	}
+	if m.ledger != nil {
+		m.resv = append(m.resv, cost.Reservation{})
+	}
 	return ri
 }
 
@@ -762,12 +771,13 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	if r.measured {
 		m.measuredRunEnded(now)
 		m.res.Runs.add(o)
-		m.res.Series.add(now, binEnded, 1)
+		b := m.res.Series.bin(now)
+		b.Ended++
 		soj := secs((now - r.arrived))
 		m.sojournSum += soj
 		if o == Completed {
 			m.res.Latency.Add(soj)
-			m.res.Series.add(now, binCompleted, 1)
+			b.Completed++
 			m.tail.add(soj, m.stagesOf(ri))
 		}
 	}

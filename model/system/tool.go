@@ -3,7 +3,6 @@ package system
 import (
 	"time"
 
-	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/retry"
 )
 
@@ -15,8 +14,6 @@ type request struct {
 	arrived time.Duration
 	lease   time.Duration // instant the caller stops waiting
 	latency time.Duration
-	costRes cost.Reservation
-	metered bool
 }
 
 // submit sends the outstanding attempt of run ri to its capacity tool and
@@ -33,7 +30,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 	}
 	qi := m.allocReq()
 	q := m.reqs.at(qi)
-	*q = request{run: ri, gen: a.gen, tool: t, arrived: now, lease: now + lease, latency: a.latency, costRes: a.costRes, metered: a.costHeld}
+	*q = request{run: ri, gen: a.gen, tool: t, arrived: now, lease: now + lease, latency: a.latency}
 	if lease >= noLimit {
 		q.lease = noLimit
 	}

@@ -35,10 +35,12 @@ func (a *exactSum) add(x float64, n uint64) {
 	}
 	w, s := pos>>6, uint(pos&63)
 	if n == 1 {
-		// One value: m < 2^53 shifted by s < 64 spans two words.
+		// One value: m < 2^53 shifted by s < 64 spans two words. pos <=
+		// 2045, so w+1 <= 32: one bounds check for both words.
+		p := a[w : w+2 : w+2]
 		var c uint64
-		a[w], c = bits.Add64(a[w], m<<s, 0)
-		a[w+1], c = bits.Add64(a[w+1], m>>(64-s), c) // m>>64 is 0 when s == 0
+		p[0], c = bits.Add64(p[0], m<<s, 0)
+		p[1], c = bits.Add64(p[1], m>>(64-s), c) // m>>64 is 0 when s == 0
 		for i := w + 2; c != 0 && i < exactSumWords; i++ {
 			a[i], c = bits.Add64(a[i], 0, c)
 		}

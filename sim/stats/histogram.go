@@ -148,11 +148,14 @@ func (h *Histogram) add(x float64, n uint64) {
 	if i != underflowIx && i != overflowIx {
 		h.octaves[(i-1)>>subBits] += n
 	}
+	// x is neither NaN nor -0 here, so plain comparisons do what min and
+	// max do, without their NaN and signed-zero handling.
 	if h.count == 0 {
 		h.min, h.max = x, x
-	} else {
-		h.min = min(h.min, x)
-		h.max = max(h.max, x)
+	} else if x < h.min {
+		h.min = x
+	} else if x > h.max {
+		h.max = x
 	}
 	h.count += n
 	h.sum.add(x, n)
