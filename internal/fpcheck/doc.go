@@ -16,5 +16,11 @@
 //
 // Charts (internal/charts) are exempt: they place pixels, not numbers a
 // reader compares. Code outside this module (Go's math package, gonum)
-// is not checked; see the README's section on determinism.
+// is not checked; see docs/determinism.md.
+//
+// The cross-compilation takes minutes on a cold build cache, so the test
+// runs only with BUDGETSIM_FPCHECK=1 (go test ./... skips it); CI runs it
+// as a step of its own:
+//
+//	BUDGETSIM_FPCHECK=1 go test ./internal/fpcheck
 package fpcheck
