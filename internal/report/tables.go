@@ -134,7 +134,8 @@ func littleSection(s *system.Summary) Section {
 		Caption: "Little's law, L = λW",
 		Header:  []string{"quantity", "value"},
 		Rows: []Row{
-			row("arrival rate λ", perSecond(l.ArrivalRate)),
+			row("offered: measured arrivals per second of their arrival span", perSecond(s.Rates.OfferedPerSecond)),
+			row("λ: measured arrivals per second of the measured window", perSecond(l.ArrivalRate)),
 			{Cells: []Cell{{Text: "throughput"}, withCI(l.Throughput, thruCI, perSecond)}},
 			row("mean time in system W", render.Seconds(l.MeanInSystem)),
 			{Cells: []Cell{{Text: "λW (in flight, from Little)"}, withCI(l.LambdaW, lwCI, render.Number)}},

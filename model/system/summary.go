@@ -610,8 +610,11 @@ func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // concurrency and an unbounded queue offered at least as much work as it
 // serves, and a client-side rate limit slower than the calls the arrivals
 // need (the callers waiting for its tokens pile up until their deadlines
-// refuse them, or for ever without one). Both count one call per step (retries only add to it) and leave out cache
-// hits.
+// refuse them, or for ever without one). Both count one call per step
+// (retries only add to it) and leave out cache hits. An overloaded tool
+// that is deadline-aware, with a bounded lease on every call, drops at
+// dequeue what it can no longer finish, so its queue stays bounded: its
+// warning gives the share it dropped instead.
 func toolWarnings(cfg *Config, s *Summary) []string {
 	var w []string
 	for _, o := range OfferedToolLoads(cfg) {
