@@ -250,29 +250,31 @@ func (q FiniteSource) Distribution() ([]float64, error) {
 
 // Throughput returns X = Σ_n min(n, C) Mu p_n, runs per second.
 func (q FiniteSource) Throughput() (float64, error) {
-	p, err := q.Distribution()
-	if err != nil {
-		return 0, err
-	}
-	x := 0.0
-	for n, pn := range p {
-		x += float64(float64(min(n, q.C)) * q.Mu * pn)
-	}
-	return x, nil
+	return q.expect(func(n int) float64 { return float64(min(n, q.C)) * q.Mu })
 }
 
 // MeanInSystem returns L = Σ_n n p_n, the mean number of runs at the
 // servers (waiting or in service).
 func (q FiniteSource) MeanInSystem() (float64, error) {
-	p, err := q.Distribution()
-	if err != nil {
+	return q.expect(func(n int) float64 { return float64(n) })
+}
+
+// expect returns Σ_n g(n) p_n over the distribution Distribution returns,
+// from the same scaled weights, without keeping them.
+func (q FiniteSource) expect(g func(n int) float64) (float64, error) {
+	if err := q.validate(); err != nil {
 		return 0, err
 	}
-	l := 0.0
-	for n, pn := range p {
-		l += float64(float64(n) * pn)
+	w, total, acc := 1.0, 1.0, g(0)
+	for n := 1; n <= q.N; n++ {
+		w = w * float64(q.N-n+1) / q.Think / (float64(min(n, q.C)) * q.Mu)
+		if w > 1e250 {
+			w, total, acc = w*1e-250, total*1e-250, acc*1e-250
+		}
+		total += w
+		acc += float64(g(n) * w)
 	}
-	return l, nil
+	return acc / total, nil
 }
 
 // MeanSojourn returns W = L/X seconds, the mean time a run spends at the

@@ -98,3 +98,11 @@ func TestMVAErrors(t *testing.T) {
 		t.Errorf("think 0: error %v", err)
 	}
 }
+
+// TestFiniteSourceDoesNotAllocate: only Distribution allocates.
+func TestFiniteSourceDoesNotAllocate(t *testing.T) {
+	q := FiniteSource{N: 200, C: 8, Think: 30, Mu: 1}
+	if n := testing.AllocsPerRun(100, func() { _, _ = q.MeanSojourn() }); n != 0 {
+		t.Fatalf("MeanSojourn allocates %v times", n)
+	}
+}
