@@ -113,7 +113,7 @@ func (g *Gradient) Update(s Sample) int {
 		g.long = g.sum / float64(g.samples)
 	} else {
 		f := 2 / float64(g.cfg.LongWindow+1)
-		g.long = g.long*(1-f) + rtt*f
+		g.long = float64(g.long*(1-f)) + float64(rtt*f)
 	}
 	long := g.long
 	if long/rtt > 2 {
@@ -123,8 +123,8 @@ func (g *Gradient) Update(s Sample) int {
 		return g.Limit()
 	}
 	gradient := max(0.5, min(1, g.cfg.RTTTolerance*long/rtt))
-	next := g.estimate*gradient + float64(g.cfg.QueueSize)
-	next = g.estimate*(1-g.cfg.Smoothing) + next*g.cfg.Smoothing
+	next := float64(g.estimate*gradient) + float64(g.cfg.QueueSize)
+	next = float64(g.estimate*(1-g.cfg.Smoothing)) + float64(next*g.cfg.Smoothing)
 	g.estimate = max(float64(g.cfg.Min), min(float64(g.cfg.Max), next))
 	return g.Limit()
 }

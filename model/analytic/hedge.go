@@ -57,7 +57,7 @@ func (h HedgedLognormal) single(x float64) float64 {
 func (h HedgedLognormal) survival(t float64) float64 {
 	s := 1.0
 	for i := range h.Attempts {
-		x := t - float64(i)*h.Delay
+		x := t - float64(float64(i)*h.Delay)
 		if x <= 0 {
 			break
 		}
@@ -89,18 +89,18 @@ func (h HedgedLognormal) Mean() (float64, error) {
 		return 0, err
 	}
 	if h.Attempts == 1 {
-		return math.Exp(h.Mu + h.Sigma*h.Sigma/2), nil
+		return math.Exp(h.Mu + float64(h.Sigma*h.Sigma/2)), nil
 	}
 	var total float64
-	last := float64(h.Attempts-1) * h.Delay
-	eps := math.Exp(h.Mu-12*h.Sigma) * 1e-14
+	last := float64(float64(h.Attempts-1) * h.Delay)
+	eps := math.Exp(h.Mu-float64(12*h.Sigma)) * 1e-14
 	if h.Delay > 0 {
 		for i := range h.Attempts - 1 {
-			a := float64(i) * h.Delay
+			a := float64(float64(i) * h.Delay)
 			total += integrateSurvival(h.survival, a, eps, a+h.Delay)
 		}
 	}
-	end := last + math.Exp(h.Mu+h.Sigma*(12+h.Sigma))
+	end := last + math.Exp(h.Mu+float64(h.Sigma*(12+h.Sigma)))
 	return total + integrateSurvival(h.survival, last, eps, end), nil
 }
 

@@ -78,7 +78,7 @@ func (g ExpGroup) doneDist(t float64) []float64 {
 		done := -math.Expm1(-r * t)
 		left := math.Exp(-r * t)
 		for j := i + 1; j >= 1; j-- {
-			p[j] = p[j]*left + p[j-1]*done
+			p[j] = float64(p[j]*left) + float64(p[j-1]*done)
 		}
 		p[0] *= left
 	}
@@ -152,7 +152,7 @@ func (g ExpGroup) KthMean(k int) (float64, error) {
 	}
 	// P(T₍ₖ₎ > t) ≤ C(n, k−1)·e^{−(n−k+1)t/hi}: past the end below, the
 	// remaining integral is under 1e-20 of hi.
-	end := hi * (50 + float64(n)*math.Ln2)
+	end := hi * (50 + float64(float64(n)*math.Ln2))
 	return integrateSurvival(func(t float64) float64 { return g.kthSurvival(k, t) }, 0, lo*1e-14, end), nil
 }
 
@@ -197,7 +197,7 @@ func (g ExpGroup) AllMean() (float64, error) { return g.KthMean(len(g.Rates)) }
 // smooth, by 16-point Gauss–Legendre on panels of width at most 1/8 in u.
 // [0, start] is left to the caller.
 func integrateSurvival(s func(float64) float64, start, eps, end float64) float64 {
-	total := eps * s(start)
+	total := float64(eps * s(start))
 	if end <= start+eps {
 		return total
 	}
@@ -209,7 +209,7 @@ func integrateSurvival(s func(float64) float64, start, eps, end float64) float64
 		return s(start+x) * x
 	}
 	for i := range panels {
-		total += quad.Fixed(f, ulo+float64(i)*h, ulo+float64(i+1)*h, 16, nil, 0)
+		total += quad.Fixed(f, ulo+float64(float64(i)*h), ulo+float64(float64(i+1)*h), 16, nil, 0)
 	}
 	return total
 }
