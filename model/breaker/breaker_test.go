@@ -513,3 +513,90 @@ func TestAgainstModel(t *testing.T) {
 		}
 	})
 }
+
+// TestExhaustive runs every sequence of seven calls, each one of allow, a
+// success, a failure, a slow success or a release, 300ms apart, on a
+// count-based and a time-based breaker, and requires the breaker to agree
+// with the reference model after every call: 5⁷ = 78125 scripts each.
+func TestExhaustive(t *testing.T) {
+	t.Parallel()
+	count := breaker.Config{
+		Window: breaker.CountBased, WindowSize: 3, MinimumCalls: 2,
+		FailureRateThreshold: 50, SlowCallRateThreshold: 60, SlowCallDuration: 100 * ms,
+		WaitInOpen: 500 * ms, PermittedInHalfOpen: 2,
+	}
+	timed := count
+	timed.Window, timed.WindowSize, timed.BucketWidth = breaker.TimeBased, 2, 400*ms
+	const n, ops = 7, 5
+	for _, cfg := range []breaker.Config{count, timed} {
+		kinds := map[[2]breaker.State]bool{}
+		script := make([]int, n)
+		for code := 0; code < pow(ops, n); code++ {
+			c := code
+			for i := range script {
+				script[i], c = c%ops, c/ops
+			}
+			trans, err := runScript(cfg, script)
+			if err != nil {
+				t.Fatalf("%v window, script %v: %v", cfg.Window, script, err)
+			}
+			for _, tr := range trans {
+				kinds[[2]breaker.State{tr.From, tr.To}] = true
+			}
+		}
+		// The scripts reach every transition of the state machine.
+		if len(kinds) != 4 || !kinds[[2]breaker.State{C, O}] || !kinds[[2]breaker.State{O, H}] || !kinds[[2]breaker.State{H, C}] || !kinds[[2]breaker.State{H, O}] {
+			t.Errorf("%v window: transitions reached %v, want all four", cfg.Window, kinds)
+		}
+	}
+}
+
+func pow(b, e int) int {
+	p := 1
+	for range e {
+		p *= b
+	}
+	return p
+}
+
+func runScript(cfg breaker.Config, script []int) ([]breaker.Transition, error) {
+	m := &model{cfg: cfg}
+	var got []breaker.Transition
+	cfg.OnTransition = func(tr breaker.Transition) { got = append(got, tr) }
+	b, err := breaker.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for i, op := range script {
+		now := time.Duration(i) * 300 * ms
+		switch op {
+		case 0:
+			if g, w := b.Allow(now), m.allow(now); g != w {
+				return nil, fmt.Errorf("op %d: Allow = %v, model %v", i, g, w)
+			}
+		case 1, 2, 3:
+			r, lat := breaker.Success, time.Duration(0)
+			if op == 2 {
+				r = breaker.Failure
+			}
+			if op == 3 {
+				lat = 200 * ms
+			}
+			b.Record(now, r, lat)
+			m.record(now, r == breaker.Failure, lat)
+		case 4:
+			b.Release(now)
+			m.release(now)
+		}
+		if g := b.State(now); g != m.state {
+			return nil, fmt.Errorf("op %d: State = %v, model %v", i, g, m.state)
+		}
+		if g := b.Counts(); g != m.counts {
+			return nil, fmt.Errorf("op %d: Counts = %+v, model %+v", i, g, m.counts)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(m.trans) {
+		return nil, fmt.Errorf("transitions %v, model %v", got, m.trans)
+	}
+	return got, nil
+}
