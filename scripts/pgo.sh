@@ -7,9 +7,8 @@
 # The profile comes from the system model's benchmarks, 2 s each, so every
 # kind of scenario weighs alike: M/M/c (1 M runs, and 2100-run replications
 # as sweeps run them), the seed plan under load, the retry storm and the
-# agent fleet, and M/M/c again using a spare core (draws made ahead, the
-# completed runs' figures applied on their own goroutine), as a single
-# `simulate run` on two cores does. Regenerate it after a change
+# agent fleet, and M/M/c again using a spare core (draws made ahead on a
+# goroutine of their own), as a single `simulate run` on two cores does. Regenerate it after a change
 # that moves the hot path; a stale profile only costs speed, never
 # correctness (outputs do not depend on
 # it: internal/fpcheck and the golden tests build with it).
