@@ -139,9 +139,10 @@ func (h *Hedger) Policy() Policy {
 
 // Delay returns the hedging delay a request begun now would use: Policy.Delay,
 // or, with Percentile set and at least MinSamples observed, the
-// Percentile-quantile of the observed first-attempt latencies (the
-// nearest-rank estimate of a sim/stats.Histogram, within 1/256 relative),
-// rounded to a nanosecond.
+// Percentile-quantile of the first-attempt latencies observed since New
+// (the nearest-rank estimate of a sim/stats.Histogram, within 1/256
+// relative), rounded to a nanosecond. The estimate does not forget: to
+// follow a dependency whose latency drifts, make a new Hedger per period.
 //
 // A first attempt that is cancelled because a hedge won is observed at the
 // time it had run, a lower bound of its latency. It was cancelled after the
