@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/budgetsim/budgetsim/internal/readme"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -161,55 +159,6 @@ func TestHelp(t *testing.T) {
 				t.Errorf("simulate %s -h: stderr does not start with its usage:\n%s", name, errOut)
 			}
 		})
-	}
-}
-
-// TestDocsCommands runs every `go run ./cmd/simulate …` line of docs/*.md
-// in-process, and checks the output a document shows, so that the
-// documentation cannot go stale. (internal/readme runs the README's
-// commands with the built binaries, as a new user would.)
-func TestDocsCommands(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the documents' commands")
-	}
-	docs, err := filepath.Glob("../../docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Run in a scratch directory (commands write files), with the
-	// repository's data directories linked in for the paths they name.
-	dir := t.TempDir()
-	for _, d := range []string{"plan", "scenarios"} {
-		abs, _ := filepath.Abs(filepath.Join("..", "..", d))
-		if err := os.Symlink(abs, filepath.Join(dir, d)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	n := 0
-	for _, doc := range docs {
-		cmds, err := readme.Commands(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cmds {
-			if c.Program != "simulate" {
-				continue
-			}
-			n++
-			out, errOut, code := runCLI(t, dir, c.Args...)
-			if code != 0 {
-				t.Errorf("%s:%d: %s: exit %d\n%s", c.File, c.Line, c, code, errOut)
-			}
-			if out == "" {
-				t.Errorf("%s:%d: %s printed nothing", c.File, c.Line, c)
-			}
-			if err := readme.Check(c.Want, out); c.Want != nil && err != nil {
-				t.Errorf("%s:%d: %s: %v\nit printed:\n%s", c.File, c.Line, c, err, out)
-			}
-		}
-	}
-	if n < 5 {
-		t.Fatalf("found only %d simulate commands in docs/*.md", n)
 	}
 }
 

@@ -2,6 +2,7 @@ package readme
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -17,27 +19,55 @@ import (
 // root is the repository's top directory, relative to this package.
 const root = "../.."
 
-// TestReadme follows the README as a new user would: it builds the three
-// commands, runs every `go run ./cmd/…` line of the README in order, in an
-// empty directory (with the repository's plan/ and scenarios/ linked in for
-// the files the commands name), and checks each output the README shows.
-// The commands are built without the profile of cmd/simulate (whose
-// outputs are byte-identical with and without it), so that the packages
-// compiled for the other tests are reused.
-func TestReadme(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the commands and runs the README's")
+// The commands are built once, into a directory TestMain removes, without
+// the profile of cmd/simulate (outputs are byte-identical with and without
+// it), so that the packages compiled for the other tests are reused.
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
-	cmds, err := Commands(filepath.Join(root, "README.md"))
+	os.Exit(code)
+}
+
+// commands builds cmd/simulate, cmd/plot and cmd/report once and returns
+// their directory.
+func commands(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "budgetsim-readme-")
+		if binErr != nil {
+			return
+		}
+		build := exec.Command(goTool(), "build", "-pgo=off", "-o", binDir, "./cmd/simulate", "./cmd/plot", "./cmd/report")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binDir
+}
+
+// runDocument runs the commands of the Markdown document at path in order,
+// in an empty directory (with the repository's plan/ and scenarios/ linked
+// in for the files the commands name), checks each output the document
+// shows, and returns how many outputs it checked, by program.
+func runDocument(t *testing.T, path string) map[string]int {
+	t.Helper()
+	cmds, err := Commands(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
-	build := exec.Command(goTool(), "build", "-pgo=off", "-o", bin, "./cmd/simulate", "./cmd/plot", "./cmd/report")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := commands(t)
 	dir := t.TempDir()
 	for _, d := range []string{"plan", "scenarios"} {
 		abs, err := filepath.Abs(filepath.Join(root, d))
@@ -48,10 +78,11 @@ func TestReadme(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	name := filepath.Base(path)
 	checked := map[string]int{}
 	for _, c := range cmds {
 		if !slices.Contains([]string{"simulate", "plot", "report"}, c.Program) {
-			t.Errorf("%s:%d: %s: no such command under cmd/", c.File, c.Line, c)
+			t.Errorf("%s:%d: %s: no such command under cmd/", name, c.Line, c)
 			continue
 		}
 		run := exec.Command(filepath.Join(bin, c.Program), c.Args...)
@@ -59,23 +90,61 @@ func TestReadme(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		run.Stdout, run.Stderr = &stdout, &stderr
 		if err := run.Run(); err != nil {
-			t.Errorf("README:%d: %s: %v\n%s", c.Line, c, err, stderr.String())
+			t.Errorf("%s:%d: %s: %v\n%s", name, c.Line, c, err, stderr.String())
 			continue
 		}
 		if stdout.Len() == 0 {
-			t.Errorf("README:%d: %s printed nothing", c.Line, c)
+			t.Errorf("%s:%d: %s printed nothing", name, c.Line, c)
 		}
 		if c.Want != nil {
 			if err := Check(c.Want, stdout.String()); err != nil {
-				t.Errorf("README:%d: %s: %v\nit printed:\n%s", c.Line, c, err, stdout.String())
+				t.Errorf("%s:%d: %s: %v\nit printed:\n%s", name, c.Line, c, err, stdout.String())
 			}
 			checked[c.Program]++
 		}
 	}
+	return checked
+}
+
+// TestReadme follows the README as a new user would: it runs every
+// `go run ./cmd/…` line of the README in order, with the commands built
+// from this checkout, and checks each output the README shows.
+func TestReadme(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the commands and runs the README's")
+	}
+	checked := runDocument(t, filepath.Join(root, "README.md"))
 	// The first scenario's walk-through shows what run, plan, compare and
 	// plot print; report writes a page and says where.
 	if checked["simulate"] < 3 || checked["plot"] < 1 {
 		t.Errorf("the README shows the output of %d simulate and %d plot commands; want ≥ 3 and ≥ 1", checked["simulate"], checked["plot"])
+	}
+}
+
+// TestDocs runs the commands of every document under docs/ the same way.
+func TestDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the commands and runs the documents'")
+	}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, doc := range docs {
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			cmds, err := Commands(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(cmds)
+			if len(cmds) > 0 {
+				runDocument(t, doc)
+			}
+		})
+	}
+	if n < 10 {
+		t.Errorf("found %d commands in docs/*.md; they hold more", n)
 	}
 }
 
