@@ -254,7 +254,7 @@ func (in *inputs) charts() []build {
 	var bs []build
 	at := func(name string) string { return filepath.Join(in.o.dir, name) }
 	if in.has["latency_cdf.csv"] {
-		bs = append(bs, build{at("latency_cdf.csv"), func() (*charts.Chart, error) { return charts.CDFChart(in.cdfs) }})
+		bs = append(bs, build{at("latency_cdf.csv"), func() (*charts.Chart, error) { return charts.CDFChart(in.cdfs, in.sums) }})
 	}
 	if in.has["series.csv"] {
 		bs = append(bs,

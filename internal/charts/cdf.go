@@ -37,12 +37,18 @@ var markedPercentiles = [...]struct {
 // the data's resolution and the last step (the maximum, F = 1) is drawn
 // at the top edge.
 //
+// The times are those of completed runs only, so a variant that completes
+// few runs can look fastest: with sums (summary.json or compare.json; may
+// be nil), each variant's legend entry starts with its success rate, and
+// a footnote says so.
+//
 // It returns an error wrapping ErrNoData if no variant has a value > 0.
-func CDFChart(cdfs []CDF) (*Chart, error) {
+func CDFChart(cdfs []CDF, sums []Summary) (*Chart, error) {
 	labels := make([]string, len(cdfs))
 	for i, d := range cdfs {
 		labels[i] = d.Variant
 	}
+	match := matchSummaries(labels, sums)
 	short, key := shortLabels(labels)
 	ch := &Chart{Name: "latency_cdf", Title: "Completion time of completed runs"}
 	if key != "" {
@@ -109,9 +115,14 @@ func CDFChart(cdfs []CDF) (*Chart, error) {
 		}
 	}
 
+	withSuccess := false
 	for i, pr := range lines {
 		sty := seriesLine(i)
 		label := short[i]
+		if s := match[labels[i]]; s != nil {
+			label += fmt.Sprintf(" · %.1f%% succeeded", math.Floor(1000*s.SuccessRate)/10) // floored: never overstated
+			withSuccess = true
+		}
 		if len(pr.xs) > 0 {
 			p.Add(xyLine(pr.xs, pr.ys, sty, plotter.PostStep))
 			for k, m := range markedPercentiles {
@@ -141,6 +152,9 @@ func CDFChart(cdfs []CDF) (*Chart, error) {
 	p.Y.Min, p.Y.Max = 0, 1-math.Pow10(-int(topNines))
 
 	ch.Notes = append(ch.Notes, "Percentiles: nearest-rank on the simulator's log-linear histogram (relative error ≤ 0.39%), as in summary.json. The slowest run (100%) is drawn on the top edge.")
+	if withSuccess && len(lines) > 1 {
+		ch.Notes = append(ch.Notes, "The lines are the completed runs only: a variant that completes few runs (see its success rate) can look fast.")
+	}
 	if hidden {
 		ch.Notes = append(ch.Notes, fmt.Sprintf("The x axis starts at the smallest p1 (%s): the fastest 1%% of runs are off the left edge.", FormatSeconds(xlo)))
 	}

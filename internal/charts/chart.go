@@ -62,15 +62,55 @@ func (c *Chart) addLegend(label string, thumbs ...plot.Thumbnailer) {
 	c.Legend = append(c.Legend, LegendEntry{Label: label, Thumbs: thumbs})
 }
 
+// size returns the figure's size: Width and Height, or the defaults. The
+// figure grows to keep the data area at least minPlotHeight tall when the
+// title, the legend (many or long entries) and the notes need the room,
+// so that they never squeeze or hide the data.
 func (c *Chart) size() (w, h vg.Length) {
 	w, h = c.Width, c.Height
 	if w <= 0 {
 		w = DefaultWidth
 	}
+	least := minPlotHeight
 	if h <= 0 {
 		h = DefaultHeight
+	} else {
+		least = minSetPlotHeight // a chart that chose its height (a few bars) needs less
+	}
+	if need := c.chromeHeight(w-2*margin) + least + 2*margin; need > h {
+		h = vg.Length(math.Ceil(float64(need)))
 	}
 	return w, h
+}
+
+// minPlotHeight is the least height left for the axes and the data, tick
+// labels and axis labels included.
+const minPlotHeight = 2.6 * vg.Inch
+
+// minSetPlotHeight is minPlotHeight for a chart that sets its own Height.
+const minSetPlotHeight = 1.2 * vg.Inch
+
+// chromeHeight is the height the title, legend and notes take in a figure
+// whose inner width is w.
+func (c *Chart) chromeHeight(w vg.Length) vg.Length {
+	var h vg.Length
+	if c.Title != "" {
+		h += boldStyle(13).Height(c.Title) + 4
+	}
+	if len(c.Legend) > 0 {
+		_, lh := c.layoutLegend(w)
+		h += lh + 6
+	}
+	if len(c.Notes) > 0 {
+		sty := textStyle(8.5, noteGrey)
+		for _, n := range c.Notes {
+			for _, l := range wrap(sty, n, w) {
+				h += sty.Height(l) + 1
+			}
+		}
+		h += 4
+	}
+	return h
 }
 
 const (
@@ -149,7 +189,9 @@ func (ch *Chart) Draw(c draw.Canvas) {
 	p.Draw(pc)
 }
 
-// wrap breaks s into lines no wider than w at spaces.
+// wrap breaks s into lines no wider than w at spaces, and a word wider
+// than w (a long YAML value, say) between its characters, so that no line
+// runs off the page.
 func wrap(sty text.Style, s string, w vg.Length) []string {
 	words := strings.Fields(s)
 	var lines []string
@@ -163,6 +205,16 @@ func wrap(sty text.Style, s string, w vg.Length) []string {
 			lines = append(lines, cur)
 			next = word
 		}
+		for sty.Width(next) > w && len([]rune(next)) > 1 {
+			// Break the word at the last character that fits.
+			r := []rune(next)
+			n := 1
+			for n < len(r) && sty.Width(string(r[:n+1])) <= w {
+				n++
+			}
+			lines = append(lines, string(r[:n]))
+			next = string(r[n:])
+		}
 		cur = next
 	}
 	if cur != "" {
@@ -171,34 +223,72 @@ func wrap(sty text.Style, s string, w vg.Length) []string {
 	return lines
 }
 
-// drawLegend lays the entries out left to right, wrapping to a new row
-// when the next entry does not fit the width, with the top edge at top,
-// and returns the legend's height.
-func (ch *Chart) drawLegend(c draw.Canvas, top vg.Length) vg.Length {
+// legendStyle is the legend's text style.
+func legendStyle() text.Style {
 	sty := textStyle(10, color.Black)
 	sty.XAlign = draw.XLeft
 	sty.YAlign = draw.YCenter
-	var rowH vg.Length = 10
+	return sty
+}
+
+// legendItem is a legend entry placed: its offset from the legend's top
+// left corner and its label's lines.
+type legendItem struct {
+	dx, dy vg.Length // dy downwards from the top
+	lines  []string
+}
+
+// layoutLegend places the entries left to right in a legend of width w,
+// starting a new row when the next entry does not fit; an entry wider than
+// a whole row has its label wrapped onto several lines. It returns the
+// places and the legend's height.
+func (ch *Chart) layoutLegend(w vg.Length) ([]legendItem, vg.Length) {
+	sty := legendStyle()
+	lineH := max(vg.Length(10), sty.Height("Ag"))
+	textW := w - legendThumb - 4
+	var items []legendItem
+	var x, y, rowH vg.Length
 	for _, e := range ch.Legend {
-		rowH = max(rowH, sty.Height(e.Label))
-	}
-	x, y := c.Min.X, top
-	for _, e := range ch.Legend {
-		w := legendThumb + 4 + sty.Width(e.Label)
-		if x > c.Min.X && x+w > c.Max.X {
-			x, y = c.Min.X, y-rowH-legendRowGap
+		lines := []string{e.Label}
+		if sty.Width(e.Label) > textW {
+			lines = wrap(sty, e.Label, textW)
 		}
+		ew := legendThumb + 4
+		for _, l := range lines {
+			ew = max(ew, legendThumb+4+sty.Width(l))
+		}
+		eh := vg.Length(len(lines))*lineH + vg.Length(len(lines)-1)*legendRowGap
+		if x > 0 && x+ew > w {
+			x, y, rowH = 0, y+rowH+legendRowGap, 0
+		}
+		items = append(items, legendItem{dx: x, dy: y, lines: lines})
+		rowH = max(rowH, eh)
+		x += ew + legendGap
+	}
+	return items, y + rowH
+}
+
+// drawLegend draws the legend with its top edge at top and returns its
+// height.
+func (ch *Chart) drawLegend(c draw.Canvas, top vg.Length) vg.Length {
+	sty := legendStyle()
+	lineH := max(vg.Length(10), sty.Height("Ag"))
+	items, h := ch.layoutLegend(c.Max.X - c.Min.X)
+	for i, it := range items {
+		x, y := c.Min.X+it.dx, top-it.dy
 		icon := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: x, Y: y - rowH},
+			Min: vg.Point{X: x, Y: y - lineH},
 			Max: vg.Point{X: x + legendThumb, Y: y},
 		}}
-		for _, t := range e.Thumbs {
+		for _, t := range ch.Legend[i].Thumbs {
 			t.Thumbnail(&icon)
 		}
-		c.FillText(sty, vg.Point{X: x + legendThumb + 4, Y: y - rowH/2}, e.Label)
-		x += w + legendGap
+		for j, l := range it.lines {
+			ly := y - vg.Length(j)*(lineH+legendRowGap) - lineH/2
+			c.FillText(sty, vg.Point{X: x + legendThumb + 4, Y: ly}, l)
+		}
 	}
-	return top - y + rowH
+	return h
 }
 
 // Render draws the chart and writes it to w as "png" (at DPI dots per

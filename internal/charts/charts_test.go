@@ -114,7 +114,7 @@ func mustSeries(t *testing.T, name string) []Series {
 }
 
 func TestCDFChart(t *testing.T) {
-	ch, err := CDFChart(mustCDF(t, "mmc/latency_cdf.csv"))
+	ch, err := CDFChart(mustCDF(t, "mmc/latency_cdf.csv"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestCDFChart(t *testing.T) {
 	}
 	checkGolden(t, ch, "latency_cdf_mmc")
 
-	ch, err = CDFChart(mustCDF(t, "jitter/latency_cdf.csv"))
+	ch, err = CDFChart(mustCDF(t, "jitter/latency_cdf.csv"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestCDFChart(t *testing.T) {
 // completion times are dropped with a footnote, and the chart renders.
 func TestCDFChartZeros(t *testing.T) {
 	in := []CDF{{Variant: "a", Points: []CDFPoint{{0, 0.2}, {0.1, 0.6}, {0.3, 1}}}}
-	ch, err := CDFChart(in)
+	ch, err := CDFChart(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestCDFChartZeros(t *testing.T) {
 	if err := ch.Render(new(bytes.Buffer), "png"); err != nil {
 		t.Errorf("Render: %v", err)
 	}
-	_, err = CDFChart([]CDF{{Variant: "a", Points: []CDFPoint{{0, 1}}}})
+	_, err = CDFChart([]CDF{{Variant: "a", Points: []CDFPoint{{0, 1}}}}, nil)
 	if !errors.Is(err, ErrNoData) {
 		t.Errorf("CDFChart(only zeros) error = %v, want ErrNoData", err)
 	}
@@ -421,7 +421,7 @@ func TestUtilisationChart(t *testing.T) {
 }
 
 func TestRenderPNG(t *testing.T) {
-	ch, err := CDFChart(mustCDF(t, "jitter/latency_cdf.csv"))
+	ch, err := CDFChart(mustCDF(t, "jitter/latency_cdf.csv"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

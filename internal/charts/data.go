@@ -335,7 +335,8 @@ func ReadTools(r io.Reader, name string) ([]ToolSample, error) {
 
 // Summary is one simulated variant's summary: summary.json of `simulate
 // run` (Label is the scenario name) or one element of compare.json of
-// `simulate compare` (Label joins the variant's key=value pairs with
+// `simulate compare` (Label is the variant's name, as in the CSV files;
+// without one, from older files, the variant's key=value pairs joined with
 // spaces, keys sorted, since JSON objects do not keep the --vary order).
 type Summary struct {
 	Label   string
@@ -351,6 +352,7 @@ func ReadSummaries(r io.Reader, name string) ([]Summary, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	type variantSummary struct {
+		Name    string            `json:"name"`
 		Variant map[string]string `json:"variant"`
 		system.Summary
 	}
@@ -371,7 +373,9 @@ func ReadSummaries(r io.Reader, name string) ([]Summary, error) {
 	out := make([]Summary, len(vs))
 	for i, v := range vs {
 		out[i] = Summary{Label: v.Scenario, Variant: v.Variant, Summary: v.Summary}
-		if len(v.Variant) > 0 {
+		if v.Name != "" {
+			out[i].Label = v.Name
+		} else if len(v.Variant) > 0 {
 			var parts []string
 			for _, k := range slices.Sorted(maps.Keys(v.Variant)) {
 				parts = append(parts, k+"="+v.Variant[k])

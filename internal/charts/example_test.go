@@ -43,7 +43,7 @@ func ExampleCDFChart() {
 		fmt.Println(err)
 		return
 	}
-	ch, err := charts.CDFChart(cdfs)
+	ch, err := charts.CDFChart(cdfs, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"strings"
@@ -202,4 +203,29 @@ func shortLabels(labels []string) (short []string, key string) {
 		short[i] = v
 	}
 	return short, key
+}
+
+// maxAxisLabel is the most characters a category label on an axis (a
+// variant on the tail chart's y axis) may have: longer ones would take the
+// width from the bars.
+const maxAxisLabel = 28
+
+// keyLongLabels returns labels fit for an axis: unchanged when every one
+// is at most maxAxisLabel characters, else keys "V1", "V2", … in order and
+// a footnote saying what each key stands for.
+func keyLongLabels(labels []string) (shown []string, note string) {
+	long := false
+	for _, l := range labels {
+		long = long || len([]rune(l)) > maxAxisLabel
+	}
+	if !long {
+		return labels, ""
+	}
+	shown = make([]string, len(labels))
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		shown[i] = fmt.Sprintf("V%d", i+1)
+		parts[i] = shown[i] + " = " + l
+	}
+	return shown, "Variants: " + strings.Join(parts, "; ") + "."
 }

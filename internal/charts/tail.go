@@ -63,6 +63,7 @@ func TailChart(stages []TailStage) (*Chart, error) {
 			short[i] = "p99 run"
 		}
 	}
+	short, keyNote := keyLongLabels(short)
 	total := make([]float64, len(vi.names))
 	used := make([]bool, len(si.names))
 	for _, s := range stages {
@@ -133,5 +134,8 @@ func TailChart(stages []TailStage) (*Chart, error) {
 	p.Y.Tick.Length = 0
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	ch.Notes = append(ch.Notes, "Stages: queue (waiting for a worker), each step's attempts (named by step), backoff (sleeps between attempts). The summary's breakdown is the mean over the runs that completed within 1% of the p99.")
+	if keyNote != "" {
+		ch.Notes = append(ch.Notes, keyNote)
+	}
 	return ch, nil
 }

@@ -45,7 +45,7 @@ func figures(in *Input) []Figure {
 	fs := []figure{
 		{"latency_cdf", "Completion time of completed runs",
 			fmt.Sprintf("%s completed runs of %d replication(s), pooled; the markers are the summary's p50, p99 and p99.9.", render.Number(float64(lat.Count())), n),
-			func() (*charts.Chart, error) { return charts.CDFChart([]charts.CDF{cdf}) }},
+			func() (*charts.Chart, error) { return charts.CDFChart([]charts.CDF{cdf}, sums) }},
 		{"attempt_rate", "Attempts dialed per second",
 			"Attempts against arrivals over virtual time, " + reps + ": retries are the gap between the lines; synchronised retries show as spikes.",
 			func() (*charts.Chart, error) { return charts.AttemptRateChart(series) }},

@@ -1,0 +1,116 @@
+package charts
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+// longLabel is a variant label as compare writes it for a whole retry
+// policy pasted into --vary, i times longer.
+func longLabel(i int) string {
+	return fmt.Sprintf("retry={idempotent: true, attempts: %d, budget: {kind: token_bucket, ratio: 0.1}, backoff: {base: 50ms, multiplier: 2, cap: 1s, jitter: full}}", i) +
+		strings.Repeat(" tools.backend.deadline_aware=false", i%3) + strings.Repeat("x", 10*i)
+}
+
+// TestLegendNeverRunsOff: with twelve long labels (one a single word
+// wider than the page), every legend line fits the width, and the figure
+// grows so that the data area keeps its least height.
+func TestLegendNeverRunsOff(t *testing.T) {
+	var cdfs []CDF
+	for i := range 12 {
+		cdfs = append(cdfs, CDF{Variant: longLabel(i), Points: []CDFPoint{{0.1 * float64(i+1), 0.5}, {0.2 * float64(i+1), 1}}})
+	}
+	cdfs[11].Variant = strings.Repeat("W", 300)
+	ch, err := CDFChart(cdfs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := ch.size()
+	inner := w - 2*margin
+	items, legendH := ch.layoutLegend(inner)
+	sty := legendStyle()
+	for i, it := range items {
+		for _, l := range it.lines {
+			if right := it.dx + legendThumb + 4 + sty.Width(l); right > inner+0.01 {
+				t.Errorf("legend entry %d line %q ends at %v, past the width %v", i, l, right, inner)
+			}
+		}
+	}
+	if h <= DefaultHeight {
+		t.Errorf("height %v: want the figure grown past %v for a %v-tall legend", h, DefaultHeight, legendH)
+	}
+	if plotH := h - 2*margin - ch.chromeHeight(inner); plotH < minPlotHeight-0.01 {
+		t.Errorf("data area %v tall, want at least %v", plotH, minPlotHeight)
+	}
+	for _, f := range []string{"png", "svg"} {
+		if err := ch.Render(&strings.Builder{}, f); err != nil {
+			t.Errorf("Render %s: %v", f, err)
+		}
+	}
+}
+
+// TestWrap: lines break at spaces, and a word wider than the width breaks
+// between characters; nothing is lost.
+func TestWrap(t *testing.T) {
+	sty := legendStyle()
+	w := vg.Length(100)
+	s := "short words then " + strings.Repeat("x", 80) + " end"
+	lines := wrap(sty, s, w)
+	for _, l := range lines {
+		if sty.Width(l) > w {
+			t.Errorf("line %q is %v wide, more than %v", l, sty.Width(l), w)
+		}
+	}
+	if got := strings.ReplaceAll(strings.Join(lines, ""), " ", ""); got != strings.ReplaceAll(s, " ", "") {
+		t.Errorf("wrapped text %q lost characters of %q", got, s)
+	}
+}
+
+// TestTailKeysLongLabels: long variant labels on the tail chart's axis
+// become V1, V2, … with a footnote spelling them out; short ones stay.
+func TestTailKeysLongLabels(t *testing.T) {
+	stages := []TailStage{{Variant: longLabel(1), Stage: "queue", Seconds: 1}, {Variant: longLabel(2), Stage: "queue", Seconds: 2}}
+	ch, err := TailChart(stages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := ch.Plot.Y.Tick.Marker.Ticks(0, 1)
+	if ticks[0].Label != "V1" || ticks[1].Label != "V2" {
+		t.Errorf("axis labels %q, %q; want V1, V2", ticks[0].Label, ticks[1].Label)
+	}
+	if last := ch.Notes[len(ch.Notes)-1]; !strings.HasPrefix(last, "Variants: V1 = "+longLabel(1)+"; V2 = ") {
+		t.Errorf("key note %q", last)
+	}
+	ch, _ = TailChart([]TailStage{{Variant: "naive", Stage: "queue", Seconds: 1}, {Variant: "budgeted", Stage: "queue", Seconds: 2}})
+	if l := ch.Plot.Y.Tick.Marker.Ticks(0, 1)[0].Label; l != "naive" {
+		t.Errorf("short label became %q", l)
+	}
+}
+
+// TestCDFSuccessRate: with the summaries, each legend entry says how many
+// runs succeeded (floored, never overstated), and a note says why.
+func TestCDFSuccessRate(t *testing.T) {
+	cdfs := []CDF{{Variant: "naive", Points: []CDFPoint{{0.1, 1}}}, {Variant: "budgeted", Points: []CDFPoint{{0.5, 1}}}}
+	var sums []Summary
+	for _, s := range []struct {
+		name string
+		rate float64
+	}{{"naive", 0.14999}, {"budgeted", 0.9999}} {
+		var sum Summary
+		sum.Label, sum.SuccessRate = s.name, s.rate
+		sums = append(sums, sum)
+	}
+	ch, err := CDFChart(cdfs, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ch.Legend[0].Label, "naive · 14.9% succeeded — p50") || !strings.HasPrefix(ch.Legend[1].Label, "budgeted · 99.9% succeeded") {
+		t.Errorf("legend %q", legendLabels(ch))
+	}
+	if !strings.Contains(strings.Join(ch.Notes, " "), "completed runs only") {
+		t.Errorf("notes %q lack the completed-runs caveat", ch.Notes)
+	}
+}
