@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	plot DIR [--out OUTDIR] [--format png,svg] [--trace FILE [--run N]]
+//	plot DIR [--out OUTDIR] [--format png,svg] [--slo OBJECTIVE …] [--trace FILE [--run N]]
 //
 // It renders every chart whose input exists in DIR into OUTDIR (default
 // DIR) and prints the files written, one per line:
@@ -13,12 +13,14 @@
 //	            or compare.json)  attempt_rate     attempts per second (retry storms)
 //	sweep.csv                     sweep_latency    p99 with its interval vs the parameter
 //	                              sweep_success    success rate vs the parameter
+//	plan.json (simulate plan)     (on the two above) the objectives as lines, the answer marked
 //	tail.csv, or the summary's    tail             where the p99 run's time went
 //	  "tail" block
 //	tools.csv                     utilisation      per-tool utilisation over time
 //	--trace FILE (JSONL)          timeline_run_N   one run: queue, attempts, leases, backoff, deadline
 //
-// --run picks the traced run (default: the slowest run that did not
+// --slo draws an objective (p99<=2s, success>=0.99) on a sweep's charts,
+// as plan.json's are drawn. --run picks the traced run (default: the slowest run that did not
 // complete, else the slowest). DIR may be left out
 // when --trace is given; OUTDIR then defaults to the trace's directory.
 // Files are written atomically. A chart with nothing to draw (no run

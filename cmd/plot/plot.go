@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/plan/search"
 )
 
 // exitCode maps run's error to the process exit status and prints it: a
@@ -31,6 +33,7 @@ type options struct {
 	formats []string
 	trace   string
 	run     int64 // -1: the slowest traced run
+	slos    []string
 }
 
 // parseArgs parses flags that may come before or after the directory.
@@ -41,6 +44,13 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 	fset.StringVar(&o.out, "out", "", "write the charts to `OUTDIR` (default: DIR, or the trace's directory)")
 	fset.StringVar(&o.trace, "trace", "", "draw one run's timeline from the JSONL trace `FILE` (simulate run --trace)")
 	o.run = -1
+	fset.Func("slo", "draw the `objective` (p50|p99|p999<=DURATION or success>=FRACTION, as simulate plan's --slo) on the sweep charts; repeatable (plan.json's are drawn without it)", func(v string) error {
+		if _, err := search.ParseSLO(v); err != nil {
+			return err
+		}
+		o.slos = append(o.slos, v)
+		return nil
+	})
 	runSet := false
 	fset.Func("run", "the traced run `N` to draw (default: the slowest run that did not complete, else the slowest)", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -158,6 +168,7 @@ type inputs struct {
 	tail     []charts.TailStage
 	tailFrom string
 	tools    []charts.ToolSample
+	target   *charts.Target // plan.json's objectives and answer, or --slo's
 	trace    *charts.Trace
 	o        *options
 	// has records which files exist (a file with only a header parses
@@ -209,6 +220,18 @@ func readInputs(o *options) (*inputs, error) {
 	}
 	if in.sweep, in.has["sweep.csv"], err = readFile(o.dir, "sweep.csv", charts.ReadSweep); err != nil {
 		return nil, err
+	}
+	if in.target, _, err = readFile(o.dir, "plan.json", readPlan); err != nil {
+		return nil, err
+	}
+	if len(o.slos) > 0 {
+		if in.target == nil {
+			in.target = &charts.Target{}
+		}
+		in.target.Objectives = in.target.Objectives[:0]
+		for _, s := range o.slos {
+			in.target.Objectives = append(in.target.Objectives, objective(s))
+		}
 	}
 	if in.tail, in.has["tail.csv"], err = readFile(o.dir, "tail.csv", charts.ReadTail); err != nil {
 		return nil, err
@@ -271,9 +294,9 @@ func (in *inputs) charts() []build {
 			if len(groups) > 1 && len(g) > 0 {
 				suffix = "_" + unsafeName.ReplaceAllString(g[0].Parameter, "_")
 			}
-			for _, f := range []func([]charts.SweepPoint) (*charts.Chart, error){charts.SweepLatencyChart, charts.SweepSuccessChart} {
+			for _, f := range []func([]charts.SweepPoint, *charts.Target) (*charts.Chart, error){charts.SweepLatencyChart, charts.SweepSuccessChart} {
 				bs = append(bs, build{at("sweep.csv"), func() (*charts.Chart, error) {
-					ch, err := f(g)
+					ch, err := f(g, in.target)
 					if err == nil {
 						ch.Name += suffix
 					}
@@ -306,4 +329,35 @@ func (in *inputs) charts() []build {
 		}})
 	}
 	return bs
+}
+
+// readPlan reads what the sweep charts draw of plan.json (simulate plan
+// --out): the objectives and the answer.
+func readPlan(r io.Reader, name string) (*charts.Target, error) {
+	var p struct {
+		Value *float64 `json:"value"`
+		Found bool     `json:"found"`
+		SLOs  []string `json:"slos"`
+	}
+	if err := json.NewDecoder(r).Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	t := &charts.Target{Found: p.Found && p.Value != nil}
+	if t.Found {
+		t.Answer = *p.Value
+	}
+	for _, s := range p.SLOs {
+		if _, err := search.ParseSLO(s); err != nil {
+			return nil, fmt.Errorf("%s: slos: %v", name, err)
+		}
+		t.Objectives = append(t.Objectives, objective(s))
+	}
+	return t, nil
+}
+
+// objective converts an objective ParseSLO accepted into what the charts
+// draw.
+func objective(s string) charts.Objective {
+	slo, _ := search.ParseSLO(s)
+	return charts.Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}
 }

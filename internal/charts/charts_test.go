@@ -168,7 +168,7 @@ func TestSweepCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lat, err := SweepLatencyChart(ps)
+	lat, err := SweepLatencyChart(ps, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestSweepCharts(t *testing.T) {
 		t.Errorf("SweepLatencyChart y scale = %T, want linear (p99.9/p50 spans only %.0f×)", lat.Plot.Y.Scale, 7.953125/0.701172)
 	}
 	checkGolden(t, lat, "sweep_latency")
-	suc, err := SweepSuccessChart(ps)
+	suc, err := SweepSuccessChart(ps, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestSweepCharts(t *testing.T) {
 		{Parameter: "rate", Value: 1, P50: 0.01, P99: 0.05, P99Lo: -0.01, P99Hi: 0.08, P999: 0.06, Replications: 3},
 		{Parameter: "rate", Value: 1000, P50: 1, P99: 5, P99Lo: 4, P99Hi: 6, P999: 6, Replications: 3},
 	}
-	ch, err := SweepLatencyChart(wide)
+	ch, err := SweepLatencyChart(wide, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestSweepCharts(t *testing.T) {
 	if err := ch.Render(new(bytes.Buffer), "svg"); err != nil {
 		t.Errorf("Render: %v", err)
 	}
-	if _, err := SweepLatencyChart(append(wide, SweepPoint{Parameter: "other"})); err == nil {
+	if _, err := SweepLatencyChart(append(wide, SweepPoint{Parameter: "other"}), nil); err == nil {
 		t.Errorf("SweepLatencyChart(two parameters) = nil error, want one")
 	}
 	if g := SplitSweep(append(wide, SweepPoint{Parameter: "other"})); len(g) != 2 || len(g[0]) != 2 {

@@ -114,3 +114,46 @@ func TestCDFSuccessRate(t *testing.T) {
 		t.Errorf("notes %q lack the completed-runs caveat", ch.Notes)
 	}
 }
+
+// TestSweepTarget: a plan's objectives are lines at their thresholds on
+// the chart of their figure (the axis widened to show them), its answer a
+// vertical line; objectives of other figures are not drawn; a plan that
+// found nothing says so.
+func TestSweepTarget(t *testing.T) {
+	ps, err := ReadSweep(open(t, "sweep.csv"), "sweep.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := &Target{Objectives: []Objective{
+		{Text: "p99<=20s", Figure: "p99", Threshold: 20},
+		{Text: "wait_p99<=1s", Figure: "wait_p99", Threshold: 1},
+		{Text: "success>=0.5", Figure: "success", Threshold: 0.5},
+	}, Answer: ps[1].Value, Found: true}
+	lat, err := SweepLatencyChart(ps, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend := legendLabels(lat)
+	if !strings.Contains(legend, "objective p99 ≤ 20s") || strings.Contains(legend, "wait_p99") || strings.Contains(legend, "success") ||
+		!strings.Contains(legend, fmt.Sprintf("answer: %s = %s", ps[0].Parameter, trimNumber(ps[1].Value))) {
+		t.Errorf("latency legend %q", legend)
+	}
+	if lat.Plot.Y.Max < 20 {
+		t.Errorf("latency y max %v: the 20s objective is off the chart", lat.Plot.Y.Max)
+	}
+	suc, err := SweepSuccessChart(ps, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if legend := legendLabels(suc); !strings.Contains(legend, "objective success ≥ 0.5") || strings.Contains(legend, "p99") {
+		t.Errorf("success legend %q", legend)
+	}
+	if suc.Plot.Y.Min > 0.5 {
+		t.Errorf("success y min %v: the 50%% objective is off the chart", suc.Plot.Y.Min)
+	}
+	target.Found = false
+	lat, _ = SweepLatencyChart(ps, target)
+	if strings.Contains(legendLabels(lat), "answer") || !strings.Contains(strings.Join(lat.Notes, " "), "No value in the range met every objective") {
+		t.Errorf("no answer: legend %q, notes %q", legendLabels(lat), lat.Notes)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -91,7 +92,11 @@ func replicationsNote(ps []SweepPoint) string {
 // never receives a value ≤ 0: such percentiles are left out, and an
 // interval bound ≤ 0 (a Student-t interval over few replications can dip
 // below zero) is drawn at the bottom edge; a footnote says so.
-func SweepLatencyChart(points []SweepPoint) (*Chart, error) {
+//
+// With a target (plan.json's, or objectives given to cmd/plot; may be
+// nil), the objectives on p50, p99 and p99.9 are drawn as red lines at
+// their thresholds and the plan's answer as a vertical line.
+func SweepLatencyChart(points []SweepPoint, target *Target) (*Chart, error) {
 	ps, err := sortedSweep(points)
 	if err != nil {
 		return nil, err
@@ -113,6 +118,10 @@ func SweepLatencyChart(points []SweepPoint) (*Chart, error) {
 	}
 	if math.IsInf(minPos, 1) {
 		return nil, fmt.Errorf("sweep: %w: every completion-time percentile is 0", ErrNoData)
+	}
+	objs := target.objectives(func(f string) bool { return f == "p50" || f == "p99" || f == "p999" })
+	for _, o := range objs {
+		minPos, maxY = min(minPos, o.Threshold), max(maxY, o.Threshold)
 	}
 	logY := maxY/minPos >= 20
 	floor := 0.0
@@ -170,6 +179,7 @@ func SweepLatencyChart(points []SweepPoint) (*Chart, error) {
 	ch.addLegend("p99 confidence interval", swatch{fill: poly.Color})
 	ch.addLegend("p50", l50)
 	ch.addLegend("p99.9", l999)
+	target.draw(ch, objs, ps)
 	ch.Notes = append(ch.Notes, "Percentiles pool all replications; the band is the interval sweep.csv gives for p99 (Student-t over per-replication p99s, "+replicationsNote(ps)+").")
 	if clamped {
 		ch.Notes = append(ch.Notes, "Interval bounds ≤ 0 are drawn at the bottom edge of the log axis.")
@@ -181,8 +191,10 @@ func SweepLatencyChart(points []SweepPoint) (*Chart, error) {
 // the swept parameter, with its confidence interval (success_lo,
 // success_hi) as a shaded band clipped to [0 %, 100 %]. The y axis zooms
 // in on the range the data covers, up to 100 %, so 99 % and 99.9 % are
-// told apart; its labels are percentages.
-func SweepSuccessChart(points []SweepPoint) (*Chart, error) {
+// told apart; its labels are percentages. With a target (may be nil), a
+// success objective is drawn as a red line and the plan's answer as a
+// vertical line.
+func SweepSuccessChart(points []SweepPoint, target *Target) (*Chart, error) {
 	ps, err := sortedSweep(points)
 	if err != nil {
 		return nil, err
@@ -206,6 +218,10 @@ func SweepSuccessChart(points []SweepPoint) (*Chart, error) {
 	for i := len(ps) - 1; i >= 0; i-- {
 		band = append(band, plotter.XY{X: ps[i].Value, Y: clip(ps[i].SuccessHi)})
 	}
+	objs := target.objectives(func(f string) bool { return f == "success" })
+	for _, o := range objs {
+		ymin = min(ymin, o.Threshold)
+	}
 	ymin = min(ymin, 0.99)
 	p.Y.Min, p.Y.Max = max(0, ymin-0.06*(1-ymin)), 1+0.02*(1-ymin)
 	p.Y.Tick.Marker = percentTicks{}
@@ -221,6 +237,68 @@ func SweepSuccessChart(points []SweepPoint) (*Chart, error) {
 	p.Add(l, s, refLine{At: 1, Style: referenceLine(lightGrey)})
 	ch.addLegend("success rate", l, s)
 	ch.addLegend("confidence interval", swatch{fill: poly.Color})
+	target.draw(ch, objs, ps)
 	ch.Notes = append(ch.Notes, "Band: the interval sweep.csv gives (success_lo, success_hi; "+replicationsNote(ps)+"), clipped to [0%, 100%].")
 	return ch, nil
+}
+
+// Objective is a service-level objective a sweep chart can draw: a line at
+// Threshold on the chart of its Figure.
+type Objective struct {
+	Text      string  // as written, for the legend: "p99<=3s"
+	Figure    string  // "p50", "p99", "p999" (seconds) or "success" (a fraction)
+	Threshold float64 // seconds, or the least success rate
+}
+
+// Target is what a capacity plan looked for, drawn on the sweep charts of
+// its probes: the objectives and, when one was found, the answer.
+type Target struct {
+	Objectives []Objective
+	// Answer is the parameter's value the plan answered; Found is false
+	// when no value met every objective.
+	Answer float64
+	Found  bool
+}
+
+// objectives returns the target's objectives whose figure the chart
+// draws (keep); none for a nil target.
+func (t *Target) objectives(keep func(string) bool) []Objective {
+	if t == nil {
+		return nil
+	}
+	var out []Objective
+	for _, o := range t.Objectives {
+		if keep(o.Figure) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// objectiveRed is the colour of objectives and the answer: the one thing
+// on a sweep chart a reviewer checks first.
+var objectiveRed = color.RGBA{R: 0xD5, G: 0x1E, B: 0x1E, A: 0xFF}
+
+// draw adds the objectives objs as horizontal lines and the answer as a
+// vertical one, with their legend entries, and a note when the plan found
+// no answer.
+func (t *Target) draw(ch *Chart, objs []Objective, ps []SweepPoint) {
+	if t == nil {
+		return
+	}
+	p := ch.Plot
+	for _, o := range objs {
+		sty := draw.LineStyle{Color: objectiveRed, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+		p.Add(refLine{At: o.Threshold, Style: sty})
+		ch.addLegend("objective "+strings.NewReplacer("<=", " ≤ ", ">=", " ≥ ").Replace(o.Text), lineThumb(sty))
+	}
+	switch {
+	case t.Found:
+		sty := draw.LineStyle{Color: objectiveRed, Width: vg.Points(2)}
+		p.Add(refLine{At: t.Answer, Vertical: true, Style: sty})
+		p.X.Min, p.X.Max = min(p.X.Min, t.Answer), max(p.X.Max, t.Answer)
+		ch.addLegend(fmt.Sprintf("answer: %s = %s", ps[0].Parameter, trimNumber(t.Answer)), vlineThumb(sty))
+	case len(t.Objectives) > 0:
+		ch.Notes = append(ch.Notes, "No value in the range met every objective.")
+	}
 }
