@@ -135,6 +135,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.from, err)
 		}
+		switch ch.Name {
+		case "in_system", "attempt_rate", "utilisation":
+			charts.ShadeTimeSeries(ch, in.series, in.outages)
+		}
 		if in.scenario != "" && !strings.HasPrefix(ch.Name, "timeline") {
 			ch.Title = in.scenario + " · " + ch.Title
 		}
@@ -168,6 +172,7 @@ type inputs struct {
 	tail     []charts.TailStage
 	tailFrom string
 	tools    []charts.ToolSample
+	outages  []charts.Outage
 	target   *charts.Target // plan.json's objectives and answer, or --slo's
 	trace    *charts.Trace
 	o        *options
@@ -249,6 +254,9 @@ func readInputs(o *options) (*inputs, error) {
 		}
 	}
 	if in.tools, in.has["tools.csv"], err = readFile(o.dir, "tools.csv", charts.ReadTools); err != nil {
+		return nil, err
+	}
+	if in.outages, _, err = readFile(o.dir, "outages.csv", charts.ReadOutages); err != nil {
 		return nil, err
 	}
 	if o.trace != "" {

@@ -187,3 +187,27 @@ func TestCompareOutHoldsOneComparison(t *testing.T) {
 		t.Errorf("differences %+v: want success −100 %% and no latency difference", got)
 	}
 }
+
+// TestOutagesFile: run and compare --out write outages.csv (one row per
+// variant and window) when the scenario has outages, for the charts to
+// shade, and remove an earlier one when it has none.
+func TestOutagesFile(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "compare", "retry-storm", "--runs", "2000", "--vary", "retry.attempts=one=1,three=3", "--out", dir)
+	if got, want := string(readFile(t, filepath.Join(dir, "outages.csv"))), "variant,tool,start_s,end_s,mode\none,backend,60,70,stall\nthree,backend,60,70,stall\n"; got != want {
+		t.Errorf("compare outages.csv:\n%s\nwant\n%s", got, want)
+	}
+	mustRun(t, "compare", "mm1", "--runs", "2000", "--set", "warmup=0", "--vary", "workers=1,2", "--out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "outages.csv")); !os.IsNotExist(err) {
+		t.Errorf("outages.csv of the earlier comparison is still there (%v)", err)
+	}
+	run := t.TempDir()
+	mustRun(t, "run", "retry-storm", "--runs", "2000", "--out", run)
+	if got, want := string(readFile(t, filepath.Join(run, "outages.csv"))), "variant,tool,start_s,end_s,mode\nretry-storm,backend,60,70,stall\n"; got != want {
+		t.Errorf("run outages.csv:\n%s\nwant\n%s", got, want)
+	}
+	mustRun(t, "run", "mm1", "--runs", "2000", "--set", "warmup=0", "--out", run)
+	if _, err := os.Stat(filepath.Join(run, "outages.csv")); !os.IsNotExist(err) {
+		t.Errorf("outages.csv of the earlier run is still there (%v)", err)
+	}
+}

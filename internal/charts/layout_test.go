@@ -2,8 +2,10 @@ package charts
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot/vg"
 )
@@ -155,5 +157,64 @@ func TestSweepTarget(t *testing.T) {
 	lat, _ = SweepLatencyChart(ps, target)
 	if strings.Contains(legendLabels(lat), "answer") || !strings.Contains(strings.Join(lat.Notes, " "), "No value in the range met every objective") {
 		t.Errorf("no answer: legend %q, notes %q", legendLabels(lat), lat.Notes)
+	}
+}
+
+// TestShadeTimeSeries: the warm-up (before the first measured activity)
+// and each distinct outage window are shaded with a legend entry; the axis
+// starts at 0 to show the warm-up; windows off the axis are left out.
+func TestShadeTimeSeries(t *testing.T) {
+	bins := func(from int) []Bin {
+		var bs []Bin
+		for i := range 10 {
+			b := Bin{Start: time.Duration(i) * time.Second, Width: time.Second, InSystem: math.NaN(), Ended: -1}
+			if i >= from {
+				b.Arrivals, b.Attempts = 5, 6
+			}
+			bs = append(bs, b)
+		}
+		return bs
+	}
+	series := []Series{{Variant: "a", Bins: bins(3)}, {Variant: "b", Bins: bins(3)}}
+	ch, err := AttemptRateChart(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Plot.X.Min != 3 {
+		t.Fatalf("attempt-rate x min %v, want 3 (the warm-up cut)", ch.Plot.X.Min)
+	}
+	outages := []Outage{
+		{Variant: "a", Tool: "api", Start: 5 * time.Second, End: 6 * time.Second, Mode: "stall"},
+		{Variant: "b", Tool: "api", Start: 5 * time.Second, End: 6 * time.Second, Mode: "stall"},     // the same window
+		{Variant: "a", Tool: "api", Start: 50 * time.Second, End: 60 * time.Second, Mode: "timeout"}, // off the axis
+	}
+	ShadeTimeSeries(ch, series, outages)
+	legend := legendLabels(ch)
+	if ch.Plot.X.Min != 0 || !strings.Contains(legend, "warm-up (not measured)") || strings.Count(legend, "outage:") != 1 ||
+		!strings.Contains(legend, "outage: api stall, 5s–6s") {
+		t.Errorf("x min %v, legend %q; want 0, the warm-up and one outage", ch.Plot.X.Min, legend)
+	}
+	if err := ch.Render(&strings.Builder{}, "svg"); err != nil {
+		t.Error(err)
+	}
+	// No warm-up, no outage: nothing added.
+	ch, _ = AttemptRateChart([]Series{{Variant: "a", Bins: bins(0)}})
+	before := len(ch.Legend)
+	ShadeTimeSeries(ch, []Series{{Variant: "a", Bins: bins(0)}}, nil)
+	if len(ch.Legend) != before {
+		t.Errorf("legend grew to %q with nothing to shade", legendLabels(ch))
+	}
+}
+
+// TestReadOutages: outages.csv parses; a window that ends before it starts
+// is an error naming the line and the column.
+func TestReadOutages(t *testing.T) {
+	os, err := ReadOutages(strings.NewReader("variant,tool,start_s,end_s,mode\nv,api,60,70,stall\n"), "outages.csv")
+	if err != nil || len(os) != 1 || os[0] != (Outage{Variant: "v", Tool: "api", Start: 60 * time.Second, End: 70 * time.Second, Mode: "stall"}) {
+		t.Errorf("ReadOutages = %+v, %v", os, err)
+	}
+	_, err = ReadOutages(strings.NewReader("variant,tool,start_s,end_s,mode\nv,api,60,50,stall\n"), "outages.csv")
+	if err == nil || !strings.Contains(err.Error(), "outages.csv:2") || !strings.Contains(err.Error(), "end_s") {
+		t.Errorf("backwards window: %v", err)
 	}
 }

@@ -538,3 +538,49 @@ func FallbackBreakdown(a system.AttemptsSummary) string {
 	}
 	return s
 }
+
+// OutagesHeader heads outages.csv: one row per outage window of a tool,
+// for the charts to shade (its times in seconds of simulated time).
+var OutagesHeader = []string{"variant", "tool", "start_s", "end_s", "mode"}
+
+// HasOutages reports whether some tool of cfg has an outage window.
+func HasOutages(cfg *system.Config) bool {
+	for _, t := range cfg.Tools {
+		if len(t.Outages) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// OutageRows writes cfg's outage windows labelled variant: the tool, the
+// window and its mode ("stall", or the outcome a call inside it gets).
+func OutageRows(cw *csv.Writer, cfg *system.Config, variant string) error {
+	for _, t := range cfg.Tools {
+		for _, o := range t.Outages {
+			mode := o.Mode.String()
+			if o.Stall {
+				mode = "stall"
+			}
+			if err := cw.Write([]string{variant, t.Name,
+				strconv.FormatFloat(o.Start.Seconds(), 'g', -1, 64),
+				strconv.FormatFloat(o.End.Seconds(), 'g', -1, 64), mode}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// OutagesCSV writes outages.csv for one variant.
+func OutagesCSV(w io.Writer, cfg *system.Config, variant string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(OutagesHeader); err != nil {
+		return err
+	}
+	if err := OutageRows(cw, cfg, variant); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}

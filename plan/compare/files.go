@@ -15,13 +15,14 @@ import (
 
 // Files writes a comparison's files into a directory, each
 // atomically: latency_cdf.csv, series.csv and (once a variant has a tool
-// with a capacity or a rate limit) tools.csv grow variant by variant in
-// temporary files; commit adds compare.json and summary.csv and renames
-// them all into place.
+// with a capacity or a rate limit) tools.csv and (once a variant has an
+// outage) outages.csv grow variant by variant in temporary files; Commit
+// adds compare.json and summary.csv and renames them all into place.
 type Files struct {
 	dir                string
 	group              atomicfile.Group // every file, put in place together
 	cdf, series, tools *csvFile
+	outages            *csvFile
 }
 
 // csvFile is a CSV file being written to a temporary file.
@@ -75,6 +76,17 @@ func (cf *Files) Add(label string, cfg *system.Config, lat *stats.Histogram, ser
 	if err := render.SeriesRows(cf.series.cw, label, series); err != nil {
 		return err
 	}
+	if render.HasOutages(cfg) {
+		if cf.outages == nil {
+			var err error
+			if cf.outages, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "outages.csv"), render.OutagesHeader); err != nil {
+				return err
+			}
+		}
+		if err := render.OutageRows(cf.outages.cw, cfg, label); err != nil {
+			return err
+		}
+	}
 	if !render.HasLimitedTools(cfg) {
 		return nil
 	}
@@ -94,9 +106,9 @@ func (cf *Files) Commit(out []Summary) error {
 	for i, v := range out {
 		sums[i], labels[i] = v.Summary, v.Name
 	}
-	hasTools := cf.tools != nil
+	hasTools, hasOutages := cf.tools != nil, cf.outages != nil
 	err := func() error {
-		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools} {
+		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages} {
 			if c != nil {
 				if err := c.flush(); err != nil {
 					return err
@@ -116,7 +128,7 @@ func (cf *Files) Commit(out []Summary) error {
 		}
 		return render.SummaryCSV(f, sums, labels)
 	}()
-	cf.cdf, cf.series, cf.tools = nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages = nil, nil, nil, nil
 	if err != nil {
 		cf.group.Abort()
 		return err
@@ -124,8 +136,15 @@ func (cf *Files) Commit(out []Summary) error {
 	if err := cf.group.Commit(); err != nil {
 		return err
 	}
-	if !hasTools { // a previous comparison's in the same directory
-		if err := os.Remove(filepath.Join(cf.dir, "tools.csv")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// A previous comparison's files in the same directory go.
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}} {
+		if f.has {
+			continue
+		}
+		if err := os.Remove(filepath.Join(cf.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -135,5 +154,5 @@ func (cf *Files) Commit(out []Summary) error {
 // Abort removes the temporary files not yet committed.
 func (cf *Files) Abort() {
 	cf.group.Abort()
-	cf.cdf, cf.series, cf.tools = nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages = nil, nil, nil, nil
 }
