@@ -8,6 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
+# Outputs record the build that wrote them (internal/buildinfo). These files
+# cannot name the commit that holds them (its hash depends on them), so they
+# record "in-tree": the code of the same commit. See docs/provenance.md.
+export BUDGETSIM_VERSION=in-tree
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/simulate" ./cmd/simulate

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,6 +64,10 @@ type Scenario struct {
 	Source []byte
 	// Description is the scenario's description key.
 	Description string
+	// Overrides are the --set overrides applied to Source, in order;
+	// Effective is the text after them (see effective.go).
+	Overrides []string
+	effective []byte
 
 	fsys fs.FS     // where the files the scenario names are read from
 	logs *logCache // the latency logs read for it, shared by Reparse
@@ -191,7 +196,11 @@ func parse(file string, src []byte, sets []string, fsys fs.FS, logs *logCache) (
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, fsys: fsys, logs: logs}, nil
+	eff, err := effectiveText(src, &doc, sets)
+	if err != nil {
+		return nil, Errors{{File: file, Msg: err.Error()}}
+	}
+	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, Overrides: slices.Clone(sets), effective: eff, fsys: fsys, logs: logs}, nil
 }
 
 // Reparse parses the scenario's YAML text again, as it was read, with sets

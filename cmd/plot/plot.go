@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/plan/search"
@@ -61,7 +62,7 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 		return nil
 	})
 	fset.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: %s\n\nDraws every chart whose input exists in DIR (see 'go doc ./cmd/plot').\n\nFlags:\n", synopsis)
+		fmt.Fprintf(stdout, "Usage: %s\n\nDraws every chart whose input exists in DIR (see 'go doc ./cmd/plot').\n\nFlags:\n  -version\n    \tprint the build's version and exit\n", synopsis)
 		fset.PrintDefaults()
 	}
 	pos, err := cli.Parse(fset, args)
@@ -101,6 +102,10 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 
 // run is the testable entry point: it never calls os.Exit.
 func run(stdout, stderr io.Writer, args []string) error {
+	if buildinfo.WantsVersion(args) {
+		fmt.Fprint(stdout, buildinfo.Read().Long("plot"))
+		return nil
+	}
 	o, err := parseArgs(stdout, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil

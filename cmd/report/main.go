@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
+	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/report"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -52,6 +53,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 // runWith runs the command with the given interrupt flag (set by Ctrl-C in
 // run; tests set it directly).
 func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
+	if buildinfo.WantsVersion(args) {
+		fmt.Fprint(stdout, buildinfo.Read().Long("report")+fmt.Sprintf("scenario format %d\n", scenarios.FormatVersion))
+		return nil
+	}
 	fs := cli.NewFlagSet("report", "report", stderr, "SCENARIO [flags]")
 	var sf cli.ScenarioFlags
 	// The shared scenario flags but --format: a report is HTML.
@@ -85,7 +90,7 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 	if err != nil {
 		return err
 	}
-	in.Version, in.Date = report.BuildVersion(), *date
+	in.Version, in.Date = buildinfo.Stamp(), *date
 	r, err := report.New(in)
 	if err != nil {
 		return err

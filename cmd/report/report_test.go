@@ -7,7 +7,45 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/buildinfo"
 )
+
+// The reports record the build as "test": the report takes it from
+// $BUDGETSIM_VERSION (buildinfo.Stamp), which a developer may have set.
+func init() { os.Setenv(buildinfo.EnvVersion, "test") }
+
+// TestReportShowsOverrides: report --set workers=19 shows 19 in the
+// Scenario section, not the file's workers, and the overrides themselves.
+func TestReportShowsOverrides(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	_, stderr, code := runCLI(t, "mmc", "--runs", "20000", "--set", "workers=19", "--set", "retry.budget.kind=ratio", "--set", "retry.budget.ratio=0.1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(page)
+	section := doc[strings.Index(doc, `<section id="scenario">`):]
+	for _, want := range []string{"\nworkers: 19\n", "ratio: 0.1", "<code>--set workers=19</code>", "<code>--set retry.budget.kind=ratio</code>"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("Scenario section lacks %q:\n%s", want, section)
+		}
+	}
+	if strings.Contains(section, "workers: 10") {
+		t.Errorf("Scenario section shows the file's workers: 10")
+	}
+}
+
+// TestReportVersion: --version prints the build and the scenario format.
+func TestReportVersion(t *testing.T) {
+	out, _, code := runCLI(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "report ") || !strings.Contains(out, "scenario format 1\n") {
+		t.Errorf("report --version: exit %d, %q", code, out)
+	}
+}
 
 // TestReportCommand: report writes one HTML file, atomically,
 // prints its path, and writes the same bytes for the same scenario and
@@ -39,7 +77,7 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("report wrote different bytes with --parallel 1 and 2")
 	}
 	doc := string(pa)
-	for _, want := range []string{"<title>budgetsim report · retry-storm</title>", "<dt>date</dt><dd>2025-01-31</dd>", "<dt>replications</dt><dd>2</dd>", "<dt>budgetsim</dt><dd>devel</dd>"} {
+	for _, want := range []string{"<title>budgetsim report · retry-storm</title>", "<dt>date</dt><dd>2025-01-31</dd>", "<dt>replications</dt><dd>2</dd>", "<dt>budgetsim</dt><dd>test</dd>"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report does not contain %q", want)
 		}

@@ -9,10 +9,17 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
+
+// versionText is what --version prints: the build (buildinfo) and the
+// scenario format it reads.
+func versionText(prog string) string {
+	return buildinfo.Read().Long(prog) + fmt.Sprintf("scenario format %d\n", scenarios.FormatVersion)
+}
 
 // exitCode maps run's error to the process exit status and prints it.
 func exitCode(err error, stderr io.Writer) int {
@@ -46,7 +53,7 @@ func usageText() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %s\n", commands[n].synopsis)
 	}
-	b.WriteString("  simulate help [COMMAND]\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate help COMMAND' for a command's flags.\n")
+	b.WriteString("  simulate help [COMMAND]\n  simulate --version\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate help COMMAND' for a command's flags.\n")
 	return b.String()
 }
 
@@ -70,6 +77,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 // run; tests set it directly).
 func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
 	e := &env{stdout: stdout, stderr: stderr, interrupted: interrupted}
+	if buildinfo.WantsVersion(args) {
+		fmt.Fprint(stdout, versionText("simulate"))
+		return nil
+	}
 	name, rest := args[0], args[1:]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		if name == "help" && len(rest) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -103,15 +104,16 @@ func (e *env) plan(args []string) error {
 	if err != nil && !interrupted {
 		return err
 	}
+	prov := provenance.Of(base)
 	var outErr error // the answer is printed even when the files cannot be written
 	if *outDir != "" {
-		outErr = writePlanFiles(*outDir, ans)
+		outErr = writePlanFiles(*outDir, prov, ans)
 	}
 	if sf.Format == "json" {
-		if err := render.JSON(e.stdout, ans); err != nil {
+		if err := render.JSON(e.stdout, planFile{prov, ans}); err != nil {
 			return err
 		}
-	} else if err := planTable(e.stdout, scenario, &prob, ans); err != nil {
+	} else if err := planTable(e.stdout, scenario, prov, &prob, ans); err != nil {
 		return err
 	}
 	switch {
@@ -129,23 +131,32 @@ func (e *env) plan(args []string) error {
 	return nil
 }
 
-func writePlanFiles(dir string, ans *search.Answer) error {
+// planFile is plan.json (and plan's JSON): the answer, after the
+// provenance of the scenario searched (the overrides every probe shares;
+// each probe adds its value of the key).
+type planFile struct {
+	Provenance provenance.Record `json:"provenance"`
+	*search.Answer
+}
+
+func writePlanFiles(dir string, prov provenance.Record, ans *search.Answer) error {
 	rows := make([]sweep.Row, len(ans.Probes))
 	for i, p := range ans.Probes {
 		rows[i] = sweep.Row{Parameter: ans.Parameter, Value: p.Value, Summary: p.Summary, Partial: ans.Interrupted}
 	}
 	return writeFiles(dir,
 		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, rows) }},
-		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, ans) }})
+		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, planFile{prov, ans}) }})
 }
 
-func planTable(w io.Writer, scenario string, p *search.Problem, ans *search.Answer) error {
+func planTable(w io.Writer, scenario string, prov provenance.Record, p *search.Problem, ans *search.Answer) error {
 	var objs []string
 	for _, o := range p.SLOs {
 		objs = append(objs, o.String())
 	}
 	fmt.Fprintf(w, "%s: smallest %s in %s..%s with %s (%g%% confidence in each verdict: %.4g%% intervals over up to %d looks at %d to %d replications per probe)\n",
 		scenario, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, 100*p.LookLevel(), p.Looks(), p.Replications, p.MaxReplications)
+	fmt.Fprintln(w, prov.Line())
 	if ans.Analytic != nil {
 		fmt.Fprintf(w, "start: %s=%s from %s\n", p.Range.Key, p.Range.Format(ans.Analytic.Value), ans.Analytic.Method)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/cli"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/internal/trace"
 	"github.com/budgetsim/budgetsim/model/system"
@@ -103,7 +104,7 @@ func (e *env) run(args []string) error {
 		outErr = writeOutputs(*outDir, sc, sum, acc.Latency(), first)
 	}
 	if sf.Format == "json" {
-		if err := render.JSON(e.stdout, sum); err != nil {
+		if err := render.JSON(e.stdout, summaryFile{provenance.Of(sc), sum}); err != nil {
 			return err
 		}
 	} else if err := writeSummaryTable(e.stdout, sc, &sum); err != nil {
@@ -131,6 +132,13 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && absA == absB
 }
 
+// summaryFile is summary.json (and run's JSON): the summary, after the
+// provenance of what produced it.
+type summaryFile struct {
+	Provenance provenance.Record `json:"provenance"`
+	system.Summary
+}
+
 // runOutputs are the files run --out writes.
 var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "tools.csv", "series.csv", "outages.csv"}
 
@@ -141,7 +149,7 @@ var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "too
 func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *stats.Histogram, first *system.Result) error {
 	name := []string{sum.Scenario}
 	files := []outFile{
-		{"summary.json", func(w io.Writer) error { return render.JSON(w, sum) }},
+		{"summary.json", func(w io.Writer) error { return render.JSON(w, summaryFile{provenance.Of(sc), sum}) }},
 		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }},
 		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) }},
 	}
@@ -258,5 +266,6 @@ func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *system.Summary) e
 	if sc.Description != "" {
 		title += " — " + sc.Description
 	}
+	title += "\n" + provenance.Of(sc).Line()
 	return render.SummaryTable(w, title, s)
 }

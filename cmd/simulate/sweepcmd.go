@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
+	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 func init() {
@@ -137,17 +140,21 @@ func (e *env) finishSweep(rec *sweep.Record, dir, format string) error {
 // printSweep writes sweep.csv and sweep.json into dir (if set) and prints
 // the table or the JSON.
 func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, format string) error {
+	base, points, err := sweepPoints(rec.Spec, sums)
+	if err != nil {
+		return err
+	}
 	var outErr error // the table is printed even when the files cannot be written
 	if dir != "" {
-		outErr = writeSweep(dir, sums)
+		outErr = writeSweep(dir, sums, points)
 	}
 	if format == "json" {
 		sweepWarnings(e.stderr, sums) // stdout is the JSON alone
-		if err := render.JSON(e.stdout, sums); err != nil {
+		if err := render.JSON(e.stdout, points); err != nil {
 			return err
 		}
 	} else {
-		if err := sweepTable(e.stdout, rec, sums); err != nil {
+		if err := sweepTable(e.stdout, rec, base, sums); err != nil {
 			return err
 		}
 		labels := make([]string, len(sums))
@@ -212,11 +219,43 @@ func writeShard(dir string, rec *sweep.Record) error {
 	})
 }
 
+// sweepPoint is an element of sweep.json: a point's summary after the
+// provenance of the scenario it simulated (the sweep's overrides, then
+// the point's values).
+type sweepPoint struct {
+	Provenance provenance.Record `json:"provenance"`
+	sweep.PointSummary
+}
+
+// sweepPoints returns the provenance of the sweep's scenario (with the
+// overrides every point shares) and each point with its own, parsed from
+// one reading of the scenario's file.
+func sweepPoints(spec sweep.Spec, sums []sweep.PointSummary) (provenance.Record, []sweepPoint, error) {
+	var v scenarios.Variants
+	base, err := v.Load(spec.Scenario, spec.Sets)
+	if err != nil {
+		return provenance.Record{}, nil, err
+	}
+	points := make([]sweepPoint, len(sums))
+	for i, p := range sums {
+		sets := slices.Clone(spec.Sets)
+		for _, kv := range p.Point {
+			sets = append(sets, kv.Key+"="+kv.Value)
+		}
+		sc, err := v.Load(spec.Scenario, sets)
+		if err != nil {
+			return provenance.Record{}, nil, fmt.Errorf("point %s: %w", p.Label, err)
+		}
+		points[i] = sweepPoint{provenance.Of(sc), p}
+	}
+	return provenance.Of(base), points, nil
+}
+
 // writeSweep writes sweep.csv and sweep.json into dir, each atomically.
-func writeSweep(dir string, sums []sweep.PointSummary) error {
+func writeSweep(dir string, sums []sweep.PointSummary, points []sweepPoint) error {
 	return writeFiles(dir,
 		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
-		outFile{"sweep.json", func(w io.Writer) error { return render.JSON(w, sums) }})
+		outFile{"sweep.json", func(w io.Writer) error { return render.JSON(w, points) }})
 }
 
 // sweepWarnings prints, on stderr, the caveats a reader of the table must
@@ -249,7 +288,7 @@ func sweepWarnings(w io.Writer, sums []sweep.PointSummary) {
 	}
 }
 
-func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error {
+func sweepTable(w io.Writer, rec *sweep.Record, base provenance.Record, sums []sweep.PointSummary) error {
 	spec := rec.Spec
 	mode := fmt.Sprintf("%d replication(s) per point", spec.Replications)
 	if spec.RelError > 0 {
@@ -260,6 +299,7 @@ func sweepTable(w io.Writer, rec *sweep.Record, sums []sweep.PointSummary) error
 		seed = fmt.Sprintf(" (seed %d)", sums[0].Summary.Seed)
 	}
 	fmt.Fprintf(w, "%s: %d points on common random numbers%s, %s\n", spec.Scenario, len(sums), seed, mode)
+	fmt.Fprintln(w, base.Line())
 	if rec.Partial {
 		fmt.Fprintf(w, "interrupted: %d of the %d points have results (a point cut short says partial in its warnings); rerun for the rest\n", len(sums), len(spec.Points()))
 	}

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strconv"
 	"sync/atomic"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/recommend"
@@ -57,9 +57,9 @@ type Input struct {
 	// as a warning).
 	Plan    *recommend.Plan
 	PlanErr error
-	// Version labels the budgetsim build (BuildVersion); Date is shown
-	// as given, "" for none. Neither is read from the environment here,
-	// so the report stays reproducible.
+	// Version labels the budgetsim build (buildinfo.Stamp); Date is
+	// shown as given, "" for none. Neither is read from the environment
+	// here, so the report stays reproducible.
 	Version, Date string
 }
 
@@ -98,17 +98,6 @@ func Simulate(sc *scenarios.Scenario, opt Options) (*Input, error) {
 	return in, nil
 }
 
-// BuildVersion returns the version of the main module of the running
-// binary (runtime/debug.ReadBuildInfo), or "devel" for a build from a
-// working tree, a test binary, or a binary without build information.
-func BuildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return "devel"
-	}
-	return bi.Main.Version
-}
-
 // Report is the model of a report: text, tables and charts, in the order
 // the page shows them. Build one with New and write it with WriteHTML.
 type Report struct {
@@ -125,8 +114,14 @@ type Report struct {
 	// Warnings are the report's footnotes: the summary's warnings, the
 	// recommendation's, and charts that could not be drawn.
 	Warnings []string
-	// Source is the scenario's YAML text, as read.
-	Source string
+	// Source is the scenario's YAML text as simulated: the file as read,
+	// or, with Overrides, the document with them applied
+	// (scenarios.Scenario.Effective); SHA256 is its hex SHA-256 and
+	// FormatVersion the scenario format's version.
+	Source        string
+	Overrides     []string
+	SHA256        string
+	FormatVersion int
 	// Version is the budgetsim version that wrote the report.
 	Version string
 }
@@ -192,12 +187,15 @@ func New(in *Input) (*Report, error) {
 		version = "devel"
 	}
 	r := &Report{
-		Title:       "budgetsim report · " + cfg.Name,
-		Scenario:    cfg.Name,
-		Description: in.Scenario.Description,
-		File:        in.Scenario.File,
-		Source:      string(in.Scenario.Source),
-		Version:     version,
+		Title:         "budgetsim report · " + cfg.Name,
+		Scenario:      cfg.Name,
+		Description:   in.Scenario.Description,
+		File:          in.Scenario.File,
+		Source:        string(in.Scenario.Effective()),
+		Overrides:     in.Scenario.Overrides,
+		SHA256:        in.Scenario.SHA256(),
+		FormatVersion: scenarios.FormatVersion,
+		Version:       version,
 	}
 	runs := "until " + render.Seconds(cfg.Horizon.Seconds())
 	if cfg.Runs > 0 {
@@ -216,6 +214,9 @@ func New(in *Input) (*Report, error) {
 		{"each replication", runs},
 		{"confidence", level},
 		{"simulated events", render.Number(float64(s.Events))},
+		{"scenario", provenance.Args(in.Scenario.File, in.Scenario.Overrides)},
+		{"scenario SHA-256", r.SHA256},
+		{"scenario format", strconv.Itoa(scenarios.FormatVersion)},
 		{"budgetsim", version},
 	}
 	if s.Partial {

@@ -422,10 +422,30 @@ func TestInlineSVG(t *testing.T) {
 	}
 }
 
-func TestBuildVersion(t *testing.T) {
-	// A test binary is built from the working tree: no module version.
-	if got := BuildVersion(); got != "devel" {
-		t.Errorf("BuildVersion() = %q, want devel", got)
+// TestReportShowsWhatRan: with overrides, the Scenario section shows the
+// text as simulated (workers: 19, and a retry budget only an override
+// added), names the overrides, and the header gives the SHA-256 and the
+// scenario format.
+func TestReportShowsWhatRan(t *testing.T) {
+	sc := load(t, "mmc", "runs=20000", "workers=19", "retry.budget.kind=ratio", "retry.budget.ratio=0.1")
+	r, page := writeReport(t, sc, Options{Replications: 1}, "")
+	doc := string(page)
+	section := doc[strings.Index(doc, `<section id="scenario">`):]
+	for _, want := range []string{"\nworkers: 19\n", "budget:", "ratio: 0.1", "<code>--set workers=19</code>", "<code>--set retry.budget.ratio=0.1</code>", sc.SHA256(), "scenario format 1"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("Scenario section lacks %q:\n%s", want, section)
+		}
+	}
+	if strings.Contains(section, "workers: 10") {
+		t.Errorf("Scenario section shows the file's workers: 10:\n%s", section)
+	}
+	facts := map[string]string{}
+	for _, f := range r.Facts {
+		facts[f.Label] = f.Value
+	}
+	if facts["scenario"] != sc.File+" --set runs=20000 --set workers=19 --set retry.budget.kind=ratio --set retry.budget.ratio=0.1" ||
+		facts["scenario SHA-256"] != sc.SHA256() || facts["scenario format"] != "1" {
+		t.Errorf("Facts = %q", r.Facts)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim"
@@ -56,6 +57,9 @@ type Summary struct {
 	Name    string            `json:"name"`
 	Variant map[string]string `json:"variant"`
 	Unset   []string          `json:"unset,omitempty"`
+	// Provenance is the variant's scenario as simulated: the
+	// comparison's overrides, then the variant's.
+	Provenance provenance.Record `json:"provenance"`
 	system.Summary
 	// Difference is this variant minus the first, paired replication by
 	// replication (every variant's replication i sees the same random
@@ -66,7 +70,9 @@ type Summary struct {
 
 // Result is a comparison's outcome.
 type Result struct {
-	Scenario     string
+	Scenario string
+	// Provenance is the scenario with the overrides every variant shares.
+	Provenance   provenance.Record
 	Replications int
 	Level        float64
 	// Variants are the variants that completed, in order: all of them
@@ -113,13 +119,18 @@ func Run(spec Spec, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("no variants to compare")
 	}
 	cfgs := make([]*system.Config, n)
+	provs := make([]provenance.Record, n)
 	var loader scenarios.Variants // the first variant reads the file, the others parse its text
 	for i, v := range spec.Variants {
 		sc, err := loader.Load(spec.Scenario, append(slices.Clip(spec.Sets), v.Overrides()...))
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.Label, err)
 		}
-		cfgs[i] = sc.Config
+		cfgs[i], provs[i] = sc.Config, provenance.Of(sc)
+	}
+	base, err := loader.Load(spec.Scenario, spec.Sets)
+	if err != nil {
+		return nil, err
 	}
 	interrupt := opt.Interrupt
 	if interrupt == nil {
@@ -143,9 +154,8 @@ func Run(spec Spec, opt Options) (*Result, error) {
 		acc   *system.Accumulator
 		first *system.Result
 	}
-	res := &Result{Scenario: spec.Scenario, Replications: spec.Replications, Level: spec.Level}
+	res := &Result{Scenario: spec.Scenario, Provenance: provenance.Of(base), Replications: spec.Replications, Level: spec.Level}
 	var figs [][]system.ReplicationFigure // each kept variant's, for the paired differences
-	var err error
 	stopped := false
 	sim.ParallelEach(n, outer, 2*outer, func(i int) done {
 		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
@@ -170,7 +180,7 @@ func Run(spec Spec, opt Options) (*Result, error) {
 			return
 		}
 		v := spec.Variants[i]
-		res.Variants = append(res.Variants, Summary{Name: v.Label, Variant: v.Values, Unset: v.Unset, Summary: d.acc.Summary()})
+		res.Variants = append(res.Variants, Summary{Name: v.Label, Variant: v.Values, Unset: v.Unset, Provenance: provs[i], Summary: d.acc.Summary()})
 		figs = append(figs, d.acc.Figures())
 		if opt.Each != nil {
 			err = opt.Each(v, cfgs[i], d.acc, d.first)

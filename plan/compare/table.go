@@ -67,6 +67,7 @@ func WriteTable(w io.Writer, res *Result) error {
 		count = fmt.Sprintf("%d of %d variants (interrupted before %s finished)", len(out), len(out)+len(res.Missing), strings.Join(res.Missing, "; "))
 	}
 	fmt.Fprintf(w, "%s: %s on common random numbers (seed %d, %d replication(s) each)\n", res.Scenario, count, out[0].Seed, res.Replications)
+	fmt.Fprintln(w, res.Provenance.Line())
 	if err := render.Table(w, header, rows); err != nil {
 		return err
 	}
