@@ -11,6 +11,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/latencylog"
@@ -254,7 +255,11 @@ func (e *env) recommendScenario(name string, sf cli.ScenarioFlags, opt recommend
 		return err
 	}
 	if sf.Format == "json" {
-		if err := render.JSON(e.stdout, plan); err != nil {
+		out := struct {
+			Provenance provenance.Record `json:"provenance"`
+			*recommend.Plan
+		}{provenance.Of(sc), plan}
+		if err := render.JSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else if err := writePlan(e.stdout, sc, plan); err != nil {
@@ -268,6 +273,7 @@ func (e *env) recommendScenario(name string, sf cli.ScenarioFlags, opt recommend
 
 func writePlan(w io.Writer, sc *scenarios.Scenario, p *recommend.Plan) error {
 	fmt.Fprintf(w, "recommend · %s (simulated: seed %d, %d replication(s))\n", sc.Config.Name, sc.Config.Seed, p.Replications)
+	fmt.Fprintln(w, provenance.Of(sc).Line())
 	fmt.Fprintf(w, "per-step latencies of answered attempts; timeouts other than hangs are censored; percentiles: %s\n", recommend.EstimatorHistogram)
 	for _, r := range p.Steps {
 		fmt.Fprintf(w, "\nstep %s (tool %s): %d calls, %d censored\n", r.Step, r.Tool, r.Samples, r.Censored)
