@@ -69,6 +69,12 @@ type Offered struct {
 	// Overload says which capacity the offered load exceeds and what that
 	// does, "" when it fits every capacity.
 	Overload string
+	// MeansUnreliable says why the intervals of mean figures (mean,
+	// wait_mean) cannot be trusted at this value, "" when they can: a
+	// tool's latency has infinite variance, so those intervals cover the
+	// true mean less often than stated. A mean objective is then not
+	// checked reliably, and the value is not an answer.
+	MeansUnreliable string
 }
 
 // WithDefaults returns p with a zero Replications, MaxReplications and
@@ -387,6 +393,14 @@ func (s *searcher) notAnAnswer(off Offered, sum *system.Summary) string {
 	var why []string
 	if off.Overload != "" {
 		why = append(why, off.Overload)
+	}
+	if off.MeansUnreliable != "" {
+		for _, o := range s.p.SLOs {
+			if o.Figure == LatencyMean || o.Figure == WaitMean {
+				why = append(why, fmt.Sprintf("%s cannot be checked: %s", o, off.MeansUnreliable))
+				break
+			}
+		}
 	}
 	if sum.Partial {
 		why = append(why, "a guard stopped its simulations (partial result: the figures describe the runs before it)")

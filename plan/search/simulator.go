@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -133,7 +134,29 @@ func OfferedLoad(cfg *system.Config) Offered {
 		}
 	}
 	off.Overload = strings.Join(why, "; ")
+	for _, t := range cfg.Tools {
+		if alpha, _, ok := dist.TailIndex(t.Latency); ok && alpha <= 2 && calledBy(cfg, t.Name) {
+			off.MeansUnreliable = fmt.Sprintf("tool %s's latency has infinite variance (tail index %s ≤ 2), so the intervals of mean figures cover the true mean less often than stated", t.Name, ratio(alpha))
+			break
+		}
+	}
 	return off
+}
+
+// calledBy reports whether a step of cfg calls the tool named name, as
+// its tool or a fallback.
+func calledBy(cfg *system.Config, name string) bool {
+	for _, st := range cfg.Steps {
+		if cfg.Tools[st.Tool].Name == name {
+			return true
+		}
+		for _, f := range st.Fallbacks {
+			if cfg.Tools[f].Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // overloadFate says what a utilisation rho ≥ 1 does to a queue: with no
