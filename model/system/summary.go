@@ -596,7 +596,7 @@ func tailWarnings(cfg *Config) []string {
 			w = append(w, fmt.Sprintf("tool %s: latency %s has an infinite mean (%s ≤ 1): the mean time in system and wait, λW, the time-average in system, utilisation and throughput have no steady state and grow with the run length; only the success rate and the percentiles are meaningful", t.Name, t.Latency, index))
 			continue
 		}
-		w = append(w, fmt.Sprintf("tool %s: latency %s has infinite variance (%s ≤ 2): the mean time in system and mean wait, λW and the time-average in system converge slowly, and their confidence intervals cover the true value less often than stated; the success rate and the percentiles are not affected", t.Name, t.Latency, index))
+		w = append(w, fmt.Sprintf("tool %s: latency %s has infinite variance (%s ≤ 2): where calls queue, the mean wait is infinite (Pollaczek–Khinchine needs E[S²]) and grows with the run length; the mean time in system and mean wait, λW and the time-average in system do not settle, and their confidence intervals cover the true value less often than stated; the success rate and the percentiles are not affected", t.Name, t.Latency, index))
 	}
 	return w
 }
