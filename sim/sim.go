@@ -336,14 +336,29 @@ func (s *Sim) down(i0 int) bool {
 		if c >= n {
 			break
 		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if less(&h[j], &h[m]) {
-				m = j
+		var m int
+		if c+3 < n {
+			// Four children: the earlier of each pair, then of the two.
+			// Keys are unique (seq), so this finds the one child a scan
+			// would, with one bounds check instead of one per child.
+			ch := h[c : c+4 : c+4]
+			a, b := 0, 2
+			if less(&ch[1], &ch[0]) {
+				a = 1
+			}
+			if less(&ch[3], &ch[2]) {
+				b = 3
+			}
+			if less(&ch[b], &ch[a]) {
+				a = b
+			}
+			m = c + a
+		} else {
+			m = c
+			for j := c + 1; j < n; j++ {
+				if less(&h[j], &h[m]) {
+					m = j
+				}
 			}
 		}
 		if !less(&h[m], &e) {
