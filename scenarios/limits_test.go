@@ -346,7 +346,7 @@ func TestEmpiricalMaxSamples(t *testing.T) {
 	path := filepath.Join(dir, "s.yaml")
 	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 1000}"}.src())
 	_, err := scenarios.Load(path, nil)
-	want := "tools.t.latency.file: lat.txt:1001: more than 1000 samples: an empirical distribution holds at most 10000000 by default; raise it with max_samples (up to 100000000, 8 bytes each)"
+	want := "tools.t.latency.file: lat.txt:1001: more than 1000 samples: an empirical distribution holds at most 10000000 by default; raise it with max_samples (up to 50000000, 8 bytes each)"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Load(1001 samples, max_samples 1000) = %v, want …%s", err, want)
 	}
@@ -354,8 +354,8 @@ func TestEmpiricalMaxSamples(t *testing.T) {
 	if _, err := scenarios.Load(path, nil); err != nil {
 		t.Errorf("Load(1001 samples, max_samples 1001) = %v", err)
 	}
-	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 100000001}"}.src())
-	if _, err := scenarios.Load(path, nil); err == nil || !strings.Contains(err.Error(), "tools.t.latency.max_samples: must be in [1000, 100000000]") {
+	write(t, path, row{lat: "{dist: empirical, file: lat.txt, max_samples: 50000001}"}.src())
+	if _, err := scenarios.Load(path, nil); err == nil || !strings.Contains(err.Error(), "tools.t.latency.max_samples: must be in [1000, 50000000]") {
 		t.Errorf("Load(max_samples 100000001) = %v, want it refused", err)
 	}
 	if latencylog.MaxLatency != scenarios.MaxDuration {

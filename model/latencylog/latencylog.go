@@ -50,11 +50,12 @@ const DefaultMaxLineBytes = 1 << 20
 // two more while a distribution is built from them).
 const DefaultMaxSamples = 10_000_000
 
-// MaxMaxSamples is the largest [Options.MaxSamples]: 100 million samples,
-// 800 MB, so that a log and the copies made of it fit in a 4 GB address
+// MaxMaxSamples is the largest [Options.MaxSamples]: 50 million samples,
+// 400 MB, so that a log and the copies made of it (about 1.6 GB at the
+// peak, for an empirical distribution) fit in a 4 GB address
 // space. Past it, pass samples on with [Options.Sample] instead of keeping
 // them.
-const MaxMaxSamples = 100_000_000
+const MaxMaxSamples = 50_000_000
 
 // MaxLatency is the longest sample [Read] accepts: 100 years, the longest
 // duration a scenario takes (scenarios.MaxDuration). A longer value is a
