@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -231,6 +232,42 @@ func TestCheck(t *testing.T) {
 	} {
 		if err := Check(c.want, got); (err == nil) != c.ok {
 			t.Errorf("Check(%q) = %v, want ok %v", c.want, err, c.ok)
+		}
+	}
+}
+
+// TestLinks fails on a relative link in the README or a document under
+// docs/ whose file does not exist, and on a document under docs/ that
+// docs/README.md, the index, does not list.
+func TestLinks(t *testing.T) {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, doc := range append([]string{filepath.Join(root, "README.md")}, docs...) {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(doc), target)); err != nil {
+				t.Errorf("%s: link to %s: %v", filepath.Base(doc), m[1], err)
+			}
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(root, "docs", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range docs {
+		name := filepath.Base(doc)
+		if name != "README.md" && !strings.Contains(string(index), "]("+name+")") {
+			t.Errorf("docs/README.md does not list %s: add a line for it", name)
 		}
 	}
 }
