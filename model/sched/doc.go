@@ -1,0 +1,30 @@
+// Package sched holds queue disciplines: the order in which waiting work
+// is handed to free workers. A simulator and a real gateway use them the
+// same way: Push work as it arrives, Pop when a worker is free, and call
+// Done when the worker finishes, so that a per-tenant cap on work in
+// flight can be enforced.
+//
+//   - [Priority] serves by strict, non-preemptive priority: the lowest
+//     Priority value first (0 before 1), first in first out within a
+//     priority. Work in service is never interrupted. Its mean waits are
+//     Cobham's formula for the M/G/1 priority queue (model/analytic's
+//     PriorityMG1).
+//   - [Fair] serves tenants by weighted fair queuing, in the start-time
+//     fair queuing form of Goyal, Vin and Cheng (SIGCOMM 1996): while
+//     tenants are backlogged, the work handed out to each is proportional
+//     to its weight, whatever the others push.
+//
+// Both cap each tenant's work in flight at its [Tenant.MaxInFlight]: an
+// item of a tenant at its cap is passed over, not dropped, until Done
+// frees a slot. Items of one tenant at one priority always leave in the
+// order they came.
+//
+// Time is an argument: Push and Pop take now, an instant on a monotonic
+// clock as a [time.Duration] (virtual or real), and record it in the item,
+// so that a caller can measure waits. The disciplines themselves do not
+// depend on time. All state lives in the queue value; there is no
+// package-level state. The package imports nothing else from budgetsim.
+// Queues are not safe for concurrent use: a gateway guards one with its own
+// mutex. Ties are broken by the order of Push calls, so the same calls
+// give the same order on every run.
+package sched

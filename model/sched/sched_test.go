@@ -1,0 +1,304 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+func mustPop[T any](t *testing.T, q Queue[T]) Item[T] {
+	t.Helper()
+	it, ok := q.Pop(0)
+	if !ok {
+		t.Fatal("Pop: nothing eligible")
+	}
+	return it
+}
+
+func TestPriorityOrder(t *testing.T) {
+	q, err := NewPriority[string](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []int{2, 0, 1, 0, 2} {
+		_ = q.Push(time.Duration(i)*time.Second, Item[string]{Tenant: fmt.Sprint("t", i%2), Priority: p, Value: fmt.Sprint(p, "/", i)})
+	}
+	var got []string
+	for q.Len() > 0 {
+		got = append(got, mustPop[string](t, q).Value)
+	}
+	if s := strings.Join(got, " "); s != "0/1 0/3 1/2 2/0 2/4" {
+		t.Fatalf("order = %s, want 0/1 0/3 1/2 2/0 2/4", s)
+	}
+	if _, ok := q.Pop(0); ok {
+		t.Fatal("Pop on an empty queue reported an item")
+	}
+}
+
+func TestMaxInFlightPassesOver(t *testing.T) {
+	ts := []Tenant{{Name: "a", MaxInFlight: 1}, {Name: "b"}}
+	p, _ := NewPriority[int](ts)
+	f, _ := NewFair[int](ts)
+	for _, q := range []Queue[int]{p, f} {
+		_ = q.Push(0, Item[int]{Tenant: "a", Value: 1})
+		_ = q.Push(0, Item[int]{Tenant: "a", Value: 2})
+		_ = q.Push(0, Item[int]{Tenant: "b", Priority: 1, Value: 3})
+		if v := mustPop(t, q).Value; v != 1 {
+			t.Fatalf("%T: first = %d, want 1", q, v)
+		}
+		// a is at its cap: its second item is passed over, not dropped.
+		if v := mustPop(t, q).Value; v != 3 {
+			t.Fatalf("%T: second = %d, want 3 (a at its cap)", q, v)
+		}
+		if _, ok := q.Pop(0); ok || q.Len() != 1 || q.InFlight("a") != 1 {
+			t.Fatalf("%T: Pop with only a capped tenant waiting: ok=%v len=%d", q, ok, q.Len())
+		}
+		if err := q.Done(0, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if v := mustPop(t, q).Value; v != 2 {
+			t.Fatalf("%T: after Done = %d, want 2", q, v)
+		}
+		_ = q.Done(0, "a")
+		if err := q.Done(0, "a"); err == nil {
+			t.Fatalf("%T: Done with nothing in flight: no error", q)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		ts   []Tenant
+		want string
+	}{
+		{[]Tenant{{Name: "x"}, {Name: "x"}}, "tenants[1].Name"},
+		{[]Tenant{{Name: "x", Weight: -1}}, "tenants[0].Weight"},
+		{[]Tenant{{Name: "x", Weight: math.Inf(1)}}, "tenants[0].Weight"},
+		{[]Tenant{{Name: "x", MaxInFlight: -2}}, "tenants[0].MaxInFlight"},
+	} {
+		if _, err := NewFair[int](tc.ts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewFair(%v) = %v, want an error naming %s", tc.ts, err, tc.want)
+		}
+		if _, err := NewPriority[int](tc.ts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewPriority(%v) = %v, want an error naming %s", tc.ts, err, tc.want)
+		}
+	}
+	f, _ := NewFair[int](nil)
+	if err := f.Push(0, Item[int]{Tenant: "x", Cost: math.NaN()}); err == nil || !strings.Contains(err.Error(), "Cost") || f.Len() != 0 {
+		t.Errorf("Push(Cost NaN) = %v, len %d; want an error naming Cost and nothing pushed", err, f.Len())
+	}
+}
+
+// TestQueueInvariants drives both disciplines with random Push, Pop and
+// Done calls and checks, against a plain list of waiting items: work in
+// flight never exceeds a cap; Pop fails only when no waiting item's tenant
+// is below its cap; items of one tenant and priority leave in push order;
+// and under Priority the popped item is the earliest of the most urgent
+// eligible ones.
+func TestQueueInvariants(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nt := rapid.IntRange(1, 4).Draw(rt, "tenants")
+		ts := make([]Tenant, nt)
+		for i := range ts {
+			ts[i] = Tenant{
+				Name:        fmt.Sprint("t", i),
+				Weight:      float64(rapid.IntRange(1, 4).Draw(rt, "weight")),
+				MaxInFlight: rapid.IntRange(0, 3).Draw(rt, "cap"),
+			}
+		}
+		fair := rapid.Bool().Draw(rt, "fair")
+		var q Queue[int]
+		if fair {
+			q, _ = NewFair[int](ts)
+		} else {
+			q, _ = NewPriority[int](ts)
+		}
+		type waiting struct{ tenant, prio, id int }
+		var list []waiting // in push order
+		inFlight := make([]int, nt)
+		id := 0
+		eligible := func(i int) bool { return ts[i].MaxInFlight == 0 || inFlight[i] < ts[i].MaxInFlight }
+		for step := 0; step < 200; step++ {
+			switch rapid.IntRange(0, 2).Draw(rt, "op") {
+			case 0:
+				w := waiting{rapid.IntRange(0, nt-1).Draw(rt, "who"), rapid.IntRange(0, 3).Draw(rt, "prio"), id}
+				id++
+				cost := float64(rapid.IntRange(1, 5).Draw(rt, "cost"))
+				if err := q.Push(time.Duration(step), Item[int]{Tenant: ts[w.tenant].Name, Priority: w.prio, Cost: cost, Value: w.id}); err != nil {
+					rt.Fatal(err)
+				}
+				list = append(list, w)
+			case 1:
+				it, ok := q.Pop(time.Duration(step))
+				any := false
+				for _, w := range list {
+					any = any || eligible(w.tenant)
+				}
+				if ok != any {
+					rt.Fatalf("Pop ok=%v, but an eligible item waiting=%v", ok, any)
+				}
+				if !ok {
+					continue
+				}
+				k := -1
+				for i, w := range list {
+					if w.id == it.Value {
+						k = i
+					}
+				}
+				got := list[k]
+				if !eligible(got.tenant) {
+					rt.Fatalf("popped item %d of tenant %d at its cap", got.id, got.tenant)
+				}
+				for _, w := range list[:k] {
+					if w.tenant == got.tenant && (fair || w.prio == got.prio) {
+						rt.Fatalf("item %d left before item %d of the same tenant pushed earlier", got.id, w.id)
+					}
+					if !fair && eligible(w.tenant) && w.prio <= got.prio {
+						rt.Fatalf("priority: popped %v before earlier eligible %v", got, w)
+					}
+				}
+				if !fair {
+					for _, w := range list[k+1:] {
+						if eligible(w.tenant) && w.prio < got.prio {
+							rt.Fatalf("priority: popped %v before more urgent eligible %v", got, w)
+						}
+					}
+				}
+				list = append(list[:k], list[k+1:]...)
+				inFlight[got.tenant]++
+				if c := ts[got.tenant].MaxInFlight; c > 0 && inFlight[got.tenant] > c {
+					rt.Fatalf("tenant %d: %d in flight > cap %d", got.tenant, inFlight[got.tenant], c)
+				}
+			case 2:
+				i := rapid.IntRange(0, nt-1).Draw(rt, "done")
+				err := q.Done(time.Duration(step), ts[i].Name)
+				if (err == nil) != (inFlight[i] > 0) {
+					rt.Fatalf("Done(%d) with %d in flight: err=%v", i, inFlight[i], err)
+				}
+				if err == nil {
+					inFlight[i]--
+				}
+			}
+			if q.Len() != len(list) {
+				rt.Fatalf("Len = %d, want %d", q.Len(), len(list))
+			}
+			for i := range ts {
+				if q.InFlight(ts[i].Name) != inFlight[i] {
+					rt.Fatalf("InFlight(%d) = %d, want %d", i, q.InFlight(ts[i].Name), inFlight[i])
+				}
+			}
+		}
+	})
+}
+
+// TestFairShares checks SFQ's fairness bound on every prefix of the Pops
+// while all tenants are backlogged: |C_f/w_f − C_g/w_g| ≤ max(c_f/w_f,
+// c_g/w_g), where C is the cost handed out and c the largest item cost.
+// So each tenant's share of the work converges to its weight share, with
+// an error that shrinks as 1/(work handed out).
+func TestFairShares(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nt := rapid.IntRange(2, 4).Draw(rt, "tenants")
+		ts := make([]Tenant, nt)
+		cmax := make([]float64, nt)
+		for i := range ts {
+			ts[i] = Tenant{Name: fmt.Sprint("t", i), Weight: float64(rapid.IntRange(1, 8).Draw(rt, "weight"))}
+		}
+		q, _ := NewFair[int](ts)
+		waiting := make([]int, nt)
+		for i := range ts {
+			n := rapid.IntRange(30, 80).Draw(rt, "items")
+			for range n {
+				c := float64(rapid.IntRange(1, 10).Draw(rt, "cost"))
+				cmax[i] = max(cmax[i], c)
+				_ = q.Push(0, Item[int]{Tenant: ts[i].Name, Cost: c, Value: i})
+			}
+			waiting[i] = n
+		}
+		served := make([]float64, nt)
+		for {
+			all := true
+			for _, w := range waiting {
+				all = all && w > 0
+			}
+			if !all {
+				break
+			}
+			it, _ := q.Pop(0)
+			_ = q.Done(0, it.Tenant)
+			served[it.Value] += max(it.Cost, 0)
+			waiting[it.Value]--
+			for f := range ts {
+				for g := range ts {
+					gap := served[f]/ts[f].Weight - served[g]/ts[g].Weight
+					bound := max(cmax[f]/ts[f].Weight, cmax[g]/ts[g].Weight)
+					if gap > bound+1e-9 {
+						rt.Fatalf("C_%d/w = %v, C_%d/w = %v: gap %v > bound %v", f, served[f]/ts[f].Weight, g, served[g]/ts[g].Weight, gap, bound)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestFloodingTenant runs four workers with 1s jobs. A noisy tenant pushes
+// 1000 jobs at once; a quiet tenant of equal weight pushes 3 jobs a second,
+// more than its half of the 4 jobs/s the workers do. Under fair queuing the
+// quiet tenant gets its half (2 jobs/s) however deep the noisy backlog;
+// under FIFO (one priority) it waits behind the whole flood.
+func TestFloodingTenant(t *testing.T) {
+	run := func(q Queue[int]) (quiet, noisy int, firstQuietWait time.Duration) {
+		for range 1000 {
+			_ = q.Push(0, Item[int]{Tenant: "noisy"})
+		}
+		firstQuietWait = -1
+		var inService []string
+		for sec := 0; sec < 100; sec++ {
+			now := time.Duration(sec) * time.Second
+			for _, ten := range inService {
+				_ = q.Done(now, ten)
+			}
+			inService = inService[:0]
+			for range 4 {
+				it, ok := q.Pop(now)
+				if !ok {
+					break
+				}
+				inService = append(inService, it.Tenant)
+				if it.Tenant == "quiet" {
+					quiet++
+					if firstQuietWait < 0 {
+						firstQuietWait = now - it.Enqueued
+					}
+				} else {
+					noisy++
+				}
+			}
+			for k := range 3 {
+				_ = q.Push(now+time.Duration(k+1)*250*time.Millisecond, Item[int]{Tenant: "quiet"})
+			}
+		}
+		return quiet, noisy, firstQuietWait
+	}
+	ts := []Tenant{{Name: "noisy"}, {Name: "quiet"}}
+	f, _ := NewFair[int](ts)
+	quiet, noisy, w := run(f)
+	// 99 seconds with quiet jobs waiting, 4 slots each: 198 each, ±1 by the
+	// SFQ bound (item cost 1, weight 1).
+	if quiet < 197 || quiet > 199 || quiet+noisy != 400 {
+		t.Errorf("fair: quiet %d, noisy %d jobs in 100s; want quiet 198±1 of 400", quiet, noisy)
+	}
+	if w > time.Second {
+		t.Errorf("fair: first quiet job waited %v, want ≤ 1s", w)
+	}
+	p, _ := NewPriority[int](ts)
+	quiet, noisy, _ = run(p)
+	if quiet != 0 || noisy != 400 {
+		t.Errorf("fifo: quiet %d, noisy %d; want the flood to take every slot (0, 400)", quiet, noisy)
+	}
+}
