@@ -89,6 +89,21 @@ func (e *env) sweep(args []string) error {
 			return sum.Done(rp, false)
 		}
 	}
+	// A shard with a fixed number of replications writes each point's
+	// line to a spill file as the point completes, so that memory holds
+	// the points in progress, not the shard's results.
+	var sw *sweep.ShardWriter
+	n := 0 // replications in the shard file
+	if *shardFlag != "" && spec.RelError == 0 {
+		if sw, err = sweep.NewShardWriter(*outDir, spec); err != nil {
+			return err
+		}
+		defer sw.Close()
+		opt.PointDone = func(rp *sweep.RawPoint) error {
+			n += len(rp.Results)
+			return sw.Add(rp)
+		}
+	}
 	opt.Progress = func(done, scheduled int) {
 		reps.Store(int64(done))
 		repsTotal.Store(int64(scheduled))
@@ -100,10 +115,9 @@ func (e *env) sweep(args []string) error {
 		return err
 	}
 	if *shardFlag != "" {
-		if err := writeShard(*outDir, rec); err != nil {
+		if err := writeShard(*outDir, rec, sw); err != nil {
 			return err
 		}
-		n := 0
 		for _, p := range rec.Points {
 			n += len(p.Results)
 		}
@@ -209,11 +223,16 @@ func parseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-func writeShard(dir string, rec *sweep.Record) error {
+// writeShard writes rec's shard file into dir, with the points sw took
+// as they completed (sw nil: all of them are in rec).
+func writeShard(dir string, rec *sweep.Record, sw *sweep.ShardWriter) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	return writeCSV(filepath.Join(dir, sweep.ShardFile(rec.Spec.Shard, rec.Spec.Shards)), func(w io.Writer) error {
+		if sw != nil {
+			return sw.Finish(w, rec)
+		}
 		_, err := rec.WriteTo(w)
 		return err
 	})

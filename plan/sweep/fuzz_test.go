@@ -193,8 +193,10 @@ func TestPointDoneMatchesSummarize(t *testing.T) {
 	}
 	sharded := base
 	sharded.Shards = 2
-	if _, err := sweep.Run(sharded, sweep.Options{PointDone: func(*sweep.RawPoint) error { return nil }}); err == nil {
-		t.Error("Run(shard 0 of 2) with PointDone: no error; a shard's record must keep its results")
+	stopped := sharded
+	stopped.RelError, stopped.Replications = 0.1, 4
+	if _, err := sweep.Run(stopped, sweep.Options{PointDone: func(*sweep.RawPoint) error { return nil }}); err == nil {
+		t.Error("Run(shard 0 of 2, stop rule) with PointDone: no error; points close out of order there")
 	}
 	if _, err := sweep.Run(sharded, sweep.Options{Result: func(*sweep.RawPoint, *system.Result) error { return nil }}); err == nil {
 		t.Error("Run(shard 0 of 2) with Result: no error; a shard's record must keep its results")

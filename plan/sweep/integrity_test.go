@@ -222,3 +222,54 @@ func TestCSVMarksAnInterruptedSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestShardWriterMatchesWriteTo: a shard written point by point as Run
+// completes them (ShardWriter, Options.PointDone) is byte for byte the
+// file Record.WriteTo writes for the whole record, whole or interrupted.
+func TestShardWriterMatchesWriteTo(t *testing.T) {
+	spec := sweep.Spec{Scenario: writeScenario(t, integrityYAML), Axes: []sweep.Axis{mustAxis(t, "workers=2,3,4")}, Replications: 3, Level: 0.95, Shard: 1, Shards: 2}
+	// options stops Run after n replications (0: never).
+	options := func(n int, pointDone func(*sweep.RawPoint) error) sweep.Options {
+		var stop atomic.Bool
+		return sweep.Options{Parallel: 1, Interrupt: &stop, PointDone: pointDone, Progress: func(done, _ int) {
+			if done == n {
+				stop.Store(true)
+			}
+		}}
+	}
+	for _, stopAt := range []int{0, 2, 3} {
+		want, err := sweep.Run(spec, options(stopAt, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := sweep.NewShardWriter(t.TempDir(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		added := 0
+		got, err := sweep.Run(spec, options(stopAt, func(rp *sweep.RawPoint) error {
+			added++
+			return sw.Add(rp)
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		if err := sw.Finish(&a, got); err != nil {
+			t.Fatal(err)
+		}
+		sw.Close()
+		if _, err := want.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) || want.Partial != (stopAt > 0) {
+			t.Errorf("interrupt after %d: the file written point by point (%d added) differs from WriteTo's (partial %v)", stopAt, added, want.Partial)
+		}
+		if stopAt == 0 && added != 3 {
+			t.Errorf("%d points added as they completed, want all 3", added)
+		}
+		if stopAt > 0 && added == 0 {
+			t.Errorf("interrupt after %d: no point added before it", stopAt)
+		}
+	}
+}

@@ -136,8 +136,10 @@ type Options struct {
 	// stop rule has closed it; the point's Results are then dropped from
 	// the Record, so memory holds only the points in progress. A point an
 	// interrupt cut short is not passed: it stays in the Record with what
-	// it has. An error from PointDone ends Run with that error. Only for a
-	// whole sweep (Shards == 1): a shard's record must keep its results.
+	// it has. An error from PointDone ends Run with that error. For a
+	// shard (Shards > 1), with its share of each point's replications,
+	// only with a fixed number of replications: points then come by
+	// increasing Index (ShardWriter.Add takes them).
 	PointDone func(rp *RawPoint) error
 	// Result, when set, receives each replication's result as soon as it
 	// and the earlier units are done (from Run's goroutine; for each
@@ -313,8 +315,8 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		rec.Points = append(rec.Points, rp)
 	}
 
-	if opt.PointDone != nil && spec.Shards > 1 {
-		return nil, fmt.Errorf("sweep: Options.PointDone is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
+	if opt.PointDone != nil && spec.Shards > 1 && spec.RelError > 0 {
+		return nil, fmt.Errorf("sweep: Options.PointDone is for a whole sweep, or a shard with a fixed number of replications, not shard %d of %d under the stop rule", spec.Shard, spec.Shards)
 	}
 	if opt.Result != nil && spec.Shards > 1 {
 		return nil, fmt.Errorf("sweep: Options.Result is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
@@ -421,17 +423,19 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		// its last unit is handed on, unless an interrupt cut one of its
 		// units before that.
 		var units []unit
+		share := make(map[int]int, len(mine)) // the point's units in this shard
 		for _, pi := range mine {
 			for r := range spec.Replications {
 				if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
 					units = append(units, u)
+					share[pi]++
 				}
 			}
 		}
 		scheduled = len(units)
 		cut, err := runUnits(units, func(k int) error {
 			pi := units[k].point
-			if kept[pi] < spec.Replications || (k+1 < len(units) && units[k+1].point == pi) {
+			if kept[pi] < share[pi] || (k+1 < len(units) && units[k+1].point == pi) {
 				return nil
 			}
 			return pointDone(rps[pi])

@@ -12,6 +12,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"os"
 	"strconv"
 )
 
@@ -101,39 +102,131 @@ func trailer(points int, sum []byte) []byte {
 // compact JSON, one sealed line per point, and a trailer.
 func (r *Record) WriteTo(w io.Writer) (int64, error) {
 	h := sha256.New()
-	var n int64
-	write := func(b []byte) error {
-		h.Write(b)
-		k, err := w.Write(b)
-		n += int64(k)
-		return err
-	}
-	line := func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		b = append(seal(b), '\n')
-		if len(b)-1 > MaxShardLineBytes {
-			return fmt.Errorf("a line of %d bytes is more than a shard file holds (%d): use more shards", len(b)-1, MaxShardLineBytes)
-		}
-		return write(b)
-	}
-	if err := line(headerLine{r.Format, r.Spec, r.ScenarioSHA256, r.Partial}); err != nil {
-		return n, err
+	cw := &countWriter{w: io.MultiWriter(w, h)}
+	if err := writeLine(cw, headerLine{r.Format, r.Spec, r.ScenarioSHA256, r.Partial}); err != nil {
+		return cw.n, err
 	}
 	grid := r.Spec.Points()
 	for _, p := range r.Points {
-		if p.Index < 0 || p.Index >= len(grid) {
-			return n, fmt.Errorf("point %d: outside the grid of %d points", p.Index, len(grid))
-		}
-		if err := line(pointLine{p.Index, grid[p.Index].Label(r.Spec.Axes), p.Warmup, p.Planned, p.Note, p.Results}); err != nil {
-			return n, err
+		if err := writePoint(cw, &r.Spec, grid, p); err != nil {
+			return cw.n, err
 		}
 	}
 	k, err := w.Write(trailer(len(r.Points), h.Sum(nil)))
-	return n + int64(k), err
+	return cw.n + int64(k), err
 }
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	k, err := c.w.Write(b)
+	c.n += int64(k)
+	return k, err
+}
+
+// writeLine writes v as one sealed line.
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(seal(b), '\n')
+	if len(b)-1 > MaxShardLineBytes {
+		return fmt.Errorf("a line of %d bytes is more than a shard file holds (%d): use more shards", len(b)-1, MaxShardLineBytes)
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// writePoint writes point p of the grid as one sealed line.
+func writePoint(w io.Writer, spec *Spec, grid []Point, p *RawPoint) error {
+	if p.Index < 0 || p.Index >= len(grid) {
+		return fmt.Errorf("point %d: outside the grid of %d points", p.Index, len(grid))
+	}
+	return writeLine(w, pointLine{p.Index, grid[p.Index].Label(spec.Axes), p.Warmup, p.Planned, p.Note, p.Results})
+}
+
+// ShardWriter writes a shard file while its sweep runs: Add takes each
+// point as Run completes it (Options.PointDone) and spills its line to a
+// temporary file, so that memory holds the points in progress, not the
+// shard's results; Finish writes the file, byte for byte what
+// Record.WriteTo writes for the whole record.
+type ShardWriter struct {
+	spec  Spec
+	grid  []Point
+	spill *os.File
+	bw    *bufio.Writer
+	added map[int]bool
+	prev  int
+}
+
+// NewShardWriter starts a shard of spec, spilling to a hidden temporary
+// file in dir (the shard file's directory).
+func NewShardWriter(dir string, spec Spec) (*ShardWriter, error) {
+	f, err := os.CreateTemp(dir, "."+ShardFile(spec.Shard, spec.Shards)+".points-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // unlinked: it goes away with the process, however it ends
+	return &ShardWriter{spec: spec, grid: spec.Points(), spill: f, bw: bufio.NewWriterSize(f, 1<<16), added: map[int]bool{}, prev: -1}, nil
+}
+
+// Add writes point p, whose index must be greater than every point added
+// before, and drops its results (p.Results = nil).
+func (w *ShardWriter) Add(p *RawPoint) error {
+	if p.Index <= w.prev {
+		return fmt.Errorf("sweep: ShardWriter.Add: point %d after point %d", p.Index, w.prev)
+	}
+	if err := writePoint(w.bw, &w.spec, w.grid, p); err != nil {
+		return err
+	}
+	w.prev = p.Index
+	w.added[p.Index] = true
+	p.Results = nil
+	return nil
+}
+
+// Finish writes the shard file of rec (Run's record, whose points Add took
+// are empty now) to out: the header, the points added, the points of rec
+// not added (which must come after them), and the trailer.
+func (w *ShardWriter) Finish(out io.Writer, rec *Record) error {
+	h := sha256.New()
+	cw := &countWriter{w: io.MultiWriter(out, h)}
+	if err := writeLine(cw, headerLine{rec.Format, rec.Spec, rec.ScenarioSHA256, rec.Partial}); err != nil {
+		return err
+	}
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := w.spill.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(cw, w.spill); err != nil {
+		return err
+	}
+	n := len(w.added)
+	for _, p := range rec.Points {
+		if w.added[p.Index] {
+			continue
+		}
+		if p.Index <= w.prev {
+			return fmt.Errorf("sweep: ShardWriter.Finish: point %d was not added, but point %d was", p.Index, w.prev)
+		}
+		if err := writePoint(cw, &w.spec, w.grid, p); err != nil {
+			return err
+		}
+		n++
+	}
+	_, err := out.Write(trailer(n, h.Sum(nil)))
+	return err
+}
+
+// Close releases the spill file.
+func (w *ShardWriter) Close() error { return w.spill.Close() }
 
 // ShardReader reads a shard file point by point, checking each line as it
 // comes: memory holds one line (at most MaxShardLineBytes) and the point
