@@ -80,13 +80,13 @@ type attempt struct {
 
 // stepTime adds d to the current step's stage time.
 func (m *Model) stepTime(ri int32, d time.Duration) {
-	m.stagesOf(ri)[1+int(m.runs.at(ri).step)] += d
+	m.stagesOf(ri)[1+int(m.runs.At(ri).step)] += d
 }
 
 // dial starts attempt r.cur.n of step r.step at tool r.tool, or refuses it
 // locally.
 func (m *Model) dial(ri int32) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	a := &r.cur
 	now := m.s.Now()
 	sp := &m.steps[r.step]
@@ -294,7 +294,7 @@ const (
 // refuse ends the current step locally, before dialing: a fallback takes
 // over if one can, else the run ends refused.
 func (m *Model) refuse(ri int32, why string) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	if r.measured {
 		a := &m.res.Attempts
 		a.Refused++
@@ -322,7 +322,7 @@ func (m *Model) refuse(ri int32, why string) {
 // with allow_unsafe, like a forced retry, and the call is counted as a
 // possible duplicate execution.
 func (m *Model) tryFallback(ri int32) bool {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	st := &m.cfg.Steps[r.step]
 	if len(st.Fallbacks) == 0 {
 		return false
@@ -462,7 +462,7 @@ func (m *Model) cacheHit(r *run, c *Cache) bool {
 // onAttemptEvent handles an evAttemptEnd: arg is the attempt's generation,
 // negated when the event is the caller's timeout on a capacity tool.
 func (m *Model) onAttemptEvent(ri int32, arg int64) {
-	a := &m.runs.at(ri).cur
+	a := &m.runs.At(ri).cur
 	gen := arg
 	if gen < 0 {
 		gen = -gen
@@ -488,7 +488,7 @@ func (m *Model) onWake(ri int32) {
 // client runs), and advance the run (the next step, a retry, a fallback,
 // or its end).
 func (m *Model) attemptEnded(ri int32) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	o, elapsed := m.account(ri, r)
 	if o == retry.OK {
 		if r.traced {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/container"
 	"github.com/budgetsim/budgetsim/model/arrival"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/deadline"
@@ -80,7 +81,7 @@ type run struct {
 type toolState struct {
 	_       sim.CacheLinePad
 	busy    int
-	queue   ring
+	queue   container.Ring
 	bucket  *ratelimit.TokenBucket
 	stalled bool
 	stats   ToolStats
@@ -120,13 +121,13 @@ type Model struct {
 	// holds no pointers for the collector to scan.
 	resv []cost.Reservation
 
-	runs     chunked[run]
+	runs     container.Chunked[run]
 	free     []int32
-	stages   [][]time.Duration // per run slot, by chunk of 1<<chunkBits slots: queue, one per step, backoff
+	stages   [][]time.Duration // per run slot, by chunk of 1<<container.ChunkBits slots: queue, one per step, backoff
 	nStages  int
-	reqs     chunked[request]
+	reqs     container.Chunked[request]
 	freeReqs []int32
-	queue    ring
+	queue    container.Ring
 	busy     int
 	inSys    int
 	nArr     int64
@@ -323,7 +324,7 @@ func New(cfg *Config, opt Options) *Model {
 		m.toolRng[i] = sim.NewStream(seed, "tool:"+t.Name)
 		m.toolPlans[i] = compileTool(&cfg.Tools[i])
 		ts := &m.tools[i]
-		ts.queue.init(16)
+		ts.queue.Init(16)
 		ts.busyTW.Start(0, 0) // restarted when the warm-up ends (startMeasuring)
 		if t.Concurrency > 0 {
 			ts.delay = newHistogram()
@@ -360,10 +361,10 @@ func New(cfg *Config, opt Options) *Model {
 	m.res.StepHangs = make([]int64, len(cfg.Steps))
 	m.nStages = len(cfg.Steps) + 2
 	m.tail.init(m.nStages)
-	m.queue.init(64)
+	m.queue.Init(64)
 	// Free lists start with a cache line or more of their own (see
 	// sim.CacheLinePad): they are written on every run.
-	m.runs.pool, m.reqs.pool = &runChunks, &requestChunks
+	m.runs.Pool, m.reqs.Pool = &runChunks, &requestChunks
 	m.free = make([]int32, 0, 64)
 	m.freeReqs = make([]int32, 0, 64)
 	return m
@@ -440,8 +441,8 @@ func (m *Model) Run() *Result {
 	r := m.finish(stop, m.s.Now(), m.s.Processed())
 	// The run and request tables are done with: later simulations in the
 	// process reuse their chunks (see recycle.go).
-	m.runs.release()
-	m.reqs.release()
+	m.runs.Release()
+	m.reqs.Release()
 	return r
 }
 
@@ -479,9 +480,9 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 	r.End = end
 	r.Events = events
 	r.Stopped = stop
-	for i := range int32(m.runs.len()) {
+	for i := range int32(m.runs.Len()) {
 		// Runs still in the system (in a queue, an attempt or a sleep).
-		if run := m.runs.at(i); run.id >= 0 && run.measured {
+		if run := m.runs.At(i); run.id >= 0 && run.measured {
 			r.Runs.InFlight++
 		}
 	}
@@ -625,7 +626,7 @@ func (m *Model) onArrival() {
 		m.res.Series.bin(now).Arrivals++
 		m.lastArrival = now
 	}
-	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.len() >= cfg.QueueCapacity {
+	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
 			m.measuredRunEnded(now)
@@ -641,7 +642,7 @@ func (m *Model) onArrival() {
 		return
 	}
 	ri := m.alloc()
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	gen := r.cur.gen // the slot's: events of its last run's attempts are stale
 	*r = run{}       // cleared in place (a literal with fields is built aside, then copied)
 	r.id, r.arrived, r.measured, r.traced = id, now, measured, m.traced(id)
@@ -662,7 +663,7 @@ func (m *Model) onArrival() {
 		return
 	}
 	r.queued = true
-	m.queue.push(ri)
+	m.queue.Push(ri)
 }
 
 // enter counts a run into the system at now: the peak, and the
@@ -702,11 +703,11 @@ func (m *Model) alloc() int32 {
 		m.free = m.free[:n-1]
 		return i
 	}
-	// Tables grow by chunks (see chunked): an overloaded system holding
+	// Tables grow by chunks (container.Chunked): an overloaded system holding
 	// 100 000 runs never copies them.
-	ri := m.runs.add()
-	if int(ri>>chunkBits) == len(m.stages) {
-		m.stages = append(m.stages, make([]time.Duration, m.nStages<<chunkBits))
+	ri := m.runs.Add()
+	if int(ri>>container.ChunkBits) == len(m.stages) {
+		m.stages = append(m.stages, make([]time.Duration, m.nStages<<container.ChunkBits))
 	}
 	if m.ledger != nil {
 		m.resv = append(m.resv, cost.Reservation{})
@@ -716,13 +717,13 @@ func (m *Model) alloc() int32 {
 
 // stagesOf returns run slot ri's stage times: queue, one per step, backoff.
 func (m *Model) stagesOf(ri int32) []time.Duration {
-	c := m.stages[ri>>chunkBits]
-	o := int(ri&(1<<chunkBits-1)) * m.nStages
+	c := m.stages[ri>>container.ChunkBits]
+	o := int(ri&(1<<container.ChunkBits-1)) * m.nStages
 	return c[o : o+m.nStages : o+m.nStages]
 }
 
 func (m *Model) startService(ri int32) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	now := m.s.Now()
 	r.queued = false
 	r.started = now
@@ -738,7 +739,7 @@ func (m *Model) startService(ri int32) {
 }
 
 func (m *Model) beginStep(ri int32) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	r.cur.n = 1
 	r.cur.prevSleep = 0
 	r.fallback = 0
@@ -766,7 +767,7 @@ func (m *Model) workersChanging() {
 
 // end records run ri's outcome, frees its worker and serves the queue.
 func (m *Model) end(ri int32, o RunOutcome) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	now := m.s.Now()
 	if r.measured {
 		m.measuredRunEnded(now)
@@ -802,9 +803,9 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	// The worker is free: serve the queue, dropping entries whose deadline
 	// passed while they waited (recorded as expired).
-	for m.queue.len() > 0 {
-		next := m.queue.pop()
-		nr := m.runs.at(next)
+	for m.queue.Len() > 0 {
+		next := m.queue.Pop()
+		nr := m.runs.At(next)
 		if nr.dl.Expired(now) {
 			nr.started = -1
 			m.end(next, Expired)

@@ -20,8 +20,8 @@ var (
 	seriesPool    sync.Pool // *Series
 	// Chunks of the run and request tables, returned by Model.Run when it
 	// is done with them (they never leave the model).
-	runChunks     sync.Pool // *[1 << chunkBits]run
-	requestChunks sync.Pool // *[1 << chunkBits]request
+	runChunks     sync.Pool // *[1 << container.ChunkBits]run
+	requestChunks sync.Pool // *[1 << container.ChunkBits]request
 	// Tail tables' storage (tailTable.resize and release).
 	tailPool sync.Pool // *tailBuf
 )

@@ -19,7 +19,7 @@ type request struct {
 // submit sends the outstanding attempt of run ri to its capacity tool and
 // starts the caller's timeout.
 func (m *Model) submit(ri int32, lease time.Duration) {
-	r := m.runs.at(ri)
+	r := m.runs.At(ri)
 	a := &r.cur
 	now := m.s.Now()
 	t := r.tool
@@ -29,7 +29,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		a.timer = m.s.At(now+lease, evAttemptEnd, ri, -int64(a.gen))
 	}
 	qi := m.allocReq()
-	q := m.reqs.at(qi)
+	q := m.reqs.At(qi)
 	*q = request{run: ri, gen: a.gen, tool: t, arrived: now, lease: now + lease, latency: a.latency}
 	if lease >= noLimit {
 		q.lease = noLimit
@@ -37,11 +37,11 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 	// A request starts at once only when nobody waits: a slot that frees
 	// goes to the head of the queue first (onToolDone), so a free slot with
 	// a queue behind it is a stalled tool's.
-	if ts.busy < tp.concurrency && !ts.stalled && ts.queue.len() == 0 {
+	if ts.busy < tp.concurrency && !ts.stalled && ts.queue.Len() == 0 {
 		m.startRequest(qi)
 		return
 	}
-	if tp.queueCapacity != Unbounded && ts.queue.len() >= tp.queueCapacity {
+	if tp.queueCapacity != Unbounded && ts.queue.Len() >= tp.queueCapacity {
 		// The waiting room is full: 503 at once.
 		ts.stats.QueueFull++
 		m.freeReq(qi)
@@ -51,8 +51,8 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.s.At(now, evAttemptEnd, ri, int64(a.gen))
 		return
 	}
-	ts.queue.push(qi)
-	if ts.queue.len() > m.guards.MaxToolQueue {
+	ts.queue.Push(qi)
+	if ts.queue.Len() > m.guards.MaxToolQueue {
 		m.toolQueueFull = t // the run loop stops after this event
 	}
 }
@@ -63,13 +63,13 @@ func (m *Model) allocReq() int32 {
 		m.freeReqs = m.freeReqs[:n-1]
 		return i
 	}
-	return m.reqs.add()
+	return m.reqs.Add()
 }
 
 func (m *Model) freeReq(qi int32) { m.freeReqs = append(m.freeReqs, qi) }
 
 func (m *Model) startRequest(qi int32) {
-	q := m.reqs.at(qi)
+	q := m.reqs.At(qi)
 	now := m.s.Now()
 	ts := &m.tools[q.tool]
 	ts.busy++
@@ -77,7 +77,7 @@ func (m *Model) startRequest(qi int32) {
 	if ts.delay != nil {
 		ts.delay.Add(secs((now - q.arrived)))
 	}
-	if a := &m.runs.at(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+	if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
 		a.served = now
 	}
 	m.s.At(now+q.latency, evToolDone, qi, 0)
@@ -89,12 +89,12 @@ func (m *Model) serveTool(t int32) {
 	tp := &m.toolPlans[t]
 	ts := &m.tools[t]
 	now := m.s.Now()
-	for ts.busy < tp.concurrency && !ts.stalled && ts.queue.len() > 0 {
-		qi := ts.queue.pop()
-		q := m.reqs.at(qi)
+	for ts.busy < tp.concurrency && !ts.stalled && ts.queue.Len() > 0 {
+		qi := ts.queue.Pop()
+		q := m.reqs.At(qi)
 		if tp.deadlineAware && q.lease-now < tp.dropFloor {
 			ts.stats.Dropped++
-			if a := &m.runs.at(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+			if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
 				// becomes an immediate one.
 				m.s.Cancel(a.timer)
@@ -118,7 +118,7 @@ func dropFloor(t *Tool) time.Duration {
 }
 
 func (m *Model) onToolDone(qi int32) {
-	q := *m.reqs.at(qi)
+	q := *m.reqs.At(qi)
 	now := m.s.Now()
 	ts := &m.tools[q.tool]
 	ts.busy--
@@ -132,7 +132,7 @@ func (m *Model) onToolDone(qi int32) {
 	// (its next step at the same tool, or a queued run taking its worker),
 	// and that request must queue behind the ones already waiting.
 	m.serveTool(q.tool)
-	if a := &m.runs.at(q.run).cur; a.state == inFlight && a.gen == q.gen {
+	if a := &m.runs.At(q.run).cur; a.state == inFlight && a.gen == q.gen {
 		m.s.Cancel(a.timer)
 		m.attemptEnded(q.run)
 	} else {

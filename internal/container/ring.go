@@ -1,15 +1,15 @@
-package system
+package container
 
-// ring is a FIFO of run indices that grows by doubling and never shrinks,
+// Ring is a FIFO of indices (int32) that grows by doubling and never shrinks,
 // so a steady-state queue allocates nothing. Its size is a power of two,
 // so positions wrap with a mask.
-type ring struct {
+type Ring struct {
 	buf        []int32
 	head, size int
 }
 
-// init sizes the ring for n entries, rounded up to a power of two.
-func (q *ring) init(n int) {
+// Init sizes the ring for n entries, rounded up to a power of two.
+func (q *Ring) Init(n int) {
 	size := 1
 	for size < n {
 		size *= 2
@@ -17,9 +17,11 @@ func (q *ring) init(n int) {
 	q.buf = make([]int32, size)
 }
 
-func (q *ring) len() int { return q.size }
+// Len returns the number of entries queued.
+func (q *Ring) Len() int { return q.size }
 
-func (q *ring) push(v int32) {
+// Push appends v.
+func (q *Ring) Push(v int32) {
 	if q.size == len(q.buf) {
 		nb := make([]int32, 2*len(q.buf))
 		n := copy(nb, q.buf[q.head:])
@@ -30,7 +32,8 @@ func (q *ring) push(v int32) {
 	q.size++
 }
 
-func (q *ring) pop() int32 {
+// Pop removes and returns the oldest entry; the ring must not be empty.
+func (q *Ring) Pop() int32 {
 	v := q.buf[q.head]
 	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.size--
