@@ -231,10 +231,13 @@ func verdictText(pr *search.Probe) string {
 	}
 	if pr.NotAnAnswer != "" {
 		v = "not an answer"
-		if pr.Summary != nil && pr.Summary.Partial {
+		switch {
+		case pr.Summary != nil && pr.Summary.Partial:
 			v += " (stopped)"
-		} else if !math.IsNaN(float64(pr.Utilisation)) && pr.Utilisation >= 1 {
+		case pr.Offered.Unstable:
 			v += " (unstable)"
+		case pr.Offered.Overload != "":
+			v += " (overloaded)"
 		}
 	}
 	return v

@@ -146,7 +146,7 @@ func TestOfferedLoad(t *testing.T) {
 		{"mmc", []string{"workers=5", "queue.capacity=10"}, 1.8, "overloaded: at least 44.4% of the work cannot be served"},
 		{"tool-bottleneck", []string{"workers=200"}, math.NaN(), "tool search: the arrivals need 5 calls/s and its client-side rate limit allows 2/s, so at least 60% of the calls cannot be made"},
 		{"tool-bottleneck", []string{"tools.search.rate_limit.rate=6/s"}, math.NaN(), ""},
-		{"mmc", []string{"tools.server.latency={dist: pareto, min: 400ms, alpha: 1.5}"}, 1.08, "offered utilisation 1.08 ≥ 1 at the workers"},
+		{"mmc", []string{"tools.server.latency={dist: pareto, min: 400ms, alpha: 1.5}"}, 1.08, "offered utilisation 1.08 ≥ 1 at the workers: the system is unstable"},
 	} {
 		off := load(tc.name, tc.sets...)
 		if !math.IsNaN(tc.rho) && math.Abs(off.Utilisation-tc.rho) > 1e-12 {
@@ -154,6 +154,10 @@ func TestOfferedLoad(t *testing.T) {
 		}
 		if (tc.want == "") != (off.Overload == "") || !strings.Contains(off.Overload, tc.want) {
 			t.Errorf("%s %v: overload %q, want %q", tc.name, tc.sets, off.Overload, tc.want)
+		}
+		// Unstable: overloaded with nothing to bound the queue.
+		if want := strings.Contains(tc.want, "unstable"); off.Unstable != want {
+			t.Errorf("%s %v: Unstable %v, want %v", tc.name, tc.sets, off.Unstable, want)
 		}
 	}
 }

@@ -67,8 +67,11 @@ type Offered struct {
 	// have no rate (batches, closed populations).
 	Utilisation float64
 	// Overload says which capacity the offered load exceeds and what that
-	// does, "" when it fits every capacity.
+	// does, "" when it fits every capacity; Unstable is set when, besides,
+	// nothing bounds the queue (no capacity, no deadline): the system has
+	// no steady state.
 	Overload string
+	Unstable bool
 	// MeansUnreliable says why the intervals of mean figures (mean,
 	// wait_mean) cannot be trusted at this value, "" when they can: a
 	// tool's latency has infinite variance, so those intervals cover the
@@ -170,6 +173,8 @@ type Probe struct {
 	// Warnings are the footnotes of the probe's summary, as simulate run
 	// prints them.
 	Warnings []string `json:"warnings"`
+	// Offered is what the value offered the system (Problem.Offered).
+	Offered Offered `json:"-"`
 	// Summary is the probe's full summary.
 	Summary *system.Summary `json:"-"`
 }
@@ -364,7 +369,7 @@ func (s *searcher) pass(v float64) (bool, error) {
 			return false, err
 		}
 		pr = s.judge(v, n, sum)
-		pr.Utilisation = Number(off.Utilisation)
+		pr.Utilisation, pr.Offered = Number(off.Utilisation), off
 		pr.NotAnAnswer = s.notAnAnswer(off, sum)
 		// More replications cannot make a value that is not an answer
 		// one: do not spend them.

@@ -120,14 +120,18 @@ func OfferedLoad(cfg *system.Config) Offered {
 	if rho, ok := system.OfferedUtilisation(cfg); ok {
 		off.Utilisation = rho
 		if rho >= 1 {
-			why = append(why, fmt.Sprintf("offered utilisation %s ≥ 1 at the workers: %s", ratio(rho), overloadFate(rho, cfg.QueueCapacity == system.Unbounded && cfg.Deadline <= 0)))
+			unbounded := cfg.QueueCapacity == system.Unbounded && cfg.Deadline <= 0
+			off.Unstable = off.Unstable || unbounded
+			why = append(why, fmt.Sprintf("offered utilisation %s ≥ 1 at the workers: %s", ratio(rho), overloadFate(rho, unbounded)))
 		}
 	}
 	for _, o := range system.OfferedToolLoads(cfg) {
 		t := &cfg.Tools[o.Tool]
 		if o.Utilisation >= 1 {
+			unbounded := t.QueueCapacity == system.Unbounded && cfg.Deadline <= 0
+			off.Unstable = off.Unstable || unbounded
 			why = append(why, fmt.Sprintf("tool %s: offered utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots): %s", t.Name, ratio(o.Utilisation), ratio(o.CallRate), ratio(t.Latency.Mean()), t.Concurrency,
-				overloadFate(o.Utilisation, t.QueueCapacity == system.Unbounded && cfg.Deadline <= 0)))
+				overloadFate(o.Utilisation, unbounded)))
 		}
 		if o.RateLimited {
 			why = append(why, fmt.Sprintf("tool %s: the arrivals need %s calls/s and its client-side rate limit allows %s/s, so at least %s of the calls cannot be made", t.Name, ratio(o.CallRate), ratio(t.RateLimit.Rate), percent(1-t.RateLimit.Rate/o.CallRate)))
