@@ -114,6 +114,12 @@ func (ls TokenLimits) get(l Limit) int {
 // Retry-After header). [TokenLimiter.AcquireAt] is the client's side: it
 // takes the tokens now and says how long to wait before sending the call,
 // refusing up front only a wait longer than the caller's remaining time.
+// A client that queues many calls and reserves an upper bound should
+// reserve for the call at the head of its queue when the limiter admits it
+// (TryAcquireAt, retrying at the retry-after or when a Settle returns
+// tokens) rather than for every call on arrival: tokens returned by Settle
+// then serve the calls still waiting, and in the long run the calls sent
+// per second are the limit divided by the mean actual usage.
 //
 // Time is an argument, as everywhere in this package. A TokenLimiter is
 // safe for concurrent use. The zero value is not usable: use
