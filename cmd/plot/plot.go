@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -132,20 +129,16 @@ func run(stdout, stderr io.Writer, args []string) error {
 	}
 	var made []*charts.Chart
 	for _, b := range builds {
-		ch, err := b.build()
+		ch, err := b.Build()
 		if errors.Is(err, charts.ErrNoData) {
-			fmt.Fprintf(stderr, "plot: skipping %s: %v\n", b.from, err)
+			fmt.Fprintf(stderr, "plot: skipping %s: %v\n", b.From, err)
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", b.from, err)
+			return fmt.Errorf("%s: %w", b.From, err)
 		}
-		switch ch.Name {
-		case "in_system", "attempt_rate", "utilisation":
-			charts.ShadeTimeSeries(ch, in.series, in.outages)
-		}
-		if in.scenario != "" && !strings.HasPrefix(ch.Name, "timeline") {
-			ch.Title = in.scenario + " · " + ch.Title
+		if in.dir != nil && in.dir.Scenario != "" && !strings.HasPrefix(ch.Name, "timeline") {
+			ch.Title = in.dir.Scenario + " · " + ch.Title
 		}
 		made = append(made, ch)
 	}
@@ -167,102 +160,30 @@ func run(stdout, stderr io.Writer, args []string) error {
 	return nil
 }
 
-// inputs are the files found in DIR, parsed.
+// inputs are the files found in DIR, parsed, and the trace.
 type inputs struct {
-	scenario string
-	sums     []charts.Summary
-	cdfs     []charts.CDF
-	series   []charts.Series
-	sweep    []charts.SweepPoint
-	tail     []charts.TailStage
-	tailFrom string
-	tools    []charts.ToolSample
-	outages  []charts.Outage
-	target   *charts.Target // plan.json's objectives and answer, or --slo's
-	trace    *charts.Trace
-	o        *options
-	// has records which files exist (a file with only a header parses
-	// to nothing but still gets its chart attempted, and skipped).
-	has map[string]bool
-}
-
-// readFile opens dir/name and parses it; found is false when the file does
-// not exist.
-func readFile[T any](dir, name string, parse func(io.Reader, string) (T, error)) (v T, found bool, err error) {
-	if dir == "" {
-		return v, false, nil
-	}
-	path := filepath.Join(dir, name)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return v, false, nil
-	}
-	if err != nil {
-		return v, false, err
-	}
-	defer f.Close()
-	v, err = parse(f, path)
-	return v, true, err
+	dir   *charts.Dir // nil without DIR
+	trace *charts.Trace
+	o     *options
 }
 
 func readInputs(o *options) (*inputs, error) {
-	in := &inputs{o: o, has: map[string]bool{}}
-	var err error
-	var found bool
-	// compare.json describes several variants; a directory holding both
-	// is a compare run's, whose series.csv has one block per variant.
-	for _, name := range []string{"compare.json", "summary.json"} {
-		if in.sums, found, err = readFile(o.dir, name, charts.ReadSummaries); err != nil {
+	in := &inputs{o: o}
+	if o.dir != "" {
+		var err error
+		if in.dir, err = charts.ReadDir(o.dir, objective); err != nil {
 			return nil, err
 		}
-		if found {
-			break
-		}
-	}
-	if len(in.sums) > 0 {
-		in.scenario = in.sums[0].Scenario
-	}
-	if in.cdfs, in.has["latency_cdf.csv"], err = readFile(o.dir, "latency_cdf.csv", charts.ReadCDF); err != nil {
-		return nil, err
-	}
-	if in.series, in.has["series.csv"], err = readFile(o.dir, "series.csv", charts.ReadSeries); err != nil {
-		return nil, err
-	}
-	if in.sweep, in.has["sweep.csv"], err = readFile(o.dir, "sweep.csv", charts.ReadSweep); err != nil {
-		return nil, err
-	}
-	if in.target, _, err = readFile(o.dir, "plan.json", readPlan); err != nil {
-		return nil, err
-	}
-	if len(o.slos) > 0 {
-		if in.target == nil {
-			in.target = &charts.Target{}
-		}
-		in.target.Objectives = in.target.Objectives[:0]
-		for _, s := range o.slos {
-			in.target.Objectives = append(in.target.Objectives, objective(s))
-		}
-	}
-	if in.tail, in.has["tail.csv"], err = readFile(o.dir, "tail.csv", charts.ReadTail); err != nil {
-		return nil, err
-	}
-	in.tailFrom = filepath.Join(o.dir, "tail.csv")
-	if !in.has["tail.csv"] {
-		for _, s := range in.sums {
-			for _, st := range s.Tail.Stages {
-				if st.Seconds > 0 {
-					in.tail = charts.TailFromSummaries(in.sums)
-					in.tailFrom = "the summary's tail"
-					in.has["tail.csv"] = true
-				}
+		if len(o.slos) > 0 {
+			if in.dir.Target == nil {
+				in.dir.Target = &charts.Target{}
+			}
+			in.dir.Target.Objectives = nil
+			for _, s := range o.slos {
+				obj, _ := objective(s) // checked by the flag
+				in.dir.Target.Objectives = append(in.dir.Target.Objectives, obj)
 			}
 		}
-	}
-	if in.tools, in.has["tools.csv"], err = readFile(o.dir, "tools.csv", charts.ReadTools); err != nil {
-		return nil, err
-	}
-	if in.outages, _, err = readFile(o.dir, "outages.csv", charts.ReadOutages); err != nil {
-		return nil, err
 	}
 	if o.trace != "" {
 		f, err := os.Open(o.trace)
@@ -277,55 +198,15 @@ func readInputs(o *options) (*inputs, error) {
 	return in, nil
 }
 
-// build is one chart to draw and the input it comes from.
-type build struct {
-	from  string
-	build func() (*charts.Chart, error)
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// charts lists the charts the inputs support, in a fixed order.
-func (in *inputs) charts() []build {
-	var bs []build
-	at := func(name string) string { return filepath.Join(in.o.dir, name) }
-	if in.has["latency_cdf.csv"] {
-		bs = append(bs, build{at("latency_cdf.csv"), func() (*charts.Chart, error) { return charts.CDFChart(in.cdfs, in.sums) }})
-	}
-	if in.has["series.csv"] {
-		bs = append(bs,
-			build{at("series.csv"), func() (*charts.Chart, error) { return charts.InSystemChart(in.series, in.sums) }},
-			build{at("series.csv"), func() (*charts.Chart, error) { return charts.AttemptRateChart(in.series) }})
-	}
-	if in.has["sweep.csv"] {
-		groups := charts.SplitSweep(in.sweep)
-		if len(groups) == 0 {
-			groups = [][]charts.SweepPoint{nil} // header only: skipped with ErrNoData
-		}
-		for _, g := range groups {
-			suffix := ""
-			if len(groups) > 1 && len(g) > 0 {
-				suffix = "_" + unsafeName.ReplaceAllString(g[0].Parameter, "_")
-			}
-			for _, f := range []func([]charts.SweepPoint, *charts.Target) (*charts.Chart, error){charts.SweepLatencyChart, charts.SweepSuccessChart} {
-				bs = append(bs, build{at("sweep.csv"), func() (*charts.Chart, error) {
-					ch, err := f(g, in.target)
-					if err == nil {
-						ch.Name += suffix
-					}
-					return ch, err
-				}})
-			}
-		}
-	}
-	if in.has["tail.csv"] {
-		bs = append(bs, build{in.tailFrom, func() (*charts.Chart, error) { return charts.TailChart(in.tail) }})
-	}
-	if in.has["tools.csv"] {
-		bs = append(bs, build{at("tools.csv"), func() (*charts.Chart, error) { return charts.UtilisationChart(in.tools) }})
+// charts lists the charts the inputs support, in a fixed order: the
+// directory's (charts.Dir.Builds), then the trace's timeline.
+func (in *inputs) charts() []charts.Build {
+	var bs []charts.Build
+	if in.dir != nil {
+		bs = in.dir.Builds()
 	}
 	if in.trace != nil {
-		bs = append(bs, build{in.o.trace, func() (*charts.Chart, error) {
+		bs = append(bs, charts.Build{From: in.o.trace, Build: func() (*charts.Chart, error) {
 			id := in.o.run
 			if id < 0 {
 				var ok bool
@@ -344,33 +225,13 @@ func (in *inputs) charts() []build {
 	return bs
 }
 
-// readPlan reads what the sweep charts draw of plan.json (simulate plan
-// --out): the objectives and the answer.
-func readPlan(r io.Reader, name string) (*charts.Target, error) {
-	var p struct {
-		Value *float64 `json:"value"`
-		Found bool     `json:"found"`
-		SLOs  []string `json:"slos"`
-	}
-	if err := json.NewDecoder(r).Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	t := &charts.Target{Found: p.Found && p.Value != nil}
-	if t.Found {
-		t.Answer = *p.Value
-	}
-	for _, s := range p.SLOs {
-		if _, err := search.ParseSLO(s); err != nil {
-			return nil, fmt.Errorf("%s: slos: %v", name, err)
-		}
-		t.Objectives = append(t.Objectives, objective(s))
-	}
-	return t, nil
-}
 
-// objective converts an objective ParseSLO accepted into what the charts
-// draw.
-func objective(s string) charts.Objective {
-	slo, _ := search.ParseSLO(s)
-	return charts.Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}
+// objective converts an objective in simulate plan's grammar
+// (search.ParseSLO) into what the charts draw.
+func objective(s string) (charts.Objective, error) {
+	slo, err := search.ParseSLO(s)
+	if err != nil {
+		return charts.Objective{}, err
+	}
+	return charts.Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}, nil
 }

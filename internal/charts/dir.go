@@ -1,0 +1,209 @@
+package charts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// Dir is a results directory read: the files `simulate run|compare|sweep|
+// plan --out DIR` writes, parsed. cmd/plot draws its charts into files,
+// cmd/report into a page.
+type Dir struct {
+	Path string
+	// Scenario is the scenario's name, from the summaries ("" without).
+	Scenario  string
+	Summaries []Summary // summary.json, or compare.json's variants
+	Compare   bool      // the summaries are compare.json's
+	CDFs      []CDF
+	Series    []Series
+	Sweep     []SweepPoint
+	Tail      []TailStage
+	Tools     []ToolSample
+	Outages   []Outage
+	// Target is plan.json's objectives and answer; nil without.
+	Target *Target
+
+	tailFrom string
+	// has records which files exist (a file with only a header parses
+	// to nothing but still gets its chart attempted, and skipped).
+	has map[string]bool
+}
+
+// Has reports whether the directory holds file name (one this package
+// reads).
+func (d *Dir) Has(name string) bool { return d.has[name] }
+
+// readFile opens dir/name and parses it; found is false when the file does
+// not exist.
+func readFile[T any](dir, name string, parse func(io.Reader, string) (T, error)) (v T, found bool, err error) {
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, err
+	}
+	defer f.Close()
+	v, err = parse(f, path)
+	return v, true, err
+}
+
+// ReadDir reads every input dir holds, checking them all before anything
+// is drawn, so that a malformed file draws no chart at all. objective
+// parses plan.json's objectives (plan/search's grammar, which this package
+// does not import).
+func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error) {
+	d := &Dir{Path: dir, has: map[string]bool{}}
+	var err error
+	var found bool
+	// compare.json describes several variants; a directory holding both
+	// is a compare run's, whose series.csv has one block per variant.
+	for _, name := range []string{"compare.json", "summary.json"} {
+		if d.Summaries, found, err = readFile(dir, name, ReadSummaries); err != nil {
+			return nil, err
+		}
+		if found {
+			d.Compare, d.has[name] = name == "compare.json", true
+			break
+		}
+	}
+	if len(d.Summaries) > 0 {
+		d.Scenario = d.Summaries[0].Scenario
+	}
+	if d.CDFs, d.has["latency_cdf.csv"], err = readFile(dir, "latency_cdf.csv", ReadCDF); err != nil {
+		return nil, err
+	}
+	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", ReadSeries); err != nil {
+		return nil, err
+	}
+	if d.Sweep, d.has["sweep.csv"], err = readFile(dir, "sweep.csv", ReadSweep); err != nil {
+		return nil, err
+	}
+	readPlan := func(r io.Reader, name string) (*Target, error) { return ReadPlan(r, name, objective) }
+	if d.Target, d.has["plan.json"], err = readFile(dir, "plan.json", readPlan); err != nil {
+		return nil, err
+	}
+	if d.Tail, d.has["tail.csv"], err = readFile(dir, "tail.csv", ReadTail); err != nil {
+		return nil, err
+	}
+	d.tailFrom = filepath.Join(dir, "tail.csv")
+	if !d.has["tail.csv"] {
+		for _, s := range d.Summaries {
+			for _, st := range s.Tail.Stages {
+				if st.Seconds > 0 {
+					d.Tail = TailFromSummaries(d.Summaries)
+					d.tailFrom = "the summary's tail"
+					d.has["tail.csv"] = true
+				}
+			}
+		}
+	}
+	if d.Tools, d.has["tools.csv"], err = readFile(dir, "tools.csv", ReadTools); err != nil {
+		return nil, err
+	}
+	if d.Outages, d.has["outages.csv"], err = readFile(dir, "outages.csv", ReadOutages); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ReadPlan reads what the sweep charts draw of plan.json (simulate plan
+// --out): the objectives, each parsed by objective, and the answer.
+func ReadPlan(r io.Reader, name string, objective func(string) (Objective, error)) (*Target, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var p struct {
+		Value *float64 `json:"value"`
+		Found bool     `json:"found"`
+		SLOs  []string `json:"slos"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	t := &Target{Found: p.Found && p.Value != nil}
+	if t.Found {
+		t.Answer = *p.Value
+	}
+	for _, s := range p.SLOs {
+		o, err := objective(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: slos: %v", name, err)
+		}
+		t.Objectives = append(t.Objectives, o)
+	}
+	return t, nil
+}
+
+// Build is one chart a directory supports: From names its input, Build
+// draws it (an error wrapping ErrNoData when the input holds nothing to
+// draw).
+type Build struct {
+	From  string
+	Build func() (*Chart, error)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Builds lists the charts the directory's files support, in a fixed order:
+// the completion-time CDF (with the success rates), runs in the system and
+// attempt rates (shaded by ShadeTimeSeries), the sweep charts of each
+// curve (with plan.json's objectives and answer), the tail and the tool
+// utilisation (shaded).
+func (d *Dir) Builds() []Build {
+	var bs []Build
+	at := func(name string) string { return filepath.Join(d.Path, name) }
+	shaded := func(f func() (*Chart, error)) func() (*Chart, error) {
+		return func() (*Chart, error) {
+			ch, err := f()
+			if err == nil {
+				ShadeTimeSeries(ch, d.Series, d.Outages)
+			}
+			return ch, err
+		}
+	}
+	if d.has["latency_cdf.csv"] {
+		bs = append(bs, Build{at("latency_cdf.csv"), func() (*Chart, error) { return CDFChart(d.CDFs, d.Summaries) }})
+	}
+	if d.has["series.csv"] {
+		bs = append(bs,
+			Build{at("series.csv"), shaded(func() (*Chart, error) { return InSystemChart(d.Series, d.Summaries) })},
+			Build{at("series.csv"), shaded(func() (*Chart, error) { return AttemptRateChart(d.Series) })})
+	}
+	if d.has["sweep.csv"] {
+		groups := SplitSweep(d.Sweep)
+		if len(groups) == 0 {
+			groups = [][]SweepPoint{nil} // header only: skipped with ErrNoData
+		}
+		for _, g := range groups {
+			suffix := ""
+			if len(groups) > 1 && len(g) > 0 {
+				suffix = "_" + unsafeName.ReplaceAllString(g[0].Parameter, "_")
+			}
+			for _, f := range []func([]SweepPoint, *Target) (*Chart, error){SweepLatencyChart, SweepSuccessChart} {
+				bs = append(bs, Build{at("sweep.csv"), func() (*Chart, error) {
+					ch, err := f(g, d.Target)
+					if err == nil {
+						ch.Name += suffix
+					}
+					return ch, err
+				}})
+			}
+		}
+	}
+	if d.has["tail.csv"] {
+		bs = append(bs, Build{d.tailFrom, func() (*Chart, error) { return TailChart(d.Tail) }})
+	}
+	if d.has["tools.csv"] {
+		bs = append(bs, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
+	}
+	return bs
+}
