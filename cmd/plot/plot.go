@@ -225,7 +225,6 @@ func (in *inputs) charts() []charts.Build {
 	return bs
 }
 
-
 // objective converts an objective in simulate plan's grammar
 // (search.ParseSLO) into what the charts draw.
 func objective(s string) (charts.Objective, error) {

@@ -172,3 +172,43 @@ func pixelStats(img image.Image) screenshotStats {
 	st.colours = len(seen)
 	return st
 }
+
+// TestDirReportRendersInChromium: the report of a comparison's directory
+// and of a plan's is drawn by the browser (not blank, the charts' colours
+// present) with nothing on its console. Skipped without chromium, as
+// TestReportRendersInChromium.
+func TestDirReportRendersInChromium(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("BUDGETSIM_REQUIRE_CHROMIUM") == "1" {
+			t.Fatalf("chromium is not on PATH and BUDGETSIM_REQUIRE_CHROMIUM=1: run scripts/install-chromium.sh")
+		}
+		t.Skip("chromium is not on PATH (scripts/install-chromium.sh installs it)")
+	}
+	for name, dir := range map[string]string{"compare": "../../internal/charts/testdata/storm", "plan": planDir(t)} {
+		out := t.TempDir()
+		page := filepath.Join(out, name+".html")
+		if _, stderr, code := runCLI(t, dir, "--out", page); code != 0 {
+			t.Fatalf("report %s: exit %d, stderr:\n%s", dir, code, stderr)
+		}
+		shot := filepath.Join(out, name+".png")
+		stderr := chromium(t, bin, "--enable-logging=stderr", "--v=0", "--screenshot="+shot, "file://"+page)
+		if strings.Contains(stderr, ":CONSOLE") || strings.Contains(stderr, "Uncaught") {
+			t.Errorf("%s: chromium console:\n%s", name, stderr)
+		}
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatalf("%s: chromium wrote no screenshot: %v", name, err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := pixelStats(img)
+		t.Logf("%s: %.1f%% ink, %d colours", name, 100*st.ink, st.colours)
+		if st.ink < 0.03 || st.colours < 64 {
+			t.Errorf("%s: screenshot has %.2f%% ink and %d colours: the page looks blank or its charts undrawn", name, 100*st.ink, st.colours)
+		}
+	}
+}

@@ -7,8 +7,14 @@
 // Usage:
 //
 //	report SCENARIO [--out report.html] [--date DATE] [scenario flags]
+//	report DIR [--out report.html] [--date DATE]
 //
 // SCENARIO is a path or the name of a bundled scenario (simulate list).
+// DIR is a directory that 'simulate compare --out' or 'simulate plan --out'
+// wrote: the report then shows the comparison (the variants by name, with
+// their success rates, and their charts) or the plan (its answer,
+// objectives, probes and the sweep charts with the objectives and the
+// answer drawn), simulating nothing.
 // The scenario flags are simulate run's (--set, --seed, --runs,
 // --replications, --level, --parallel) but --format. The file is written
 // atomically and its path printed; the same scenario and seed give the
@@ -32,8 +38,10 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
+	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/report"
+	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -57,7 +65,7 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		fmt.Fprint(stdout, buildinfo.Read().Long("report")+fmt.Sprintf("scenario format %d\n", scenarios.FormatVersion))
 		return nil
 	}
-	fs := cli.NewFlagSet("report", "report", stderr, "SCENARIO [flags]")
+	fs := cli.NewFlagSet("report", "report", stderr, "SCENARIO|DIR [flags]")
 	var sf cli.ScenarioFlags
 	// The shared scenario flags but --format: a report is HTML.
 	all := flag.NewFlagSet("", flag.ContinueOnError)
@@ -78,6 +86,9 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 	}
 	if *out == "" {
 		return cli.Usagef("--out: must name a file, got \"\"")
+	}
+	if st, err := os.Stat(scenario); err == nil && st.IsDir() {
+		return reportDir(stdout, scenario, *out, *date)
 	}
 	sc, err := scenarios.Load(scenario, sf.AllSets())
 	if err != nil {
@@ -111,4 +122,42 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		return cli.ErrInterrupted
 	}
 	return nil
+}
+
+// reportDir writes the report of a results directory (report.FromDir).
+func reportDir(stdout io.Writer, dir, out, date string) error {
+	d, err := charts.ReadDir(dir, objective)
+	if err != nil {
+		return err
+	}
+	r, err := report.FromDir(d, buildinfo.Stamp(), date)
+	if err != nil {
+		return err
+	}
+	if err := cli.CheckOutFile("--out", out); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := r.WriteHTML(f); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, out)
+	return nil
+}
+
+// objective converts a plan's objective (search.ParseSLO's grammar) into
+// what the charts draw.
+func objective(s string) (charts.Objective, error) {
+	slo, err := search.ParseSLO(s)
+	if err != nil {
+		return charts.Objective{}, err
+	}
+	return charts.Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}, nil
 }

@@ -141,7 +141,7 @@ func TestReportHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report -h: exit %d, stderr:\n%s", code, stderr)
 	}
-	for _, want := range []string{"Usage: report SCENARIO [flags]", "-replications", "-set", "-out FILE", "-date DATE"} {
+	for _, want := range []string{"Usage: report SCENARIO|DIR [flags]", "-replications", "-set", "-out FILE", "-date DATE"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("report -h does not show %q:\n%s", want, stderr)
 		}
