@@ -537,7 +537,7 @@ func shed(cfg *Config, s *Summary) string {
 			where string
 		}{
 			{r.Expired, "expired waiting for a worker"},
-			{r.Refused, "were refused before a call (too little deadline left)"},
+			{r.Refused, "were refused before a call (see the attempts table for why)"},
 			{r.DeadlineExceeded, "ran out of deadline in a call or a backoff"},
 		} {
 			if c.n > 0 {
