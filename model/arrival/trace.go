@@ -98,8 +98,9 @@ func (e *LineError) Error() string {
 const MaxTraceLineBytes = 64 << 10
 
 // MaxTraceInstants is the most instants ReadTrace accepts: 50 million,
-// 400 MB as time.Durations (about three times that while a trace is read
-// and compiled), so that a trace fits in a 4 GB address space.
+// 400 MB as time.Durations, and about 2.2 GB at the peak while the trace is
+// read and compiled into a scenario (append's growth and the copies), so
+// that a trace fits in a 4 GB address space.
 const MaxTraceInstants = 50_000_000
 
 // ReadTrace parses recorded arrival instants, one per line, for [Trace].
