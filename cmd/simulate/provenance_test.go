@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -18,16 +19,8 @@ import (
 // set, and a test binary has no version of its own.
 func init() { os.Setenv(buildinfo.EnvVersion, "test") }
 
-// record is the provenance block of every JSON output.
-type record struct {
-	Scenario      string   `json:"scenario"`
-	File          string   `json:"file"`
-	FormatVersion int      `json:"format_version"`
-	Overrides     []string `json:"overrides"`
-	SHA256        string   `json:"sha256"`
-	Effective     string   `json:"effective"`
-	Budgetsim     string   `json:"budgetsim"`
-}
+// record is the provenance block of every JSON output, as read back.
+type record provenance.Record
 
 // check asserts that r describes mmc with overrides sets: the effective
 // text says workers: N as the overrides do, and the SHA-256 is its own.
