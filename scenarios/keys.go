@@ -172,7 +172,7 @@ func buildSections() []*Section {
 				Doc: "One line saying what the scenario shows; `simulate list` prints it."},
 			{Name: "seed", Kind: KindInteger, Min: 0, Max: math.MaxInt64, Default: "1", Example: "7",
 				Doc: "Seeds every random stream. The same scenario and seed give the same output, byte for byte."},
-			{Name: "runs", Kind: KindInteger, Min: 1, Max: MaxRuns, Unit: "arrivals", Default: "100000 (when horizon is absent too)", Example: "20000",
+			{Name: "runs", Kind: KindInteger, Min: 1, Max: MaxRuns, Unit: "arrivals", Default: "100000 (when horizon is absent too); a trace's length for a trace", Example: "20000",
 				Doc: "How many runs arrive, warm-up included, and are measured. A closed population keeps looping past them, unmeasured, until the last has ended. Give runs or horizon, not both; a batch sets it itself."},
 			{Name: "horizon", Kind: KindDuration, Default: "none: the scenario is bounded by runs", Example: "2h",
 				Doc: "Simulated time to run for, instead of a number of runs. Must be > 0."},
