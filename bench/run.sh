@@ -15,6 +15,8 @@
 #      processes of half the work each: the machine's own ceiling), and
 #      checks that their outputs are byte-identical;
 #   5. runs the Go benchmarks of whole scenarios for their allocations;
+#   6. counts the instructions of M/M/c against the bare loop (callgrind,
+#      when valgrind is installed or installable): a figure load cannot blur;
 # and prints a Markdown table (the one in bench/README.md).
 #
 # Environment knobs (the defaults reproduce bench/README.md, ~6 minutes):
@@ -277,6 +279,26 @@ allocs_rs=$(bench_metric "$OUT/gobench.txt" BenchmarkRetryStorm allocs/op)
 allocs_seed=$(bench_metric "$OUT/gobench.txt" BenchmarkSeedPlanLoad allocs/op)
 ev_mmc=$(bench_metric "$OUT/gobench.txt" BenchmarkMMc events/s)
 
+# --- 6. instructions, which a loaded machine does not blur ------------------------
+
+# callgrind counts the instructions a process executes: the same on a busy
+# machine as on an idle one (time per instruction is what load changes).
+# One core (GOMAXPROCS=1, so no draws are made ahead), asynchronous
+# preemption off (its signals upset callgrind), 200 000 customers.
+instr_row="skipped: valgrind not installed (apt-get install valgrind)"
+if command -v valgrind >/dev/null 2>&1 || apt_install valgrind; then
+	instr() { # instr CMD...: sets INSTR to the instructions CMD executed
+		GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" "$@" >/dev/null 2>"$OUT/callgrind.err"
+		INSTR=$(awk '/Collected :/ { print $NF }' "$OUT/callgrind.err")
+	}
+	say "callgrind: simulate run mmc --runs 200000 --set warmup=0, bareloop -customers 200000"
+	instr "$SIM" run mmc --runs 200000 --set warmup=0 --format json
+	i_bs=$INSTR
+	instr "$BARE" -customers 200000
+	i_bare=$INSTR
+	instr_row="$(awk -v a="$i_bs" -v b="$i_bare" 'BEGIN { printf "%.0f M vs %.0f M instructions: %.2f×", a / 1e6, b / 1e6, a / b }')"
+fi
+
 # --- table ------------------------------------------------------------------------
 
 # Contention: CPU time used by other processes while this script ran, as a
@@ -310,6 +332,7 @@ $load. $contention
 | retry-storm as bundled (240 s, ${rs_events} events) vs \`simpy_calls.py retry-storm\` | ≥ 60× | ${rs_bs} s (${rs_bs_walls}) vs ${rs_sp} s (${rs_sp_walls}): **${rs_ratio}×**${rs_steady} | $(verdict "$(ge "$rs_ratio" 60)") |
 | retry-storm, \`--set horizon=960s\` (${rs4_events} events) vs \`simpy_calls.py retry-storm --horizon 960\` | ≥ 60× | ${rs4_bs} s (${rs4_bs_walls}) vs ${rs4_sp} s (${rs4_sp_walls}): **${rs4_ratio}×**${rs4_steady} | $(verdict "$(ge "$rs4_ratio" 60)") |
 | M/M/c, 3 M customers: \`simulate run mmc --runs 3000000 --set warmup=0\` vs \`bench/bareloop -customers 3000000\` | ≤ 1.5× | ${big_wall} s ($(range "${big_list[@]}")) vs ${bare_wall} s ($(range "${bare_list[@]}")): **${bare_ratio}×**$(steady "${big_list[@]}")$(steady "${bare_list[@]}"); mean sojourn ${big_soj} s vs ${bare_soj} s | $(verdict "$(le "$bare_ratio" 1.5)") |
+| Instructions (callgrind, one core): \`run mmc --runs 200000 --set warmup=0\` vs \`bareloop -customers 200000\` | — | ${instr_row} | |
 | Peak RSS, 10 M runs of M/M/c | ≤ 64 MiB | $(mib "$rss10") (1 M runs: $(mib "$rss1")); ${m10_wall} s | $(verdict "$(le "$rss10" 65536)") |
 | \`run mmc --runs 1000000 --set warmup=0 --replications 8\`, GOMAXPROCS=2 vs 1 | ≥ 1.8× | ${reps_1} s → ${reps_2} s: **${reps_speedup}×**${reps_steady}; the machine's ceiling (two one-core processes of 4): ${reps_ceiling}× | $(verdict "$(ge "$reps_speedup" 1.8)") |
 | Same, output byte-identical on GOMAXPROCS=1 and 2 | identical | ${reps_same} | $(verdict "$([[ $reps_same == yes ]] && echo 1 || echo 0)") |
