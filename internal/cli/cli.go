@@ -177,8 +177,16 @@ type onceBool struct{ *once }
 func (o onceBool) IsBoolFlag() bool { return true }
 
 // giveOnce makes every flag of fs that is not Repeatable refuse a second
-// value.
-func giveOnce(fs *flag.FlagSet) {
+// value, until restore puts the flags' own values back (for the usage
+// text, which the flag package renders from their types).
+func giveOnce(fs *flag.FlagSet) (restore func()) {
+	orig := map[*flag.Flag]flag.Value{}
+	restore = func() {
+		for f, v := range orig {
+			f.Value = v
+		}
+		clear(orig)
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		switch v := f.Value.(type) {
 		case *once, onceBool, *OnceString:
@@ -188,6 +196,7 @@ func giveOnce(fs *flag.FlagSet) {
 				return
 			}
 		}
+		orig[f] = f.Value
 		o := &once{Value: f.Value, noEmpty: fmt.Sprintf("%T", f.Value) == "*flag.stringValue"}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			f.Value = onceBool{o}
@@ -195,6 +204,7 @@ func giveOnce(fs *flag.FlagSet) {
 			f.Value = o
 		}
 	})
+	return restore
 }
 
 // Parse parses flags that may come before or after positional arguments
@@ -212,11 +222,13 @@ func Parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
 	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
-	giveOnce(fs)
+	restore := giveOnce(fs)
+	defer restore()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				restore()
 				fs.SetOutput(out)
 				if usage != nil {
 					usage()

@@ -131,6 +131,14 @@ func TestParseOnce(t *testing.T) {
 			t.Errorf("cli.Parse(%q) = %v, want a usage error containing %s", tc.args, err, tc.want)
 		}
 	}
+	// The usage text renders each flag from its own value's type.
+	var usage bytes.Buffer
+	fs, _ := newFS()
+	fs.SetOutput(&usage)
+	fs.Usage = func() { fs.PrintDefaults() }
+	if _, err := cli.Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || strings.Contains(usage.String(), "panic") || !strings.Contains(usage.String(), "(default 0.95)") {
+		t.Errorf("Parse(-h) = %v, usage:\n%s", err, usage.String())
+	}
 	fs, sf := newFS()
 	pos, err := cli.Parse(fs, []string{"--set", "workers=2", "mm1", "--set", "seed=3", "--out", "x"})
 	if err != nil || len(pos) != 1 || len(sf.Sets) != 2 {
