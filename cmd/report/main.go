@@ -106,18 +106,9 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 	if err != nil {
 		return err
 	}
-	f, err := atomicfile.Create(*out)
-	if err != nil {
+	if err := writePage(stdout, r, *out); err != nil {
 		return err
 	}
-	if err := r.WriteHTML(f); err != nil {
-		f.Abort()
-		return err
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, *out)
 	if interrupted.Load() {
 		return cli.ErrInterrupted
 	}
@@ -137,6 +128,11 @@ func reportDir(stdout io.Writer, dir, out, date string) error {
 	if err := cli.CheckOutFile("--out", out); err != nil {
 		return err
 	}
+	return writePage(stdout, r, out)
+}
+
+// writePage writes r to the file out, atomically, and prints its path.
+func writePage(stdout io.Writer, r *report.Report, out string) error {
 	f, err := atomicfile.Create(out)
 	if err != nil {
 		return err
