@@ -95,7 +95,11 @@ const minSetPlotHeight = 1.2 * vg.Inch
 func (c *Chart) chromeHeight(w vg.Length) vg.Length {
 	var h vg.Length
 	if c.Title != "" {
-		h += boldStyle(13).Height(c.Title) + 4
+		sty := boldStyle(13)
+		for _, l := range wrap(sty, c.Title, w) {
+			h += sty.Height(l)
+		}
+		h += 4
 	}
 	if len(c.Legend) > 0 {
 		_, lh := c.layoutLegend(w)
@@ -132,8 +136,11 @@ func (ch *Chart) Draw(c draw.Canvas) {
 		sty := boldStyle(13)
 		sty.XAlign = draw.XLeft
 		sty.YAlign = draw.YTop
-		inner.FillText(sty, vg.Point{X: inner.Min.X, Y: top}, ch.Title)
-		top -= sty.Height(ch.Title) + 4
+		for _, l := range wrap(sty, ch.Title, inner.Max.X-inner.Min.X) {
+			inner.FillText(sty, vg.Point{X: inner.Min.X, Y: top}, l)
+			top -= sty.Height(l)
+		}
+		top -= 4
 	}
 	if len(ch.Legend) > 0 {
 		top -= ch.drawLegend(inner, top) + 6

@@ -52,6 +52,12 @@ func TestLegendNeverRunsOff(t *testing.T) {
 			t.Errorf("Render %s: %v", f, err)
 		}
 	}
+	// A title wider than the page wraps: the chrome grows by its lines.
+	before := ch.chromeHeight(inner)
+	ch.Title = strings.Repeat("a-long-scenario-name · Completion time by tools.backend.deadline_aware ", 3)
+	if lines := len(wrap(boldStyle(13), ch.Title, inner)); lines < 3 || ch.chromeHeight(inner) <= before {
+		t.Errorf("long title: %d lines, chrome %v (was %v); want it wrapped and counted", lines, ch.chromeHeight(inner), before)
+	}
 }
 
 // TestWrap: lines break at spaces, and a word wider than the width breaks
