@@ -182,13 +182,18 @@ func (m *TokenLimiter) waitLocked(now time.Duration, u Usage) (time.Duration, Li
 	return wait, binding
 }
 
+// MaxCallTokens is the largest input or output token count of one call
+// that a [TokenLimiter] accepts, 2^40: far beyond any model's context, and
+// small enough that sums and corrections cannot overflow.
+const MaxCallTokens = 1 << 40
+
 // check validates a usage.
 func (u Usage) check(field string) error {
-	if u.Input < 0 {
-		return fmt.Errorf("ratelimit: %s.Input: must be ≥ 0, got %d", field, u.Input)
+	if u.Input < 0 || u.Input > MaxCallTokens {
+		return fmt.Errorf("ratelimit: %s.Input: must be in [0, 2^40], got %d", field, u.Input)
 	}
-	if u.Output < 0 {
-		return fmt.Errorf("ratelimit: %s.Output: must be ≥ 0, got %d", field, u.Output)
+	if u.Output < 0 || u.Output > MaxCallTokens {
+		return fmt.Errorf("ratelimit: %s.Output: must be in [0, 2^40], got %d", field, u.Output)
 	}
 	return nil
 }
@@ -197,7 +202,7 @@ func (u Usage) check(field string) error {
 // every bucket, and the limit that sets that wait, without taking
 // anything. The wait is [InfDuration] if u exceeds a limit's whole
 // per-minute allowance, which no wait can satisfy. It returns an error
-// naming the field if a token count in u is negative.
+// naming the field if a token count in u is negative or above [MaxCallTokens].
 func (m *TokenLimiter) WaitAt(now time.Duration, u Usage) (time.Duration, Limit, error) {
 	if err := u.check("reserve"); err != nil {
 		return 0, None, err
@@ -213,7 +218,7 @@ func (m *TokenLimiter) WaitAt(now time.Duration, u Usage) (time.Duration, Limit,
 // takes nothing and returns ok false with retryAfter, the time until every
 // bucket would have them ([InfDuration] if u exceeds a limit's per-minute
 // allowance), and the limit that sets it. It returns an error naming the
-// field if a token count in u is negative.
+// field if a token count in u is negative or above [MaxCallTokens].
 func (m *TokenLimiter) TryAcquireAt(now time.Duration, u Usage) (r TokenReservation, retryAfter time.Duration, ok bool, err error) {
 	r, ok, err = m.acquire(now, u, 0)
 	if err != nil || ok {
@@ -225,10 +230,11 @@ func (m *TokenLimiter) TryAcquireAt(now time.Duration, u Usage) (r TokenReservat
 // AcquireAt is client-side waiting: it takes u from every bucket at now and
 // returns a reservation whose Wait says how long the caller must wait
 // before sending the call, provided that wait is at most maxWait (pass the
-// run's remaining time). If the wait is longer, nothing is taken, ok is
-// false, and the reservation's Wait and Binding say what the wait would
-// have been. It returns an error naming the field if a token count in u is
-// negative.
+// run's remaining time). If the wait is longer, or no wait is long enough
+// (u exceeds a limit's per-minute allowance: Wait is [InfDuration]),
+// nothing is taken, ok is false, and the reservation's Wait and Binding
+// say what the wait would have been. It returns an error naming the field if a token count in u is
+// negative or above [MaxCallTokens].
 func (m *TokenLimiter) AcquireAt(now time.Duration, u Usage, maxWait time.Duration) (r TokenReservation, ok bool, err error) {
 	return m.acquire(now, u, maxWait)
 }
@@ -241,7 +247,7 @@ func (m *TokenLimiter) acquire(now time.Duration, u Usage, maxWait time.Duration
 	defer m.mu.Unlock()
 	wait, binding := m.waitLocked(now, u)
 	r := TokenReservation{Reserved: u, Wait: wait, Binding: binding}
-	if wait > maxWait {
+	if wait > maxWait || wait == InfDuration { // no wait grants more than a limit's allowance
 		return r, false, nil
 	}
 	for l, b := range m.buckets {
@@ -259,9 +265,12 @@ func (m *TokenLimiter) acquire(now time.Duration, u Usage, maxWait time.Duration
 // later calls. A call that failed without using tokens settles with the
 // usage the provider bills for it (often its input alone). Each
 // reservation must be settled at most once. It returns an error naming the
-// field if a token count in actual is negative.
+// field if a token count in actual is negative or above [MaxCallTokens].
 func (m *TokenLimiter) Settle(now time.Duration, r TokenReservation, actual Usage) error {
 	if err := actual.check("actual"); err != nil {
+		return err
+	}
+	if err := r.Reserved.check("Reserved"); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -313,6 +322,11 @@ func (b *TokenBucket) waitFor(now time.Duration, n int) time.Duration {
 	return max(0, b.tatAt(now)+time.Duration(n)*b.interval-b.capacity-now)
 }
 
+// debtCap is the latest instant to which a correction moves a bucket's
+// theoretical arrival time: about 146 years, half the range of a
+// time.Duration, leaving the other half for later reservations.
+const debtCap = InfDuration / 2
+
 // adjust corrects the bucket at now by n tokens: n > 0 takes n more
 // tokens whatever the bucket holds (the count may go negative, a debt
 // later requests wait out), n < 0 returns −n tokens, never filling the
@@ -324,5 +338,16 @@ func (b *TokenBucket) adjust(now time.Duration, n int) {
 		return
 	}
 	tat := b.tatAt(now)
-	b.tat, b.last, b.started = max(now, tat+time.Duration(n)*b.interval), now, true
+	var next time.Duration
+	switch {
+	case n > 0 && int64(n) > (int64(debtCap)-int64(tat))/int64(b.interval):
+		next = max(tat, debtCap) // saturate: later reservations cannot overflow
+	case n > 0:
+		next = tat + time.Duration(n)*b.interval
+	case int64(-n) > int64(tat-now)/int64(b.interval):
+		next = now // returns more than the bucket lacks: full
+	default:
+		next = tat + time.Duration(n)*b.interval
+	}
+	b.tat, b.last, b.started = next, now, true
 }

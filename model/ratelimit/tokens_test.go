@@ -184,3 +184,46 @@ func TestTokenLimiterLongRunCap(t *testing.T) {
 		t.Fatalf("calls in 10 min = %d, want %d", calls, want)
 	}
 }
+
+// Extreme counts are refused with an error naming the field, and
+// corrections saturate instead of overflowing the clock.
+func TestTokenLimiterExtremes(t *testing.T) {
+	m := newLimiter(t, TokenLimits{TPM: 1}) // one token per minute
+	if _, _, err := m.AcquireAt(0, Usage{Input: MaxCallTokens + 1}, 0); err == nil || !strings.Contains(err.Error(), "reserve.Input") {
+		t.Errorf("Input 2^40+1: err = %v, want one naming reserve.Input", err)
+	}
+	if err := m.Settle(0, TokenReservation{Reserved: Usage{Output: -1}}, Usage{}); err == nil || !strings.Contains(err.Error(), "Reserved.Output") {
+		t.Errorf("Reserved.Output -1: err = %v, want one naming Reserved.Output", err)
+	}
+	// 2^40 tokens of debt at one minute each is beyond the clock: the debt
+	// saturates at about 146 years, and later reservations still see a
+	// wait of that order, not an overflowed one.
+	if err := m.Settle(0, TokenReservation{}, Usage{Output: MaxCallTokens}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		r, ok, _ := m.AcquireAt(time.Hour, Usage{Input: 1}, InfDuration)
+		if !ok || r.Wait < 100*365*24*time.Hour || r.Binding != TPM {
+			t.Errorf("reservation %d after a huge debt: %+v ok=%v, want a wait over 100 years on tpm", i, r, ok)
+		}
+	}
+	// A call beyond a limit's allowance is refused even by a caller that
+	// would wait forever, and the other buckets keep their tokens.
+	m3 := newLimiter(t, TokenLimits{RPM: 10, TPM: 100})
+	if r, ok, _ := m3.AcquireAt(0, Usage{Input: 101}, InfDuration); ok || r.Wait != InfDuration || r.Binding != TPM {
+		t.Errorf("AcquireAt(101 > tpm, wait forever) = %+v ok=%v, want refused on tpm", r, ok)
+	}
+	if got, _ := m3.TokensAt(0, RPM); got != 10 {
+		t.Errorf("rpm after a refused call = %v, want 10", got)
+	}
+	// Returning 2^40 tokens fills the bucket and no more.
+	m2 := newLimiter(t, TokenLimits{TPM: 10})
+	r, _, _ := m2.AcquireAt(0, Usage{Input: 10}, 0)
+	r.Reserved.Input = MaxCallTokens
+	if err := m2.Settle(0, r, Usage{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := m2.TokensAt(0, TPM); got != 10 {
+		t.Errorf("after a huge return: %v tokens, want 10 (full)", got)
+	}
+}
