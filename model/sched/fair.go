@@ -18,15 +18,18 @@ import (
 // handed out). Pop returns the eligible item with the smallest start tag,
 // the earliest pushed among equal tags.
 //
-// Guarantee: over any stretch of Pops during which tenants f and g both
-// have items waiting and are below their MaxInFlight, the costs handed
-// out, C_f and C_g, satisfy |C_f/w_f − C_g/w_g| ≤ max(c_f/w_f, c_g/w_g),
-// where c is the largest single item cost of each (SFQ's fairness
-// theorem). So a tenant that floods the queue cannot push another
-// backlogged tenant's share below its weight, and a tenant that was idle
-// does not bank credit for later: its first new item starts at the
-// current virtual time. SFQ needs no knowledge of service times or of the
-// number of workers, which makes it suit a pool of workers.
+// Guarantee: when no tenant is held back by its MaxInFlight, over any
+// stretch of Pops during which tenants f and g both have items waiting,
+// the costs handed out, C_f and C_g, satisfy
+// |C_f/w_f − C_g/w_g| ≤ c_f/w_f + c_g/w_g, where c is the largest single
+// item cost of each (SFQ's fairness theorem; from the moment both start
+// backlogged, the tighter max(c_f/w_f, c_g/w_g)). So a tenant that floods
+// the queue cannot push another backlogged tenant's share below its
+// weight, and a tenant that was idle does not bank credit for later: its
+// first new item starts at the current virtual time. A tenant held back at
+// its cap keeps its tags, so once a slot frees it is served ahead of the
+// tenants that ran on meanwhile. SFQ needs no knowledge of service times
+// or of the number of workers, which makes it suit a pool of workers.
 //
 // Pop takes time proportional to the number of tenants. The zero value is
 // not usable: use [NewFair].

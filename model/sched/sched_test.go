@@ -302,3 +302,73 @@ func TestFloodingTenant(t *testing.T) {
 		t.Errorf("fifo: quiet %d, noisy %d; want the flood to take every slot (0, 400)", quiet, noisy)
 	}
 }
+
+// TestFairWindows interleaves pushes and pops at random and checks SFQ's
+// fairness theorem on every stretch of pops during which two tenants
+// stay backlogged: |ΔC_f/w_f − ΔC_g/w_g| ≤ c_f/w_f + c_g/w_g.
+func TestFairWindows(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nt := rapid.IntRange(2, 3).Draw(rt, "tenants")
+		ts := make([]Tenant, nt)
+		for i := range ts {
+			ts[i] = Tenant{Name: fmt.Sprint("t", i), Weight: float64(rapid.IntRange(1, 5).Draw(rt, "weight"))}
+		}
+		q, _ := NewFair[int](ts)
+		cmax := make([]float64, nt)
+		waiting := make([]int, nt)
+		// Per pop k: cumulative cost per tenant after it, and whether each
+		// tenant had items before it and after it.
+		var cum [][]float64
+		var before, after [][]bool
+		served := make([]float64, nt)
+		for step := 0; step < 150; step++ {
+			if rapid.IntRange(0, 2).Draw(rt, "op") > 0 {
+				i := rapid.IntRange(0, nt-1).Draw(rt, "who")
+				c := float64(rapid.IntRange(1, 6).Draw(rt, "cost"))
+				cmax[i] = max(cmax[i], c)
+				_ = q.Push(0, Item[int]{Tenant: ts[i].Name, Cost: c, Value: i})
+				waiting[i]++
+				continue
+			}
+			b := make([]bool, nt)
+			for i := range b {
+				b[i] = waiting[i] > 0
+			}
+			it, ok := q.Pop(0)
+			if !ok {
+				continue
+			}
+			_ = q.Done(0, it.Tenant)
+			waiting[it.Value]--
+			served[it.Value] += it.Cost
+			a := make([]bool, nt)
+			for i := range a {
+				a[i] = waiting[i] > 0
+			}
+			cum = append(cum, append([]float64(nil), served...))
+			before, after = append(before, b), append(after, a)
+		}
+		for f := 0; f < nt; f++ {
+			for g := f + 1; g < nt; g++ {
+				bound := cmax[f]/ts[f].Weight + cmax[g]/ts[g].Weight
+				for i := range cum {
+					if !before[i][f] || !before[i][g] {
+						continue
+					}
+					for j := i; j < len(cum); j++ {
+						df, dg := cum[j][f], cum[j][g]
+						if i > 0 {
+							df, dg = df-cum[i-1][f], dg-cum[i-1][g]
+						}
+						if gap := math.Abs(df/ts[f].Weight - dg/ts[g].Weight); gap > bound+1e-9 {
+							rt.Fatalf("pops %d..%d: tenants %d, %d: gap %v > bound %v", i, j, f, g, gap, bound)
+						}
+						if !after[j][f] || !after[j][g] {
+							break
+						}
+					}
+				}
+			}
+		}
+	})
+}
