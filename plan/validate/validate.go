@@ -1,7 +1,8 @@
 // Package validate checks the simulator against closed forms of queueing
 // theory: M/M/1, M/M/c (Erlang C), M/M/c/K, M/D/1 and M/G/1
 // (Pollaczek–Khinchine), closed populations with one and with several
-// workers (exact Mean Value Analysis), and the utilisation law and Little's
+// workers (exact Mean Value Analysis), a tool with concurrency c behind more
+// workers (M/M/c, first-in first-out), and the utilisation law and Little's
 // law on each. Every check simulates independent replications of a bundled
 // scenario (for a closed population, agent-fleet reduced by overrides to
 // the product-form model MVA solves),
@@ -245,7 +246,25 @@ func models() []model {
 		}, "", nil},
 		{"closed-mm1", "closed M/M/1//N", closedFigures(), "agent-fleet", closedSets("10", "9s", "1")},
 		{"closed-mmc", "closed M/M/c//N", closedFigures(), "agent-fleet", closedSets("200", "30s", "8")},
+		{"tool-queue", "M/M/c at a tool behind more workers", []figure{
+			{name: "mean time in system (s)", formula: "M/M/c with c = the tool's concurrency: W = Wq + 1/μ",
+				analytic: func(c *system.Config) (float64, error) { return toolMMc(c).MeanSojourn() }, estimate: meanSojourn},
+			{name: "p99 time in system (s)", formula: "FIFO M/M/c: sojourn = Erlang-C wait + Exp(μ), CDF inverted by bisection", percentile: true,
+				analytic: func(c *system.Config) (float64, error) { return toolMMc(c).SojournQuantile(0.99) }, estimate: p99Sojourn},
+			{name: "mean busy servers at the tool", formula: "utilisation law at the tool: λ/μ busy servers",
+				analytic: func(c *system.Config) (float64, error) { q := toolMMc(c); return q.Lambda / q.Mu, nil },
+				estimate: func(r *system.Result) float64 { return r.Tools[0].MeanBusy }},
+			littleFigure,
+		}, "mmc", []string{"workers=4", "tools.server.concurrency=2", "arrivals.rate=1.7/s"}},
 	}
+}
+
+// toolMMc is the M/M/c queue of the tool-queue case: its runs leave at
+// rate μ·min(n, c) whatever the W ≥ c workers in front of the tool, so the
+// whole system is an M/M/c queue with c the tool's concurrency, and FIFO
+// when the worker queue and the tool's queue both are.
+func toolMMc(cfg *system.Config) analytic.MMc {
+	return analytic.MMc{Lambda: rate(cfg), Mu: mu(cfg), C: cfg.Tools[0].Concurrency}
 }
 
 // Options control a validation run.

@@ -4,7 +4,7 @@ import "testing"
 
 // TestClosedForms runs every validated model and requires each analytic
 // value to lie inside its Student-t interval over 10 replications, at a
-// family-wise level of 99.9% (Bonferroni over the 34 checks; percentiles
+// family-wise level of 99.9% (Bonferroni over the 38 checks; percentiles
 // widened by the sketch's relative error). A correct simulator fails by
 // chance with probability below 0.1%; the seeds are fixed, so the outcome
 // is reproducible, and TestDetectsABias shows a 5% bias falls outside.
@@ -26,7 +26,7 @@ func TestClosedForms(t *testing.T) {
 		}
 	}
 	if utilisation != 7 {
-		t.Errorf("%d worker-utilisation checks, want one per model (7)", utilisation)
+		t.Errorf("%d worker-utilisation checks, want one per model but the tool queue (7)", utilisation)
 	}
 	for _, c := range rep.Checks {
 		if !c.Pass {
