@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 
@@ -90,7 +91,12 @@ func (e *env) run(args []string) error {
 	}
 	// Replications are pooled as they complete: memory holds a few, not
 	// all of them. Replication 0's series is kept for --out.
-	acc, first := system.ReplicatePooled(cfg, sf.Replications, sf.Parallel, opt, sf.Level)
+	// Many replications take a while: a progress line on a terminal.
+	prog := cli.NewProgress(e.stderr, "run", time.Now)
+	acc, first := system.ReplicatePooledEach(cfg, sf.Replications, sf.Parallel, opt, sf.Level, func(i int) {
+		prog.Update(0, 0, i+1, sf.Replications)
+	})
+	prog.Done()
 	sum := acc.Summary()
 	if finishTrace != nil {
 		if err := finishTrace(true); err != nil {

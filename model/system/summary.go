@@ -720,6 +720,13 @@ func ReplicateEach(cfg *Config, n, workers int, opt Options, each func(i int, r 
 // series the output files and charts show), or nil when n is 0. The other
 // results are recycled once pooled (Result.Recycle).
 func ReplicatePooled(cfg *Config, n, workers int, opt Options, level float64) (*Accumulator, *Result) {
+	return ReplicatePooledEach(cfg, n, workers, opt, level, nil)
+}
+
+// ReplicatePooledEach is ReplicatePooled calling pooled(i), when not nil,
+// once replication i is pooled, on the caller's goroutine: the commands
+// count replications for their progress line with it.
+func ReplicatePooledEach(cfg *Config, n, workers int, opt Options, level float64, pooled func(i int)) (*Accumulator, *Result) {
 	acc := NewAccumulator(cfg, level)
 	var first *Result
 	ReplicateEach(cfg, n, workers, opt, func(i int, r *Result) {
@@ -728,6 +735,9 @@ func ReplicatePooled(cfg *Config, n, workers int, opt Options, level float64) (*
 			first = r
 		} else {
 			r.Recycle()
+		}
+		if pooled != nil {
+			pooled(i)
 		}
 	})
 	return acc, first

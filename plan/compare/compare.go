@@ -161,16 +161,7 @@ func Run(spec Spec, opt Options) (*Result, error) {
 		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
 			return done{}
 		}
-		// system.ReplicatePooled, counting replications for the progress.
-		acc := system.NewAccumulator(cfgs[i], spec.Level)
-		var first *system.Result
-		system.ReplicateEach(cfgs[i], spec.Replications, inner, system.Options{Interrupt: interrupt}, func(j int, r *system.Result) {
-			acc.Add(r)
-			if j == 0 {
-				first = r
-			} else {
-				r.Recycle()
-			}
+		acc, first := system.ReplicatePooledEach(cfgs[i], spec.Replications, inner, system.Options{Interrupt: interrupt}, spec.Level, func(int) {
 			repsDone.Add(1)
 			progress()
 		})
