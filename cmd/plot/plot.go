@@ -42,13 +42,8 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 	fset.StringVar(&o.out, "out", "", "write the charts to `OUTDIR` (default: DIR, or the trace's directory)")
 	fset.StringVar(&o.trace, "trace", "", "draw one run's timeline from the JSONL trace `FILE` (simulate run --trace)")
 	o.run = -1
-	fset.Func("slo", "draw the `objective` (p50|p99|p999<=DURATION or success>=FRACTION, as simulate plan's --slo) on the sweep charts; repeatable (plan.json's are drawn without it)", func(v string) error {
-		if _, err := search.ParseSLO(v); err != nil {
-			return err
-		}
-		o.slos = append(o.slos, v)
-		return nil
-	})
+	var slos cli.StringList
+	fset.Var(&slos, "slo", "draw the `objective` (p50|p99|p999<=DURATION or success>=FRACTION, as simulate plan's --slo) on the sweep charts; repeatable (plan.json's are drawn without it)")
 	runSet := false
 	fset.Func("run", "the traced run `N` to draw (default: the slowest run that did not complete, else the slowest)", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -66,6 +61,12 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, v := range slos {
+		if _, err := search.ParseSLO(v); err != nil {
+			return nil, cli.Usagef("--slo: %v", err)
+		}
+	}
+	o.slos = slos
 	switch {
 	case len(pos) > 1:
 		return nil, cli.Usagef("want one results directory, got %d arguments: %s", len(pos), strings.Join(pos, " "))

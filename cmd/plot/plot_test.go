@@ -134,7 +134,7 @@ func TestRunErrors(t *testing.T) {
 		{"run without trace", []string{dir, "--run", "1"}, 2, "--run: needs --trace FILE"},
 		{"negative run", []string{dir, "--trace", "t", "--run", "-1"}, 2, `want a run id ≥ 0, got "-1"`},
 		{"unknown flag", []string{dir, "--dpi", "300"}, 2, "unknown flag --dpi"},
-		{"bad objective", []string{dir, "--slo", "p99<2"}, 2, "--slo: invalid value"},
+		{"bad objective", []string{dir, "--slo", "p99<2"}, 2, `--slo: "p99<2"`},
 		{"missing directory", []string{filepath.Join(empty, "nope")}, 1, "no such file or directory"},
 		{"nothing to plot", []string{empty}, 1, "nothing to plot"},
 		{"malformed CSV", []string{bad}, 1, filepath.Join(bad, "tools.csv") + `:3: utilisation: want a finite number, got "high"`},

@@ -129,7 +129,7 @@ func ReadPlan(r io.Reader, name string, objective func(string) (Objective, error
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, jsonError(name, data, err)
 	}
-	t := &Target{Found: p.Found && p.Value != nil}
+	t := &Target{Plan: true, Found: p.Found && p.Value != nil}
 	if t.Found {
 		t.Answer = *p.Value
 	}

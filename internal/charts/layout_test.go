@@ -3,6 +3,7 @@ package charts
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func TestSweepTarget(t *testing.T) {
 		{Text: "p99<=20s", Figure: "p99", Threshold: 20},
 		{Text: "wait_p99<=1s", Figure: "wait_p99", Threshold: 1},
 		{Text: "success>=0.5", Figure: "success", Threshold: 0.5},
-	}, Answer: ps[1].Value, Found: true}
+	}, Plan: true, Answer: ps[1].Value, Found: true}
 	lat, err := SweepLatencyChart(ps, target)
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +164,33 @@ func TestSweepTarget(t *testing.T) {
 	lat, _ = SweepLatencyChart(ps, target)
 	if strings.Contains(legendLabels(lat), "answer") || !strings.Contains(strings.Join(lat.Notes, " "), "No value in the range met every objective") {
 		t.Errorf("no answer: legend %q, notes %q", legendLabels(lat), lat.Notes)
+	}
+	// A plain sweep's objectives (no plan): the points meeting them at
+	// their estimates are circled; an objective sweep.csv cannot judge
+	// marks nothing and says so.
+	p99s := make([]float64, len(ps))
+	for i, q := range ps {
+		p99s[i] = q.P99
+	}
+	slices.Sort(p99s)
+	sweepTarget := &Target{Objectives: []Objective{{Text: "p99<=x", Figure: "p99", Threshold: p99s[1]}}}
+	lat, _ = SweepLatencyChart(ps, sweepTarget)
+	if !strings.Contains(legendLabels(lat), "meets every objective (point estimates)") || strings.Contains(strings.Join(lat.Notes, " "), "No value") {
+		t.Errorf("sweep target: legend %q, notes %q", legendLabels(lat), lat.Notes)
+	}
+	met := 0
+	for _, q := range ps {
+		if m, _ := sweepTarget.meets(q); m {
+			met++
+		}
+	}
+	if met != 2 {
+		t.Errorf("%d points meet p99 ≤ the second smallest p99, want 2", met)
+	}
+	sweepTarget.Objectives = append(sweepTarget.Objectives, Objective{Text: "mean<=1s", Figure: "mean", Threshold: 1})
+	lat, _ = SweepLatencyChart(ps, sweepTarget)
+	if strings.Contains(legendLabels(lat), "meets every") || !strings.Contains(strings.Join(lat.Notes, " "), "not marked") {
+		t.Errorf("unknown figure: legend %q, notes %q", legendLabels(lat), lat.Notes)
 	}
 }
 

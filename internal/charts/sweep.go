@@ -179,7 +179,7 @@ func SweepLatencyChart(points []SweepPoint, target *Target) (*Chart, error) {
 	ch.addLegend("p99 confidence interval", swatch{fill: poly.Color})
 	ch.addLegend("p50", l50)
 	ch.addLegend("p99.9", l999)
-	target.draw(ch, objs, ps)
+	target.draw(ch, objs, ps, func(q SweepPoint) float64 { return q.P99 })
 	ch.Notes = append(ch.Notes, "Percentiles pool all replications; the band is the interval sweep.csv gives for p99 (Student-t over per-replication p99s, "+replicationsNote(ps)+").")
 	if clamped {
 		ch.Notes = append(ch.Notes, "Interval bounds ≤ 0 are drawn at the bottom edge of the log axis.")
@@ -237,7 +237,7 @@ func SweepSuccessChart(points []SweepPoint, target *Target) (*Chart, error) {
 	p.Add(l, s, refLine{At: 1, Style: referenceLine(lightGrey)})
 	ch.addLegend("success rate", l, s)
 	ch.addLegend("confidence interval", swatch{fill: poly.Color})
-	target.draw(ch, objs, ps)
+	target.draw(ch, objs, ps, func(q SweepPoint) float64 { return q.SuccessRate })
 	ch.Notes = append(ch.Notes, "Band: the interval sweep.csv gives (success_lo, success_hi; "+replicationsNote(ps)+"), clipped to [0%, 100%].")
 	return ch, nil
 }
@@ -251,13 +251,42 @@ type Objective struct {
 }
 
 // Target is what a capacity plan looked for, drawn on the sweep charts of
-// its probes: the objectives and, when one was found, the answer.
+// its probes: the objectives and, when one was found, the answer. Without
+// a plan (objectives given for a plain sweep), the points whose estimates
+// meet every objective are circled instead.
 type Target struct {
 	Objectives []Objective
-	// Answer is the parameter's value the plan answered; Found is false
-	// when no value met every objective.
+	// Plan reports a plan's target (plan.json): Answer is the parameter's
+	// value the plan answered, and Found is false when no value met every
+	// objective.
+	Plan   bool
 	Answer float64
 	Found  bool
+}
+
+// meets reports whether point q's estimates meet every objective, and
+// whether sweep.csv has the figures to tell (an objective on a mean or a
+// wait does not).
+func (t *Target) meets(q SweepPoint) (meets, known bool) {
+	meets = true
+	for _, o := range t.Objectives {
+		var v float64
+		switch o.Figure {
+		case "p50":
+			v = q.P50
+		case "p99":
+			v = q.P99
+		case "p999":
+			v = q.P999
+		case "success":
+			meets = meets && q.SuccessRate >= o.Threshold
+			continue
+		default:
+			return false, false
+		}
+		meets = meets && v <= o.Threshold
+	}
+	return meets, true
 }
 
 // objectives returns the target's objectives whose figure the chart
@@ -282,7 +311,7 @@ var objectiveRed = color.RGBA{R: 0xD5, G: 0x1E, B: 0x1E, A: 0xFF}
 // draw adds the objectives objs as horizontal lines and the answer as a
 // vertical one, with their legend entries, and a note when the plan found
 // no answer.
-func (t *Target) draw(ch *Chart, objs []Objective, ps []SweepPoint) {
+func (t *Target) draw(ch *Chart, objs []Objective, ps []SweepPoint, yOf func(SweepPoint) float64) {
 	if t == nil {
 		return
 	}
@@ -293,12 +322,32 @@ func (t *Target) draw(ch *Chart, objs []Objective, ps []SweepPoint) {
 		ch.addLegend("objective "+strings.NewReplacer("<=", " ≤ ", ">=", " ≥ ").Replace(o.Text), lineThumb(sty))
 	}
 	switch {
-	case t.Found:
+	case t.Plan && t.Found:
 		sty := draw.LineStyle{Color: objectiveRed, Width: vg.Points(2)}
 		p.Add(refLine{At: t.Answer, Vertical: true, Style: sty})
 		p.X.Min, p.X.Max = min(p.X.Min, t.Answer), max(p.X.Max, t.Answer)
 		ch.addLegend(fmt.Sprintf("answer: %s = %s", ps[0].Parameter, trimNumber(t.Answer)), vlineThumb(sty))
-	case len(t.Objectives) > 0:
+	case t.Plan && len(t.Objectives) > 0:
 		ch.Notes = append(ch.Notes, "No value in the range met every objective.")
+	case len(t.Objectives) > 0:
+		var ring plotter.XYs
+		for _, q := range ps {
+			m, known := t.meets(q)
+			if !known {
+				ch.Notes = append(ch.Notes, "sweep.csv has no figure for some objective (a mean or a wait): the points meeting them are not marked.")
+				return
+			}
+			if m {
+				ring = append(ring, plotter.XY{X: q.Value, Y: yOf(q)})
+			}
+		}
+		if len(ring) == 0 {
+			ch.Notes = append(ch.Notes, "No swept value meets every objective (point estimates).")
+			return
+		}
+		sc, _ := plotter.NewScatter(ring)
+		sc.GlyphStyle = draw.GlyphStyle{Color: objectiveRed, Radius: vg.Points(6), Shape: draw.RingGlyph{}}
+		p.Add(sc)
+		ch.addLegend("meets every objective (point estimates)", glyphThumb(sc.GlyphStyle))
 	}
 }
