@@ -77,13 +77,25 @@ func ExitCode(err error, stderr io.Writer, prog, help string) int {
 // so a second signal ends the process at once (a command blocked in a
 // read, say, never reaches its check). The returned stop undoes it.
 func WatchInterrupt(stderr io.Writer, prog string, interrupted *atomic.Bool) (stop func()) {
-	sig, done := make(chan os.Signal, 1), make(chan struct{})
+	// Room for two: a second signal that arrives before this goroutine
+	// has taken the first must not be dropped (signal.Notify never blocks).
+	sig, done := make(chan os.Signal, 2), make(chan struct{})
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
 		case <-sig:
 			interrupted.Store(true)
 			signal.Stop(sig) // the default action again: the next signal ends the process
+			select {
+			case s := <-sig:
+				// The second came before Stop: deliver it again, now to
+				// the default action (a signal ignored at start stays
+				// ignored).
+				if n, ok := s.(syscall.Signal); ok {
+					syscall.Kill(os.Getpid(), n)
+				}
+			default:
+			}
 			fmt.Fprintf(stderr, "%s: interrupted: stopping and writing partial results (interrupt again to quit at once)\n", prog)
 		case <-done:
 		}
