@@ -22,7 +22,7 @@ func TestPlanNeverAnswersUnstable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"offered utilisation", "bottleneck (load)", "workers (", "not an answer (unstable)",
+	for _, want := range []string{"peak offered load", "bottleneck (load)", "workers (", "not an answer (unstable)",
 		"answer: workers=10, the smallest value whose intervals clear every objective",
 		"  at workers=10: success>=0.99: 100.00% [100.00%, 100.00%] (8 replications): its interval clears the threshold",
 		"  at workers=9: success>=0.99:",

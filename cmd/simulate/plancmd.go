@@ -168,10 +168,10 @@ func planTable(w io.Writer, scenario string, prov provenance.Record, p *search.P
 		}
 		ci := render.Seconds(float64(pr.CI[0])) + " … " + render.Seconds(float64(pr.CI[1]))
 		rows = append(rows, []string{p.Range.Format(pr.Value), strconv.Itoa(pr.Order), strconv.Itoa(pr.Replications),
-			utilisationText(float64(pr.Utilisation)), bottleneckText(&pr), p99, ci,
+			peakText(&pr), bottleneckText(&pr), p99, ci,
 			render.Percent(float64(pr.Success)), checkText(pr.Deciding), verdictText(&pr)})
 	}
-	if err := render.Table(w, []string{p.Range.Key, "probe", "replications", "offered utilisation", "bottleneck (load)", "p99", "p99 CI", "success", "deciding objective: mean [CI]", "verdict"}, rows); err != nil {
+	if err := render.Table(w, []string{p.Range.Key, "probe", "replications", "peak offered load", "bottleneck (load)", "p99", "p99 CI", "success", "deciding objective: mean [CI]", "verdict"}, rows); err != nil {
 		return err
 	}
 	switch {
@@ -204,6 +204,15 @@ func utilisationText(rho float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(rho, 'f', 2, 64)
+}
+
+// peakText is the highest offered utilisation and where it is,
+// "0.81 model", or "n/a" when the arrivals have no rate.
+func peakText(pr *search.Probe) string {
+	if math.IsNaN(float64(pr.Peak)) || pr.PeakAt == "" {
+		return "n/a"
+	}
+	return utilisationText(float64(pr.Peak)) + " " + pr.PeakAt
 }
 
 // bottleneckText is "search (99.7%)", or "—" when nothing is loaded above

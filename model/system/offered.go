@@ -17,7 +17,7 @@ type ToolOffer struct {
 }
 
 // OfferedToolLoads returns the offered load of each tool with server-side
-// concurrency or a client-side rate limit, in Config.Tools order; nil when
+// concurrency or a rate limit (enforced by either side), in Config.Tools order; nil when
 // the arrival process has no rate (batches, closed populations).
 func OfferedToolLoads(cfg *Config) []ToolOffer {
 	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
@@ -44,7 +44,7 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 		}
 		rl := t.RateLimit
 		o.RateLimited = rl != nil && rl.Client && o.CallRate > rl.Rate
-		if t.Concurrency > 0 || (rl != nil && rl.Client) {
+		if t.Concurrency > 0 || rl != nil {
 			out = append(out, o)
 		}
 	}

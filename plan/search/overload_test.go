@@ -203,3 +203,37 @@ func TestMeansOfHeavyTails(t *testing.T) {
 		}
 	}
 }
+
+// TestOfferedPeak: the peak offered load is the resource that saturates
+// first, which need not be the workers. In agent-service (4 runs/s, each
+// one search call and one model call of mean latency 1.79 s, 32 workers):
+// with 4 model slots the model is offered 4 × 1.79 / 4 = 1.79; with 32 it
+// is 0.22, and search's server-enforced limit of 6 calls/s, asked for 4,
+// is the most loaded at 4/6.
+func TestOfferedPeak(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		at   string
+		peak float64
+	}{
+		{[]string{"tools.model.concurrency=4"}, "model", 4 * 1.79 / 4},
+		{[]string{"tools.model.concurrency=32"}, "search", 4.0 / 6},
+		{[]string{"tools.model.concurrency=32", "tools.search.rate_limit.rate=600/s", "workers=8"}, "workers", math.NaN()},
+	} {
+		sc, err := scenarios.Load("agent-service", tc.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := search.OfferedLoad(sc.Config)
+		if off.PeakAt != tc.at {
+			t.Errorf("%v: peak at %q, want %q", tc.sets, off.PeakAt, tc.at)
+		}
+		want := tc.peak
+		if math.IsNaN(want) {
+			want = off.Utilisation // at the workers: their offered utilisation
+		}
+		if math.Abs(off.Peak-want) > 0.01*want {
+			t.Errorf("%v: peak %v, want %v", tc.sets, off.Peak, want)
+		}
+	}
+}

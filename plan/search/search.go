@@ -66,6 +66,13 @@ type Offered struct {
 	// run] / workers (system.OfferedUtilisation); NaN when the arrivals
 	// have no rate (batches, closed populations).
 	Utilisation float64
+	// Peak is the highest offered utilisation among the workers and the
+	// tools with concurrency or a rate limit (Utilisation,
+	// system.OfferedToolLoads; a rate limit's is calls needed / rate), and
+	// PeakAt names where it is ("workers" or a tool's name): the resource
+	// that saturates first as the load grows. NaN and "" when unknown.
+	Peak   float64
+	PeakAt string
 	// Overload says which capacity the offered load exceeds and what that
 	// does, "" when it fits every capacity; Unstable is set when, besides,
 	// nothing bounds the queue (no capacity, no deadline): the system has
@@ -161,8 +168,13 @@ type Probe struct {
 	// loaded resource the simulations measured, with its load (system.
 	// Summary.Bottleneck: "" when nothing is loaded above 85%).
 	Utilisation Number `json:"utilisation"`
-	Bottleneck  string `json:"bottleneck"`
-	Load        Number `json:"bottleneck_load"`
+	// Peak and PeakAt are the highest offered utilisation at this value
+	// and where it is (Offered.Peak, Offered.PeakAt): unlike Utilisation,
+	// they see a tool that saturates before the workers do.
+	Peak       Number `json:"peak_utilisation"`
+	PeakAt     string `json:"peak_at"`
+	Bottleneck string `json:"bottleneck"`
+	Load       Number `json:"bottleneck_load"`
 	// NotAnAnswer says why this value cannot be the answer whatever its
 	// verdict: its offered load exceeds a capacity (an unstable or
 	// overloaded system, where a run that waits for hours still
@@ -354,7 +366,7 @@ func (s *searcher) pass(v float64) (bool, error) {
 	if pr, ok := s.probes[v]; ok {
 		return pr.Answers(), nil
 	}
-	off := Offered{Utilisation: math.NaN()}
+	off := Offered{Utilisation: math.NaN(), Peak: math.NaN()}
 	if s.p.Offered != nil {
 		var err error
 		if off, err = s.p.Offered(v); err != nil {
@@ -370,6 +382,7 @@ func (s *searcher) pass(v float64) (bool, error) {
 		}
 		pr = s.judge(v, n, sum)
 		pr.Utilisation, pr.Offered = Number(off.Utilisation), off
+		pr.Peak, pr.PeakAt = Number(off.Peak), off.PeakAt
 		pr.NotAnAnswer = s.notAnAnswer(off, sum)
 		// More replications cannot make a value that is not an answer
 		// one: do not spend them.

@@ -115,10 +115,11 @@ func (s *Simulator) Offered(v float64) (Offered, error) {
 
 // OfferedLoad is Simulator.Offered for a compiled scenario.
 func OfferedLoad(cfg *system.Config) Offered {
-	off := Offered{Utilisation: math.NaN()}
+	off := Offered{Utilisation: math.NaN(), Peak: math.NaN()}
 	var why []string
 	if rho, ok := system.OfferedUtilisation(cfg); ok {
 		off.Utilisation = rho
+		off.Peak, off.PeakAt = rho, "workers"
 		if rho >= 1 {
 			unbounded := cfg.QueueCapacity == system.Unbounded && cfg.Deadline <= 0
 			off.Unstable = off.Unstable || unbounded
@@ -127,6 +128,13 @@ func OfferedLoad(cfg *system.Config) Offered {
 	}
 	for _, o := range system.OfferedToolLoads(cfg) {
 		t := &cfg.Tools[o.Tool]
+		load := o.Utilisation
+		if t.RateLimit != nil && t.RateLimit.Rate > 0 {
+			load = max(load, o.CallRate/t.RateLimit.Rate)
+		}
+		if load > 0 && (math.IsNaN(off.Peak) || load > off.Peak) {
+			off.Peak, off.PeakAt = load, t.Name
+		}
 		if o.Utilisation >= 1 {
 			unbounded := t.QueueCapacity == system.Unbounded && cfg.Deadline <= 0
 			off.Unstable = off.Unstable || unbounded
