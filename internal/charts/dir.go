@@ -200,7 +200,7 @@ func (d *Dir) Builds() []Build {
 		}
 	}
 	if d.has["tail.csv"] {
-		bs = append(bs, Build{d.tailFrom, func() (*Chart, error) { return TailChart(d.Tail) }})
+		bs = append(bs, Build{d.tailFrom, func() (*Chart, error) { return TailChart(d.Tail, d.Summaries...) }})
 	}
 	if d.has["tools.csv"] {
 		bs = append(bs, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})

@@ -252,3 +252,31 @@ func TestReadOutages(t *testing.T) {
 		t.Errorf("backwards window: %v", err)
 	}
 }
+
+// TestTailSuccessRates: with the summaries, each bar's total is followed
+// by the variant's success rate, so a fast p99 run of a variant that
+// completes few runs is read as such.
+func TestTailSuccessRates(t *testing.T) {
+	var sums []Summary
+	for _, s := range []struct {
+		name string
+		rate float64
+	}{{"naive", 0.145}, {"budgeted", 0.654}} {
+		var sum Summary
+		sum.Label, sum.SuccessRate = s.name, s.rate
+		sums = append(sums, sum)
+	}
+	ch, err := TailChart([]TailStage{{Variant: "naive", Stage: "queue", Seconds: 0.5}, {Variant: "budgeted", Stage: "queue", Seconds: 0.9}}, sums...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg strings.Builder
+	if err := ch.Render(&svg, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"500ms · 14.5% succeeded", "900ms · 65.4% succeeded"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("tail chart lacks %q", want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package charts
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -47,8 +48,11 @@ func stageColor(stage string, step int) color.Color {
 // per stage ("queue", "step:search", "backoff", …, in order of first
 // appearance), with the total at the bar's end. Stages that are zero in
 // every variant are left out of the legend. Rows without a variant
-// (tail.csv without the column) are labelled "p99 run".
-func TailChart(stages []TailStage) (*Chart, error) {
+// (tail.csv without the column) are labelled "p99 run". With the
+// variants' summaries (sums, optional) and more than one variant, each
+// total is followed by the variant's success rate: the p99 run of a
+// variant that completes few runs can be fast.
+func TailChart(stages []TailStage, sums ...Summary) (*Chart, error) {
 	if len(stages) == 0 {
 		return nil, fmt.Errorf("tail: %w: no stages", ErrNoData)
 	}
@@ -56,6 +60,10 @@ func TailChart(stages []TailStage) (*Chart, error) {
 	for _, s := range stages {
 		vi.of(s.Variant)
 		si.of(s.Stage)
+	}
+	var match map[string]*Summary
+	if len(vi.names) > 1 { // a comparison: one run's chart needs no ranking
+		match = matchSummaries(vi.names, sums)
 	}
 	short, key := shortLabels(vi.names)
 	for i, v := range short {
@@ -116,6 +124,9 @@ func TailChart(stages []TailStage) (*Chart, error) {
 		if total[v] == 0 {
 			txt = "no data (no run near the p99)"
 		}
+		if s := match[vi.names[v]]; s != nil {
+			txt += fmt.Sprintf(" · %.1f%% succeeded", math.Floor(1000*s.SuccessRate)/10) // floored, as the CDF's legend
+		}
 		labels = append(labels, note{X: total[v], Y: y(v), Text: txt, Style: sty, Offset: vg.Point{X: 4}})
 	}
 	p.Add(bars, labels)
@@ -126,6 +137,9 @@ func TailChart(stages []TailStage) (*Chart, error) {
 	}
 	p.X.Tick.Marker = linearSecondsTicks{}
 	p.X.Min, p.X.Max = 0, maxTotal*1.12
+	if len(match) > 0 {
+		p.X.Max = maxTotal * 1.55 // room for the success rates after the totals
+	}
 	ticks := make(plot.ConstantTicks, n)
 	for v := range vi.names {
 		ticks[v] = plot.Tick{Value: y(v), Label: short[v]}
