@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,4 +71,58 @@ func readFileT(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestReportDirShowsWhatRan: the report of a results directory shows what
+// produced it, from the provenance that compare.json (per variant) and
+// plan.json record: the scenario file, the overrides every variant shares,
+// and each variant's scenario text as simulated under its own overrides
+// and SHA-256; a plan's page is named after its scenario and shows the
+// text its probes shared.
+func TestReportDirShowsWhatRan(t *testing.T) {
+	prov := func(over []string, sha, text string) string {
+		b, err := json.Marshal(map[string]any{"scenario": "svc", "file": "scenarios/svc.yaml", "format_version": 1,
+			"overrides": over, "sha256": sha, "effective": text, "budgetsim": "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	dir := t.TempDir()
+	compare := `[{"name": "once", "variant": {"retry.attempts": "1"}, "provenance": ` + prov([]string{"workers=4", "retry.attempts=1"}, "aaa111", "name: svc\nworkers: 4\nretry: {attempts: 1}\n") + `, "scenario": "svc"},
+{"name": "three", "variant": {"retry.attempts": "3"}, "provenance": ` + prov([]string{"workers=4", "retry.attempts=3"}, "bbb333", "name: svc\nworkers: 4\nretry: {attempts: 3}\n") + `, "scenario": "svc"}]`
+	if err := os.WriteFile(filepath.Join(dir, "compare.json"), []byte(compare), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "compare.html")
+	if _, stderr, code := runCLI(t, dir, "--out", out); code != 0 {
+		t.Fatalf("report DIR (compare): exit %d: %s", code, stderr)
+	}
+	page := html.UnescapeString(string(readFileT(t, out)))
+	for _, want := range []string{"Read from <code>scenarios/svc.yaml</code> with the overrides <code>--set workers=4</code> applied (scenario format 1)",
+		"# variant once: --set retry.attempts=1 · SHA-256 aaa111\nname: svc\nworkers: 4\nretry: {attempts: 1}\n",
+		"# variant three: --set retry.attempts=3 · SHA-256 bbb333\nname: svc\nworkers: 4\nretry: {attempts: 3}\n"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("comparison report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "records no scenario text") {
+		t.Error("comparison report says it has no scenario text")
+	}
+
+	dir = planDir(t)
+	plan := `{"provenance": ` + prov([]string{"runs=5000"}, "ccc555", "name: svc\nruns: 5000\n") + `, "parameter": "workers", "value": 11, "found": true, "slos": ["p99<=7s"]}`
+	if err := os.WriteFile(filepath.Join(dir, "plan.json"), []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(t.TempDir(), "plan.html")
+	if _, stderr, code := runCLI(t, dir, "--out", out); code != 0 {
+		t.Fatalf("report DIR (plan): exit %d: %s", code, stderr)
+	}
+	page = html.UnescapeString(string(readFileT(t, out)))
+	for _, want := range []string{"budgetsim plan · svc", "<code>--set runs=5000</code>", "SHA-256 <code>ccc555</code>", "name: svc\nruns: 5000\n"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("plan report lacks %q", want)
+		}
+	}
 }

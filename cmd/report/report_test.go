@@ -167,34 +167,3 @@ func TestReportInterrupted(t *testing.T) {
 	}
 }
 
-// TestReadmeCommands runs every `go run ./cmd/report …` line of the
-// README, so the documentation cannot go stale.
-func TestReadmeCommands(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the README's commands")
-	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, line := range strings.Split(string(readme), "\n") {
-		cmd, ok := strings.CutPrefix(strings.TrimSpace(line), "go run ./cmd/report ")
-		if !ok {
-			continue
-		}
-		n++
-		args := strings.Fields(cmd)
-		for i, a := range args {
-			if a == "--out" && i+1 < len(args) { // into a scratch directory
-				args[i+1] = filepath.Join(t.TempDir(), args[i+1])
-			}
-		}
-		if out, errOut, code := runCLI(t, args...); code != 0 || out == "" {
-			t.Errorf("README: report %s: exit %d, stdout %q\n%s", cmd, code, out, errOut)
-		}
-	}
-	if n == 0 {
-		t.Fatal("found no report command in the README")
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -341,6 +342,9 @@ func ReadTools(r io.Reader, name string) ([]ToolSample, error) {
 type Summary struct {
 	Label   string
 	Variant map[string]string
+	// Provenance is what produced the summary (the scenario after its
+	// overrides, its SHA-256, the build); nil in files written without it.
+	Provenance *provenance.Record
 	system.Summary
 }
 
@@ -352,8 +356,9 @@ func ReadSummaries(r io.Reader, name string) ([]Summary, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	type variantSummary struct {
-		Name    string            `json:"name"`
-		Variant map[string]string `json:"variant"`
+		Name       string             `json:"name"`
+		Variant    map[string]string  `json:"variant"`
+		Provenance *provenance.Record `json:"provenance"`
 		system.Summary
 	}
 	var vs []variantSummary
@@ -372,7 +377,7 @@ func ReadSummaries(r io.Reader, name string) ([]Summary, error) {
 	}
 	out := make([]Summary, len(vs))
 	for i, v := range vs {
-		out[i] = Summary{Label: v.Scenario, Variant: v.Variant, Summary: v.Summary}
+		out[i] = Summary{Label: v.Scenario, Variant: v.Variant, Provenance: v.Provenance, Summary: v.Summary}
 		if v.Name != "" {
 			out[i].Label = v.Name
 		} else if len(v.Variant) > 0 {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/budgetsim/budgetsim/internal/provenance"
 )
 
 // Dir is a results directory read: the files `simulate run|compare|sweep|
@@ -122,14 +124,15 @@ func ReadPlan(r io.Reader, name string, objective func(string) (Objective, error
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var p struct {
-		Value *float64 `json:"value"`
-		Found bool     `json:"found"`
-		SLOs  []string `json:"slos"`
+		Provenance *provenance.Record `json:"provenance"`
+		Value      *float64           `json:"value"`
+		Found      bool               `json:"found"`
+		SLOs       []string           `json:"slos"`
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, jsonError(name, data, err)
 	}
-	t := &Target{Plan: true, Found: p.Found && p.Value != nil}
+	t := &Target{Plan: true, Found: p.Found && p.Value != nil, Provenance: p.Provenance}
 	if t.Found {
 		t.Answer = *p.Value
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -262,6 +263,10 @@ type Target struct {
 	Plan   bool
 	Answer float64
 	Found  bool
+	// Provenance is the plan's scenario (plan.json's provenance: the
+	// overrides every probe shares; each probe adds its value); nil
+	// without.
+	Provenance *provenance.Record
 }
 
 // meets reports whether point q's estimates meet every objective, and

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 )
 
@@ -22,7 +23,7 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 		version = "devel"
 	}
 	r := &Report{Version: version, File: d.Path,
-		Source: "A results directory holds no scenario text: see the scenario the command that wrote it named."}
+		Source: "This results directory records no scenario text (it was written without provenance): see the scenario the command that wrote it named."}
 	switch {
 	case d.Target != nil && d.Has("sweep.csv"):
 		planReport(r, d)
@@ -88,6 +89,7 @@ func compareReport(r *Report, d *charts.Dir) {
 			r.Warnings = append(r.Warnings, s.Label+": "+w)
 		}
 	}
+	compareSource(r, sums)
 	t.Notes = append(t.Notes, "The highlighted row has the highest success rate. Completion times are those of completed runs: read them with the success rate beside them.")
 	if len(sums) > 0 && sums[0].Confidence != nil {
 		t.Notes = append(t.Notes, fmt.Sprintf("Under a value: its %g%% Student-t interval over the replications (the p99's by sectioning).", 100*sums[0].Confidence.Level))
@@ -102,6 +104,10 @@ func planReport(r *Report, d *charts.Dir) {
 		param = d.Sweep[0].Parameter
 	}
 	r.Scenario = d.Scenario
+	if p := d.Target.Provenance; p != nil {
+		r.Scenario = p.Scenario
+		setSource(r, p, p.Effective, p.SHA256)
+	}
 	if r.Scenario == "" {
 		r.Scenario = "capacity plan of " + param
 	}
@@ -132,4 +138,58 @@ func planReport(r *Report, d *charts.Dir) {
 	}
 	t.Notes = append(t.Notes, "The highlighted row is the answer. Under a value: its confidence interval from sweep.csv.")
 	r.Sections = append(r.Sections, Section{ID: "plan", Title: "Plan", Tables: []Table{t}})
+}
+
+// setSource shows provenance p in r's Scenario section: where the scenario
+// was read from, its format, the overrides, and text with its SHA-256.
+func setSource(r *Report, p *provenance.Record, text, sha string) {
+	r.File = p.File
+	r.FormatVersion = p.FormatVersion
+	r.Overrides = p.Overrides
+	r.Source, r.SHA256 = text, sha
+}
+
+// compareSource shows what each variant simulated: the overrides all
+// variants share in the section's header, then each variant's scenario
+// text as simulated, under a comment naming the variant, its own
+// overrides and its SHA-256. Nothing when the summaries carry no
+// provenance.
+func compareSource(r *Report, sums []charts.Summary) {
+	if len(sums) == 0 {
+		return
+	}
+	for _, s := range sums {
+		if s.Provenance == nil {
+			return
+		}
+	}
+	first := sums[0].Provenance
+	var shared []string
+	for i, o := range first.Overrides {
+		all := true
+		for _, s := range sums[1:] {
+			if p := s.Provenance.Overrides; i >= len(p) || p[i] != o {
+				all = false
+			}
+		}
+		if !all {
+			break
+		}
+		shared = append(shared, o)
+	}
+	var b strings.Builder
+	for i, s := range sums {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		own := s.Provenance.Overrides[len(shared):]
+		fmt.Fprintf(&b, "# variant %s: --set %s · SHA-256 %s\n", s.Label, strings.Join(own, " --set "), s.Provenance.SHA256)
+		b.WriteString(s.Provenance.Effective)
+		if !strings.HasSuffix(s.Provenance.Effective, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	p := *first
+	p.Overrides = shared
+	setSource(r, &p, b.String(), "")
 }

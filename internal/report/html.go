@@ -129,7 +129,7 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 {{end}}</section>
 <section id="scenario">
 <h2>Scenario</h2>
-{{with .File}}<p>Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides{{range .}} <code>--set {{.}}</code>{{end}} applied{{end}} (scenario format {{$.FormatVersion}}); as simulated, SHA-256 <code>{{$.SHA256}}</code>:</p>
+{{with .File}}<p>Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides{{range .}} <code>--set {{.}}</code>{{end}} applied{{end}}{{with $.FormatVersion}} (scenario format {{.}}){{end}}{{with $.SHA256}}; as simulated, SHA-256 <code>{{.}}</code>{{else}}; each variant as simulated, with its SHA-256{{end}}:</p>
 {{end}}<pre class="source">{{.Source}}</pre>
 </section>
 </main>
