@@ -166,4 +166,3 @@ func TestReportInterrupted(t *testing.T) {
 		t.Errorf("interrupted report: %s not written whole (err %v)", out, err)
 	}
 }
-
