@@ -45,7 +45,10 @@ flags=(--set runs=20000 --set warmup=1000 --vary workers=10,11 --vary 'arrivals.
 export SHARDS=3 CPUS_PER_TASK=1 MEM=256M
 
 step "the sweep unsharded"
-simulate sweep mmc.yaml "${flags[@]}" --out whole >/dev/null
+# By the absolute path slurm-array.sh hands its tasks: every output
+# records the scenario's path as given (its provenance), so the two runs
+# name the same file the same way.
+simulate sweep "$work/mmc.yaml" "${flags[@]}" --out whole >/dev/null
 
 same() { # same DIR: DIR's merged sweep is byte-identical to the unsharded one
 	cmp "$1/sweep.csv" whole/sweep.csv && cmp "$1/sweep.json" whole/sweep.json ||
