@@ -10,14 +10,18 @@ mean latency of completed runs: the difference of the two means must lie
 within its own 95 % interval (Welch's t, each side's standard error from
 its replications), that is, the two models must be statistically
 indistinguishable on R replications each. It prints one line per figure
-and exits 1 if any differs.
+and exits 1 if any differs. Four comparisons at 95 % each flag a figure
+by chance in roughly one run in six even when the models agree (less
+often, as the two figures of a scenario move together): a difference is
+a reason to rerun with more replications, and a semantic difference
+shows as one that stays.
 
 Usage (bench/run.sh runs it before timing anything):
 
-    /usr/bin/python3 bench/check_models.py --simulate PATH/TO/simulate [--replications 10]
+    /usr/bin/python3 bench/check_models.py --simulate PATH/TO/simulate [--replications 20]
 
 Both scenarios run at their files' sizes (tool-queue 200 000 arrivals,
-retry-storm 240 s), about two minutes of SimPy with 10 replications.
+retry-storm 240 s), about three minutes of SimPy with 20 replications.
 """
 
 import argparse
@@ -83,7 +87,7 @@ def simpy(args, reps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--simulate", required=True, help="path to the simulate binary")
-    ap.add_argument("--replications", type=int, default=10)
+    ap.add_argument("--replications", type=int, default=20)
     ap.add_argument("--scenario", choices=sorted(CASES), action="append",
                     help="check only this scenario (repeatable; default: all)")
     args = ap.parse_args()

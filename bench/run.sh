@@ -19,10 +19,10 @@
 #      when valgrind is installed or installable): a figure load cannot blur;
 # and prints a Markdown table (the one in bench/README.md).
 #
-# Environment knobs (the defaults reproduce bench/README.md, ~6 minutes):
+# Environment knobs (the defaults reproduce bench/README.md, ~8 minutes):
 #   BENCH_REPEAT        budgetsim runs per round (5); medians are reported
 #   BENCH_SIMPY_REPEAT  rounds, each one SimPy run after the budgetsim runs (3)
-#   BENCH_CHECK_REPS    replications per side in the model check (10)
+#   BENCH_CHECK_REPS    replications per side in the model check (20)
 #   BENCH_NO_CHECK=1    skip the model check (its row then says so)
 #   BENCH_OUT           directory for raw outputs (a fresh mktemp -d)
 #   BENCH_NO_APT=1      never call apt-get (skip what is missing instead)
@@ -37,7 +37,7 @@ cpu_busy() { awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / 100 }' /pr
 busy0=$(cpu_busy) t_start=$(date +%s%N)
 REPEAT=${BENCH_REPEAT:-5}
 SIMPY_REPEAT=${BENCH_SIMPY_REPEAT:-3}
-CHECK_REPS=${BENCH_CHECK_REPS:-10}
+CHECK_REPS=${BENCH_CHECK_REPS:-20}
 OUT=${BENCH_OUT:-$(mktemp -d /tmp/budgetsim-bench.XXXXXX)}
 mkdir -p "$OUT"
 PY=/usr/bin/python3 # Debian's interpreter: python3-simpy3 installs for it
