@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 )
@@ -208,5 +209,52 @@ func (d *Dir) Builds() []Build {
 	if d.has["tools.csv"] {
 		bs = append(bs, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
 	}
+	if note := d.ProvenanceNote(); note != "" {
+		for i, b := range bs {
+			build := b.Build
+			bs[i].Build = func() (*Chart, error) {
+				ch, err := build()
+				if err == nil {
+					ch.Notes = append(ch.Notes, note)
+				}
+				return ch, err
+			}
+		}
+	}
 	return bs
+}
+
+// ProvenanceNote is the footnote that ties a chart in a review to what
+// produced it: the scenario file, the SHA-256 of the scenario text as
+// simulated (of each variant's, for a comparison; the first 12 hex
+// digits, as the tables' header shows them), the scenario format and the
+// build, from the provenance that summary.json, compare.json or plan.json
+// records; "" when the directory records none.
+func (d *Dir) ProvenanceNote() string {
+	var ps []*provenance.Record
+	var labels []string
+	for _, s := range d.Summaries {
+		if s.Provenance == nil {
+			ps = nil
+			break
+		}
+		ps, labels = append(ps, s.Provenance), append(labels, s.Label)
+	}
+	if len(ps) == 0 && d.Target != nil && d.Target.Provenance != nil {
+		ps = []*provenance.Record{d.Target.Provenance}
+	}
+	if len(ps) == 0 {
+		return ""
+	}
+	short := func(sha string) string { return sha[:min(12, len(sha))] }
+	sha := "SHA-256 " + short(ps[0].SHA256)
+	if len(ps) > 1 {
+		var each []string
+		for i, p := range ps {
+			each = append(each, labels[i]+" "+short(p.SHA256))
+		}
+		sha = "SHA-256 per variant: " + strings.Join(each, ", ")
+	}
+	return fmt.Sprintf("Scenario %s (%s, format %d), as simulated: %s; budgetsim %s. The summary JSON beside the data holds its text and overrides.",
+		ps[0].Scenario, ps[0].File, ps[0].FormatVersion, sha, ps[0].Budgetsim)
 }
