@@ -13,6 +13,17 @@
 //     single- and multi-server stations, solved by exact Mean Value
 //     Analysis; FiniteSource: its one-station case (M/M/c//N) from the
 //     birth–death distribution.
+//   - PriorityMG1: one server, non-preemptive priority classes, each with
+//     Poisson arrivals and general service (Cobham's formula for the mean
+//     wait of each class).
+//   - ExpGroup: order statistics of independent exponential calls made in
+//     parallel: the first (any), the k-th, and the last (all) to answer.
+//   - HedgedLognormal: a lognormal call hedged by a second one after a
+//     delay, without queueing: the latency min(X₁, d + X₂).
+//   - Model APIs sold by the token: TokenThroughputCap and
+//     TokenLimits.CallCap give the long-run call rate that per-minute
+//     request and token limits allow, and which limit binds; TokenQueue is
+//     the M/G/1 queue of a client that waits for token capacity.
 //
 // Every model is a small value type whose exported fields are its
 // parameters. Its methods validate those fields on every call and return an

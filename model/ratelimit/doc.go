@@ -1,6 +1,8 @@
 // Package ratelimit provides admission policies that bound how fast and how
-// many calls may be in flight: a token bucket ([TokenBucket]) and a counting
-// semaphore ([Concurrency]).
+// many calls may be in flight: a token bucket ([TokenBucket]), a counting
+// semaphore ([Concurrency]), and the per-minute request and token limits
+// that model APIs are sold with ([TokenLimiter]: tokens reserved before a
+// call, corrected by its actual usage after it).
 //
 // Time is an argument. Every method that depends on time takes now, an
 // instant on a monotonic clock expressed as a [time.Duration] whose origin is
