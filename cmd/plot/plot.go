@@ -192,7 +192,7 @@ func readInputs(o *options) (*inputs, error) {
 			return nil, err
 		}
 		defer f.Close()
-		if in.trace, err = charts.ReadTrace(f, o.trace); err != nil {
+		if in.trace, err = charts.ReadTrace(charts.Bounded(f, o.trace, charts.MaxInputSize), o.trace); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -249,5 +250,21 @@ func TestReadTrace(t *testing.T) {
 	}
 	if _, ok := tr.Slowest(func(r TraceRun) bool { return r.Outcome != "completed" }); ok {
 		t.Errorf("Trace.Slowest(not completed) found a run; every jitter-none run completed")
+	}
+}
+
+// TestBoundedStopsAtLimit: a reader past its limit fails with an error
+// naming the file, and one at the limit reads whole.
+func TestBoundedStopsAtLimit(t *testing.T) {
+	b, err := io.ReadAll(Bounded(strings.NewReader("abcdef"), "x.csv", 6))
+	if err != nil || string(b) != "abcdef" {
+		t.Fatalf("at the limit: %q, %v", b, err)
+	}
+	b, err = io.ReadAll(Bounded(strings.NewReader("abcdefg"), "x.csv", 6))
+	if err == nil || !strings.Contains(err.Error(), "x.csv: larger than 6 bytes") {
+		t.Fatalf("past the limit: err = %v", err)
+	}
+	if string(b) != "abcdef" {
+		t.Errorf("past the limit: read %q, want the first 6 bytes", b)
 	}
 }

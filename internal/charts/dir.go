@@ -54,8 +54,35 @@ func readFile[T any](dir, name string, parse func(io.Reader, string) (T, error))
 		return v, false, err
 	}
 	defer f.Close()
-	v, err = parse(f, path)
+	v, err = parse(Bounded(f, path, MaxInputSize), path)
 	return v, true, err
+}
+
+// MaxInputSize bounds each file this package reads: results files are
+// megabytes, so a larger one is not budgetsim's output, and reading it
+// whole could exhaust memory.
+const MaxInputSize = 1 << 30
+
+// Bounded returns r, which reads at most limit bytes: a read past them
+// fails with an error that names the file and the limit.
+func Bounded(r io.Reader, name string, limit int64) io.Reader {
+	return &boundedReader{r: io.LimitReader(r, limit+1), name: name, limit: limit}
+}
+
+// boundedReader is Bounded's reader; read counts the bytes read so far.
+type boundedReader struct {
+	r           io.Reader
+	name        string
+	limit, read int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	if b.read > b.limit {
+		return n - int(b.read-b.limit), fmt.Errorf("%s: larger than %d bytes, too large for a budgetsim results file", b.name, b.limit)
+	}
+	return n, err
 }
 
 // ReadDir reads every input dir holds, checking them all before anything

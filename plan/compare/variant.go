@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"regexp"
@@ -141,12 +142,24 @@ const MaxNameLen = 40
 
 // ReadVariants reads a variants file (see ParseVariants).
 func ReadVariants(path string) (Axis, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Axis{}, err
 	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxVariantsSize+1))
+	if err != nil {
+		return Axis{}, err
+	}
+	if len(b) > MaxVariantsSize {
+		return Axis{}, fmt.Errorf("%s: larger than the %d-byte limit for a variants file", path, MaxVariantsSize)
+	}
 	return ParseVariants(path, b)
 }
+
+// MaxVariantsSize bounds a variants file: a few hundred variants fit in a
+// fraction of it.
+const MaxVariantsSize = 1 << 20
 
 // ParseVariants parses a variants file: a YAML list of variants, each a
 // mapping with

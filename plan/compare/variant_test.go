@@ -1,7 +1,10 @@
 package compare_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -158,4 +161,17 @@ func Example_named() {
 	// Output:
 	// budgeted: sets map[], removes []
 	// unbudgeted: sets map[], removes [retry.budget]
+}
+
+// TestReadVariantsTooLarge: a variants file past MaxVariantsSize is an
+// error naming the file, not a read of the whole of it.
+func TestReadVariantsTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "variants.yaml")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("#\n"), compare.MaxVariantsSize), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := compare.ReadVariants(path)
+	if err == nil || !strings.Contains(err.Error(), path+": larger than") {
+		t.Fatalf("err = %v, want the size limit named", err)
+	}
 }
