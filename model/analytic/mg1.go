@@ -13,7 +13,8 @@ import (
 // al., Fundamentals of Queueing Theory, 4th ed., §5.1).
 //
 // Lambda and MeanService must be finite and > 0, and SecondMoment must be
-// finite and >= MeanService² (a variance cannot be negative). Every method
+// finite and >= MeanService² (a variance cannot be negative; one that is
+// negative by rounding alone, within a relative 1e-12, counts as zero). Every method
 // except Rho needs rho = Lambda·MeanService < 1, else it returns an
 // *UnstableError. The zero value is invalid. An MG1 is an immutable value,
 // safe for concurrent use, and its methods do not allocate.
@@ -62,6 +63,10 @@ func MG1FromCV(lambda, mean, cv float64) (MG1, error) {
 	return q, nil
 }
 
+// momentSlack is the relative rounding error a second moment may carry
+// below meanService² and still describe a constant service time.
+const momentSlack = 1e-12
+
 func (q MG1) validate() error {
 	if err := checkRate("lambda", q.Lambda); err != nil {
 		return err
@@ -70,7 +75,10 @@ func (q MG1) validate() error {
 		return err
 	}
 	m2 := q.MeanService * q.MeanService
-	if math.IsInf(q.SecondMoment, 0) || !(q.SecondMoment >= m2) {
+	// A second moment computed or written down for a constant service
+	// time (0.1 s, 0.01 s²) can round a few ulps below meanService²; such
+	// a variance is zero, not negative.
+	if math.IsInf(q.SecondMoment, 0) || !(q.SecondMoment >= m2*(1-momentSlack)) {
 		return fmt.Errorf("secondMoment: must be finite and >= meanService² = %v, got %v", m2, q.SecondMoment)
 	}
 	return nil

@@ -1,6 +1,9 @@
 package analytic
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestMG1Exponential: exponential service with rate mu has E[S] = 1/mu and
 // E[S^2] = 2/mu², and Pollaczek–Khinchine then reproduces M/M/1 exactly:
@@ -64,5 +67,30 @@ func TestMG1Reference(t *testing.T) {
 	mm := ok(must[MG1](t)(MG1FromCV(0.5, 1, 1)).MeanWait())
 	if !near(mm, 2*md, 1e-14) {
 		t.Errorf("MeanWait at cv=1 = %v, want 2 × MeanWait at cv=0 = %v", mm, 2*md)
+	}
+}
+
+// TestMG1ConstantServiceRounded: a constant service time whose second
+// moment is written as its rounded square (0.1 s and 0.01 s², while
+// 0.1*0.1 rounds to 0.010000000000000002) is M/D/1, not an error; a
+// second moment clearly below the square still is one.
+func TestMG1ConstantServiceRounded(t *testing.T) {
+	md1, err := MD1(5, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := md1.MeanWait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MG1{Lambda: 5, MeanService: 0.1, SecondMoment: 0.01}.MeanWait()
+	if err != nil {
+		t.Fatalf("rounded E[S²]: %v", err)
+	}
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("mean wait %v, want M/D/1's %v", got, want)
+	}
+	if _, err := (MG1{Lambda: 5, MeanService: 0.1, SecondMoment: 0.0099}).MeanWait(); err == nil {
+		t.Error("E[S²] = 0.0099 < E[S]² = 0.01: want an error")
 	}
 }
