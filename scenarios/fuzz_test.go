@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -179,7 +180,7 @@ func simulateBriefly(t *testing.T, what string, c *system.Config) {
 	if err := res.Runs.Check(); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	s := system.Summarize(&cfg, []*system.Result{res}, 0.95)
+	s := summary.Summarize(&cfg, []*system.Result{res}, 0.95)
 	if _, err := json.Marshal(s); err != nil {
 		t.Fatalf("%s: summary does not encode: %v", what, err)
 	}

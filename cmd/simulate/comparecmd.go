@@ -6,6 +6,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/compare"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -69,7 +70,7 @@ func (e *env) compare(args []string) error {
 			return err
 		}
 		defer files.Abort() // a no-op once committed
-		opt.Each = func(v compare.Variant, cfg *system.Config, acc *system.Accumulator, first *system.Result) error {
+		opt.Each = func(v compare.Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
 			return files.Add(v.Label, cfg, acc.Latency(), first.Series)
 		}
 	}

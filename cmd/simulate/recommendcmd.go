@@ -15,6 +15,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/latencylog"
+	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/recommend"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -249,7 +250,7 @@ func (e *env) recommendScenario(name string, sf cli.ScenarioFlags, opt recommend
 	if err != nil {
 		return err
 	}
-	acc, _ := system.ReplicatePooled(sc.Config, sf.Replications, sf.Parallel, system.Options{Interrupt: e.interrupted}, sf.Level)
+	acc, _ := replicate.Pooled(sc.Config, sf.Replications, sf.Parallel, system.Options{Interrupt: e.interrupted}, sf.Level)
 	plan, err := recommend.FromAccumulator(acc, opt)
 	if err != nil {
 		return err

@@ -16,6 +16,8 @@ import (
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/internal/trace"
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -93,7 +95,7 @@ func (e *env) run(args []string) error {
 	// all of them. Replication 0's series is kept for --out.
 	// Many replications take a while: a progress line on a terminal.
 	prog := cli.NewProgress(e.stderr, "run", time.Now)
-	acc, first := system.ReplicatePooledEach(cfg, sf.Replications, sf.Parallel, opt, sf.Level, func(i int) {
+	acc, first := replicate.PooledEach(cfg, sf.Replications, sf.Parallel, opt, sf.Level, func(i int) {
 		prog.Update(0, 0, i+1, sf.Replications)
 	})
 	prog.Done()
@@ -142,7 +144,7 @@ func sameDir(a, b string) bool {
 // provenance of what produced it.
 type summaryFile struct {
 	Provenance provenance.Record `json:"provenance"`
-	system.Summary
+	summary.Summary
 }
 
 // runOutputs are the files run --out writes.
@@ -152,11 +154,11 @@ var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "too
 // group: no file replaces its previous version until all are written, and
 // a run output this run does not produce (tools.csv of an earlier scenario
 // with limited tools) is removed, so the directory never mixes two runs.
-func writeOutputs(dir string, sc *scenarios.Scenario, sum system.Summary, lat *stats.Histogram, first *system.Result) error {
+func writeOutputs(dir string, sc *scenarios.Scenario, sum summary.Summary, lat *stats.Histogram, first *system.Result) error {
 	name := []string{sum.Scenario}
 	files := []outFile{
 		{"summary.json", func(w io.Writer) error { return render.JSON(w, summaryFile{provenance.Of(sc), sum}) }},
-		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []system.Summary{sum}, nil) }},
+		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []summary.Summary{sum}, nil) }},
 		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) }},
 	}
 	if first != nil {
@@ -267,7 +269,7 @@ func (e *env) list(args []string) error {
 	return render.Table(e.stdout, []string{"scenario", "description"}, rows)
 }
 
-func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *system.Summary) error {
+func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *summary.Summary) error {
 	title := "budgetsim · " + sc.Config.Name
 	if sc.Description != "" {
 		title += " — " + sc.Description

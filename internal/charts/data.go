@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 )
 
 // CDFPoint is one point of an empirical CDF: a fraction Fraction of the
@@ -345,7 +345,7 @@ type Summary struct {
 	// Provenance is what produced the summary (the scenario after its
 	// overrides, its SHA-256, the build); nil in files written without it.
 	Provenance *provenance.Record
-	system.Summary
+	summary.Summary
 }
 
 // ReadSummaries reads summary.json (one object) or compare.json (an array
@@ -359,7 +359,7 @@ func ReadSummaries(r io.Reader, name string) ([]Summary, error) {
 		Name       string             `json:"name"`
 		Variant    map[string]string  `json:"variant"`
 		Provenance *provenance.Record `json:"provenance"`
-		system.Summary
+		summary.Summary
 	}
 	var vs []variantSummary
 	trimmed := bytes.TrimSpace(data)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -62,13 +63,13 @@ func TestTableAlignment(t *testing.T) {
 
 func TestToolLoad(t *testing.T) {
 	for _, c := range []struct {
-		tool system.ToolSummary
+		tool summary.ToolSummary
 		want string
 	}{
 		// No capacity to share: what the tool contributes is its calls in service.
-		{system.ToolSummary{ToolStats: system.ToolStats{MeanBusy: 8.955}}, "8.955 in service"},
-		{system.ToolSummary{Concurrency: 10, Load: 0.8966, ToolStats: system.ToolStats{MeanBusy: 8.966}}, "89.66%"},
-		{system.ToolSummary{RateLimit: 2, Load: 1}, "100.00%"},
+		{summary.ToolSummary{ToolStats: system.ToolStats{MeanBusy: 8.955}}, "8.955 in service"},
+		{summary.ToolSummary{Concurrency: 10, Load: 0.8966, ToolStats: system.ToolStats{MeanBusy: 8.966}}, "89.66%"},
+		{summary.ToolSummary{RateLimit: 2, Load: 1}, "100.00%"},
 	} {
 		if got := ToolLoad(c.tool); got != c.want {
 			t.Errorf("ToolLoad(%+v) = %q, want %q", c.tool, got, c.want)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -15,7 +16,7 @@ import (
 // SummaryTable writes a Summary as tables: outcomes, latency percentiles,
 // Little's law and attempts, with confidence intervals when the summary has
 // them, and the warnings as numbered footnotes.
-func SummaryTable(w io.Writer, title string, s *system.Summary) error {
+func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 	fmt.Fprintf(w, "%s\n", title)
 	fmt.Fprintf(w, "seed %d · %d replication(s) · %s simulated events\n\n", s.Seed, s.Replications, Number(float64(s.Events)))
 	ci := s.Confidence
@@ -44,11 +45,11 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 	}
 	fmt.Fprintln(w)
 
-	pct := func(name string, p system.Percentiles, iv *system.PercentileIntervals) []string {
+	pct := func(name string, p summary.Percentiles, iv *summary.PercentileIntervals) []string {
 		if p.N == 0 {
 			return []string{name, "0", "–", "–", "–", "–", "–", "–"}
 		}
-		f := func(v float64, i *system.Interval) string {
+		f := func(v float64, i *summary.Interval) string {
 			if i == nil {
 				return Seconds(v)
 			}
@@ -62,7 +63,7 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 		}
 		return append(row, Seconds(p.Max))
 	}
-	var latCI, waitCI *system.PercentileIntervals
+	var latCI, waitCI *summary.PercentileIntervals
 	if ci != nil {
 		latCI, waitCI = &ci.Latency, &ci.Wait
 	}
@@ -76,13 +77,13 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 	fmt.Fprintln(w)
 
 	l := s.Little
-	withCI := func(v float64, i *system.Interval, f func(float64) string) string {
+	withCI := func(v float64, i *summary.Interval, f func(float64) string) string {
 		if ci == nil {
 			return f(v)
 		}
 		return f(v) + " ±" + f((i.Hi-i.Lo)/2)
 	}
-	var tavgCI, lwCI, thruCI *system.Interval
+	var tavgCI, lwCI, thruCI *summary.Interval
 	if ci != nil {
 		tavgCI, lwCI, thruCI = &ci.TimeAvgInSystem, &ci.LambdaW, &ci.Throughput
 	}
@@ -166,10 +167,10 @@ func SummaryTable(w io.Writer, title string, s *system.Summary) error {
 // perReplicationTable sets, for each figure the summary pools over
 // replications as a sum or a maximum, the mean of one replication (with
 // its interval) beside the pooled figure, each named for what it is.
-func perReplicationTable(w io.Writer, s *system.Summary) error {
+func perReplicationTable(w io.Writer, s *summary.Summary) error {
 	ci := s.Confidence
 	p := ci.PerReplication
-	e := func(x system.Estimate, f func(float64) string) string {
+	e := func(x summary.Estimate, f func(float64) string) string {
 		return f(x.Mean) + " ±" + f((x.Hi-x.Lo)/2)
 	}
 	n := func(x int64) string { return Number(float64(x)) }
@@ -197,7 +198,7 @@ func CSVText(s string) string {
 
 // SummaryCSV writes one row per summary with the main figures in seconds.
 // variants, when not nil, labels each row (same length as sums).
-func SummaryCSV(w io.Writer, sums []system.Summary, variants []string) error {
+func SummaryCSV(w io.Writer, sums []summary.Summary, variants []string) error {
 	cw := csv.NewWriter(w)
 	header := []string{"scenario", "variant", "seed", "replications", "arrived", "completed", "rejected", "expired", "refused",
 		"deadline_exceeded", "failed", "in_flight", "success_rate",
@@ -302,7 +303,7 @@ func SeriesRows(cw *csv.Writer, variant string, s *system.Series) error {
 // ToolLoad is a tool's load cell: the share of its capacity in use, or, for
 // a tool with neither concurrency nor a rate limit (no capacity to share),
 // the mean number of its calls in service, which is what it contributes.
-func ToolLoad(t system.ToolSummary) string {
+func ToolLoad(t summary.ToolSummary) string {
 	if t.Concurrency == 0 && t.RateLimit == 0 {
 		return Number(t.MeanBusy) + " in service"
 	}
@@ -313,7 +314,7 @@ func ToolLoad(t system.ToolSummary) string {
 // fallbacks, in order), the answered attempts and their latency
 // percentiles, then the timeouts with, in brackets, how many were hangs
 // rather than slow calls.
-func StepRows(steps []system.StepSummary) [][]string {
+func StepRows(steps []summary.StepSummary) [][]string {
 	var rows [][]string
 	for _, st := range steps {
 		l := st.Latency
@@ -331,7 +332,7 @@ func StepRows(steps []system.StepSummary) [][]string {
 	return rows
 }
 
-func resourcesTable(w io.Writer, s *system.Summary) error {
+func resourcesTable(w io.Writer, s *summary.Summary) error {
 	mark := func(name string) string {
 		if name == s.Bottleneck {
 			return name + " ← bottleneck"
@@ -516,7 +517,7 @@ func HasLimitedTools(cfg *system.Config) bool {
 
 // RefusalBreakdown formats the calls refused before dialing with their
 // reasons: "12 (floor 10, token wait 0, budget 2)", or "0".
-func RefusalBreakdown(a system.AttemptsSummary, c *system.CostSummary) string {
+func RefusalBreakdown(a summary.AttemptsSummary, c *summary.CostSummary) string {
 	if a.Refused == 0 {
 		return "0"
 	}
@@ -531,7 +532,7 @@ func RefusalBreakdown(a system.AttemptsSummary, c *system.CostSummary) string {
 // FallbackBreakdown formats the steps that switched to a fallback tool and,
 // in brackets, those withheld because the step may already have run and is
 // not idempotent: "40 (withheld 3)", or "0".
-func FallbackBreakdown(a system.AttemptsSummary) string {
+func FallbackBreakdown(a summary.AttemptsSummary) string {
 	s := Number(float64(a.Fallbacks))
 	if a.UnsafeFallbacks > 0 {
 		s += fmt.Sprintf(" (withheld %s)", Number(float64(a.UnsafeFallbacks)))

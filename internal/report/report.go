@@ -9,6 +9,8 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/recommend"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -42,14 +44,14 @@ type Input struct {
 	// Scenario is the scenario simulated, with its YAML source.
 	Scenario *scenarios.Scenario
 	// Pooled holds the replications pooled in order (a
-	// system.Accumulator, as system.ReplicatePooled returns it), First
+	// summary.Accumulator, as replicate.Pooled returns it), First
 	// replication 0's result (whose time series the charts show), and
 	// Summary the pooled summary (Pooled.Summary()). No replication but
 	// the first is kept, so a report's memory does not grow with its
 	// replications.
-	Pooled  *system.Accumulator
+	Pooled  *summary.Accumulator
 	First   *system.Result
-	Summary system.Summary
+	Summary summary.Summary
 	// Trace holds the slowest run of replication 0; nil draws no
 	// timeline.
 	Trace *SlowestRun
@@ -84,7 +86,7 @@ func Simulate(sc *scenarios.Scenario, opt Options) (*Input, error) {
 		return nil, fmt.Errorf("parallel: must be ≥ 0, got %d", opt.Parallel)
 	}
 	tr := &SlowestRun{}
-	acc, first := system.ReplicatePooled(sc.Config, opt.Replications, opt.Parallel, system.Options{
+	acc, first := replicate.Pooled(sc.Config, opt.Replications, opt.Parallel, system.Options{
 		Tracer: tr, TraceRuns: math.MaxInt64, Interrupt: opt.Interrupt,
 	}, opt.Level)
 	in := &Input{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -331,7 +332,7 @@ func TestNewErrors(t *testing.T) {
 		{"nil", nil, "input: no scenario"},
 		{"no scenario", &Input{First: &system.Result{}}, "input: no scenario"},
 		{"no results", &Input{Scenario: sc}, "input: results: need at least 1 replication, got 0"},
-		{"nothing pooled", &Input{Scenario: sc, Pooled: system.NewAccumulator(sc.Config, 0.95), First: &system.Result{}}, "input: results: need at least 1 replication, got 0"},
+		{"nothing pooled", &Input{Scenario: sc, Pooled: summary.NewAccumulator(sc.Config, 0.95), First: &system.Result{}}, "input: results: need at least 1 replication, got 0"},
 	}
 	for _, c := range cases {
 		if _, err := New(c.in); err == nil || err.Error() != c.want {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/render"
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/recommend"
 )
 
@@ -25,14 +25,14 @@ func cells(texts ...string) []Cell {
 func row(texts ...string) Row { return Row{Cells: cells(texts...)} }
 
 // interval formats [lo, hi] with f, or "" without an interval.
-func interval(iv *system.Interval, f func(float64) string) string {
+func interval(iv *summary.Interval, f func(float64) string) string {
 	if iv == nil {
 		return ""
 	}
 	return "[" + f(iv.Lo) + ", " + f(iv.Hi) + "]"
 }
 
-func withCI(v float64, iv *system.Interval, f func(float64) string) Cell {
+func withCI(v float64, iv *summary.Interval, f func(float64) string) Cell {
 	return Cell{Text: f(v), Sub: interval(iv, f)}
 }
 
@@ -49,7 +49,7 @@ func perSecond(x float64) string { return render.Number(x) + "/s" }
 func dur(d time.Duration) string { return render.Seconds(d.Seconds()) }
 
 // ciNote says what the intervals are, or nothing for one replication.
-func ciNote(s *system.Summary) []string {
+func ciNote(s *summary.Summary) []string {
 	if s.Confidence == nil {
 		return nil
 	}
@@ -58,7 +58,7 @@ func ciNote(s *system.Summary) []string {
 }
 
 // outcomeSection is the runs by outcome and the completion and wait times.
-func outcomeSection(s *system.Summary) Section {
+func outcomeSection(s *summary.Summary) Section {
 	ci := s.Confidence
 	r := s.Runs
 	share := func(n int64) string {
@@ -87,13 +87,13 @@ func outcomeSection(s *system.Summary) Section {
 		},
 	}
 
-	pct := func(name string, p system.Percentiles, iv *system.PercentileIntervals) Row {
+	pct := func(name string, p summary.Percentiles, iv *summary.PercentileIntervals) Row {
 		if p.N == 0 {
 			return row(name, "0", "–", "–", "–", "–", "–", "–")
 		}
-		var ivs [5]*system.Interval
+		var ivs [5]*summary.Interval
 		if iv != nil {
-			ivs = [5]*system.Interval{&iv.Mean, &iv.P50, &iv.P90, &iv.P99, &iv.P999}
+			ivs = [5]*summary.Interval{&iv.Mean, &iv.P50, &iv.P90, &iv.P99, &iv.P999}
 		}
 		cs := []Cell{{Text: name}, {Text: render.Number(float64(p.N))}}
 		for i, v := range []float64{p.Mean, p.P50, p.P90, p.P99, p.P999} {
@@ -101,7 +101,7 @@ func outcomeSection(s *system.Summary) Section {
 		}
 		return Row{Cells: append(cs, Cell{Text: render.Seconds(p.Max)})}
 	}
-	var latCI, waitCI *system.PercentileIntervals
+	var latCI, waitCI *summary.PercentileIntervals
 	if ci != nil {
 		latCI, waitCI = &ci.Latency, &ci.Wait
 	}
@@ -123,9 +123,9 @@ func outcomeSection(s *system.Summary) Section {
 }
 
 // littleSection is Little's law and the attempts.
-func littleSection(s *system.Summary) Section {
+func littleSection(s *summary.Summary) Section {
 	ci := s.Confidence
-	var tavgCI, lwCI, thruCI, perRunCI *system.Interval
+	var tavgCI, lwCI, thruCI, perRunCI *summary.Interval
 	if ci != nil {
 		tavgCI, lwCI, thruCI, perRunCI = &ci.TimeAvgInSystem, &ci.LambdaW, &ci.Throughput, &ci.AttemptsPerRun
 	}
@@ -181,7 +181,7 @@ func littleSection(s *system.Summary) Section {
 
 // capacitySection is the workers and tools with the bottleneck, the p99
 // run's tail breakdown, cost and recovery.
-func capacitySection(s *system.Summary) Section {
+func capacitySection(s *summary.Summary) Section {
 	mark := func(name string) Row {
 		if name == s.Bottleneck {
 			return Row{Cells: []Cell{{Text: name, Sub: "bottleneck"}}, Highlight: true}

@@ -20,7 +20,7 @@ const unlimitedLease = time.Duration(1) << 60
 // simulation stops never end and are not candidates.
 //
 // The zero value is ready to use. A SlowestRun is not safe for concurrent
-// use: give it to one simulation (system.Replicate gives the tracer to
+// use: give it to one simulation (replicate.All gives the tracer to
 // replication 0 only).
 type SlowestRun struct {
 	pending  map[int64][]charts.TraceAttempt

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -15,7 +16,7 @@ import (
 func TestClosedPopulationThroughput(t *testing.T) {
 	cfg := load(t, "agent-fleet", "workers=100000", "horizon=4h", "warmup=10m", "deadline=0",
 		"steps=[{name: s, tool: model}]", "tools.model.latency={dist: exponential, mean: 2s}")
-	res := system.Replicate(cfg, 8, 0, system.Options{})
+	res := replicate.All(cfg, 8, 0, system.Options{})
 	xs := make([]float64, len(res))
 	for i, r := range res {
 		xs[i] = float64(r.Runs.Completed) / r.Window.Seconds()

@@ -3,6 +3,7 @@ package system_test
 import (
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -23,7 +24,7 @@ func TestAWSJitterOrdering(t *testing.T) {
 	get := func(jitter string) figs {
 		cfg := load(t, "aws-jitter", "retry.backoff.jitter="+jitter)
 		var f figs
-		for _, r := range system.Replicate(cfg, reps, 0, system.Options{}) {
+		for _, r := range replicate.All(cfg, reps, 0, system.Options{}) {
 			if r.Runs.Completed != 100 {
 				t.Fatalf("%s: %d of 100 clients completed", jitter, r.Runs.Completed)
 			}

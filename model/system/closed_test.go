@@ -1,8 +1,10 @@
 package system_test
 
 import (
-	"github.com/budgetsim/budgetsim/model/analytic"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/model/analytic"
+	"github.com/budgetsim/budgetsim/model/replicate"
 
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -21,7 +23,7 @@ func TestAgentFleetFollowsTheLoopLaw(t *testing.T) {
 	}
 	cfg := load(t, "agent-fleet")
 	n, z := float64(cfg.Arrivals.Users), cfg.Arrivals.Think.Mean()
-	res := system.Replicate(cfg, 8, 0, system.Options{})
+	res := replicate.All(cfg, 8, 0, system.Options{})
 	gaps := make([]float64, len(res))
 	for i, r := range res {
 		ended := float64(r.Runs.Ended())
@@ -45,7 +47,7 @@ func TestAgentFleetThroughputIsMVAs(t *testing.T) {
 		t.Skip("simulates agent-fleet 8 times")
 	}
 	cfg := load(t, "agent-fleet")
-	res := system.Replicate(cfg, 8, 0, system.Options{})
+	res := replicate.All(cfg, 8, 0, system.Options{})
 	gaps := make([]float64, len(res))
 	for i, r := range res {
 		x := float64(r.Runs.Ended()) / r.Window.Seconds()

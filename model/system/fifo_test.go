@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
+	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -132,7 +133,7 @@ func TestToolBehindWorkersIsErlangC(t *testing.T) {
 	}
 	cfg := load(t, "mmc", "workers=4", "tools.server.concurrency=2", "arrivals.rate=1.7/s", "runs=400000", "warmup=5000")
 	q := analytic.MMc{Lambda: 1.7, Mu: 1, C: 2}
-	res := system.Replicate(cfg, 8, 0, system.Options{})
+	res := replicate.All(cfg, 8, 0, system.Options{})
 	means, p99s := make([]float64, len(res)), make([]float64, len(res))
 	for i, r := range res {
 		means[i] = r.Latency.Mean()

@@ -41,9 +41,9 @@ type Options struct {
 	// simulation, and lets it run a goroutine of its own there (spareCore)
 	// that, for an open workload, makes the arrival instants and each
 	// run's first draws ahead of the simulation (drawAhead). The result is
-	// the same, bit for bit; only the wall time is shorter. Replicate and
-	// ReplicateEach set it when they run fewer replications than they have
-	// workers.
+	// the same, bit for bit; only the wall time is shorter. replicate.All and
+	// replicate.Each (model/replicate) set it when they run fewer
+	// replications than they have workers.
 	SpareCore bool
 }
 
@@ -92,7 +92,7 @@ type toolState struct {
 
 // Model is one simulation of a Config. Build it with New and call Run once.
 // A Model is not safe for concurrent use; run replications on separate
-// Models (see Replicate).
+// Models (see model/replicate).
 type Model struct {
 	_      sim.CacheLinePad
 	cfg    *Config
@@ -295,9 +295,9 @@ func New(cfg *Config, opt Options) *Model {
 		toolQueueFull: -1,
 		res: &Result{
 			Seed:    seed,
-			Latency: newHistogram(),
-			Wait:    newHistogram(),
-			Series:  newSeries(len(cfg.Tools)),
+			Latency: NewHistogram(),
+			Wait:    NewHistogram(),
+			Series:  NewSeries(len(cfg.Tools)),
 		},
 	}
 	m.arrivals = sim.NewStream(seed, "arrivals")
@@ -327,7 +327,7 @@ func New(cfg *Config, opt Options) *Model {
 		ts.queue.Init(16)
 		ts.busyTW.Start(0, 0) // restarted when the warm-up ends (startMeasuring)
 		if t.Concurrency > 0 {
-			ts.delay = newHistogram()
+			ts.delay = NewHistogram()
 			m.res.ToolDelay[i] = ts.delay
 		}
 		if rl := t.RateLimit; rl != nil {
@@ -355,7 +355,7 @@ func New(cfg *Config, opt Options) *Model {
 	}
 	m.res.StepLatency = make([]*stats.Histogram, len(cfg.Steps))
 	for i := range m.res.StepLatency {
-		m.res.StepLatency[i] = newHistogram()
+		m.res.StepLatency[i] = NewHistogram()
 	}
 	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
 	m.res.StepHangs = make([]int64, len(cfg.Steps))

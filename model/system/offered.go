@@ -1,5 +1,7 @@
 package system
 
+import "math"
+
 // ToolOffer is the load the arrivals alone offer one tool, from the
 // scenario's own numbers (one call per step that names the tool, cache
 // hits left out; retries only add to it), for tools that have a capacity.
@@ -49,4 +51,22 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 		}
 	}
 	return out
+}
+
+// OfferedUtilisation estimates ρ = λ·E[service per run]/workers from the
+// scenario's own numbers, counting one attempt per step (retries only add to
+// it). ok is false when the arrival process has no rate.
+func OfferedUtilisation(cfg *Config) (rho float64, ok bool) {
+	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
+		return 0, false
+	}
+	var service float64
+	for _, st := range cfg.Steps {
+		mean := cfg.Tools[st.Tool].Latency.Mean()
+		if st.Timeout > 0 {
+			mean = math.Min(mean, st.Timeout.Seconds())
+		}
+		service += mean
+	}
+	return cfg.Arrivals.Rate * service / float64(cfg.Workers), true
 }

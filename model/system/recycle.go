@@ -7,13 +7,15 @@ import (
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
-// A replication allocates about 400 KB of histograms and time series, an
-// Accumulator about as much again. A sweep of small points or a planner's
-// probes run thousands of them, and as garbage they set the pace of the
-// collector: with two cores, a sweep of 200 points of 20 000 runs spent a
-// sixth of its time collecting. Those who pool a Result and keep nothing
-// of it hand its memory back (Result.Recycle, Accumulator.Recycle), and
-// later simulations in the process take it from these pools, zeroed.
+// A replication allocates about 400 KB of histograms and time series, a
+// summary.Accumulator about as much again. A sweep of small points or a
+// planner's probes run thousands of them, and as garbage they set the pace
+// of the collector: with two cores, a sweep of 200 points of 20 000 runs
+// spent a sixth of its time collecting. Those who pool a Result and keep
+// nothing of it hand its memory back (Result.Recycle, and
+// summary.Accumulator.Recycle through RecycleHistogram, RecycleSeries and
+// Tail.Release), and later simulations in the process take it from these
+// pools, zeroed.
 
 var (
 	histogramPool sync.Pool // *stats.Histogram
@@ -26,8 +28,10 @@ var (
 	tailPool sync.Pool // *tailBuf
 )
 
-// newHistogram returns an empty histogram, recycled when one is free.
-func newHistogram() *stats.Histogram {
+// NewHistogram returns an empty histogram, recycled when one is free. The
+// simulation's results and the summaries that pool them (model/summary)
+// take their histograms from here.
+func NewHistogram() *stats.Histogram {
 	if h, ok := histogramPool.Get().(*stats.Histogram); ok {
 		*h = stats.Histogram{}
 		return h
@@ -35,16 +39,18 @@ func newHistogram() *stats.Histogram {
 	return stats.NewHistogram()
 }
 
-func recycleHistogram(h *stats.Histogram) {
+// RecycleHistogram hands h, when not nil, to a later NewHistogram; the
+// caller must not use h afterwards.
+func RecycleHistogram(h *stats.Histogram) {
 	if h != nil {
 		histogramPool.Put(h)
 	}
 }
 
-// newSeries returns an empty series for a scenario of tools tools,
+// NewSeries returns an empty series for a scenario of tools tools,
 // recycled when one is free. A recycled series differs from a new one only
 // in the capacity of its slices, which grow by appending zeros.
-func newSeries(tools int) *Series {
+func NewSeries(tools int) *Series {
 	s, ok := seriesPool.Get().(*Series)
 	if !ok {
 		s = &Series{Bins: make([]Bin, 0, maxBins)}
@@ -68,7 +74,9 @@ func newSeries(tools int) *Series {
 	return s
 }
 
-func recycleSeries(s *Series) {
+// RecycleSeries hands s, when not nil, to a later NewSeries; the caller
+// must not use s afterwards.
+func RecycleSeries(s *Series) {
 	if s != nil {
 		seriesPool.Put(s)
 	}
@@ -81,41 +89,18 @@ func recycleSeries(s *Series) {
 // garbage collector about 400 KB per replication; r must not be used
 // afterwards except for its plain counters.
 func (r *Result) Recycle() {
-	recycleHistogram(r.Latency)
-	recycleHistogram(r.Wait)
+	RecycleHistogram(r.Latency)
+	RecycleHistogram(r.Wait)
 	r.Latency, r.Wait = nil, nil
 	for i, h := range r.StepLatency {
-		recycleHistogram(h)
+		RecycleHistogram(h)
 		r.StepLatency[i] = nil
 	}
 	for i, h := range r.ToolDelay {
-		recycleHistogram(h)
+		RecycleHistogram(h)
 		r.ToolDelay[i] = nil
 	}
-	recycleSeries(r.Series)
+	RecycleSeries(r.Series)
 	r.Series = nil
-	if r.Tail.table != nil {
-		r.Tail.table.release()
-	}
-}
-
-// Recycle hands a's histograms, time series and tail bands to later
-// simulations in this process, like Result.Recycle. Call it when nothing
-// will read a again: not its Summary, Latency, Wait nor StepCalls, which
-// it leaves nil.
-func (a *Accumulator) Recycle() {
-	recycleHistogram(a.lat)
-	recycleHistogram(a.wait)
-	a.lat, a.wait = nil, nil
-	for i := range a.steps {
-		recycleHistogram(a.steps[i].Latency)
-		a.steps[i].Latency = nil
-	}
-	for i := range a.tools {
-		recycleHistogram(a.tools[i].delay)
-		a.tools[i].delay = nil
-	}
-	recycleSeries(a.series)
-	a.series = nil
-	a.tail.release()
+	r.Tail.Release()
 }

@@ -11,7 +11,7 @@ import (
 // dirtySeries returns a series with bins, busy time and calls in it, and
 // coarsened once.
 func dirtySeries(tools int) *Series {
-	s := newSeries(tools)
+	s := NewSeries(tools)
 	s.add(3*time.Second, binArrival, 5)
 	s.add(maxBins*s.Width+time.Second, binEnded, 2) // coarsens
 	for t := range tools {
@@ -25,8 +25,8 @@ func TestRecycledSeriesIsLikeNew(t *testing.T) {
 	for _, tools := range []int{0, 1, 2, 5, 1} {
 		// sync.Pool may drop what it is given (it does at random under
 		// the race detector): whatever comes back must be like new.
-		recycleSeries(dirtySeries(3))
-		s := newSeries(tools)
+		RecycleSeries(dirtySeries(3))
+		s := NewSeries(tools)
 		if s.Width != 10*time.Millisecond || len(s.Bins) != 0 || s.curLo != 0 || s.curHi != 0 || s.cur != 0 {
 			t.Errorf("tools %d: width %v, %d bins, cur [%v, %v) %d; want 10ms, 0 bins, zero cursor", tools, s.Width, len(s.Bins), s.curLo, s.curHi, s.cur)
 		}
@@ -51,11 +51,11 @@ func TestRecycledSeriesIsLikeNew(t *testing.T) {
 
 func TestRecycledHistogramIsEmpty(t *testing.T) {
 	for range 3 {
-		h := newHistogram()
+		h := NewHistogram()
 		h.Add(0.25)
 		h.Add(3)
-		recycleHistogram(h)
-		if g := newHistogram(); *g != (stats.Histogram{}) {
+		RecycleHistogram(h)
+		if g := NewHistogram(); *g != (stats.Histogram{}) {
 			t.Fatalf("recycled histogram holds %d values, want an empty one", g.Count())
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -15,7 +16,7 @@ func TestRecycleLeavesResultsUnchanged(t *testing.T) {
 	for _, name := range []string{"mmc", "retry-storm", "tool-bottleneck"} {
 		cfg := load(t, name, "runs=3000", "warmup=100")
 		fresh := system.New(cfg, system.Options{Replication: 1}).Run()
-		want := system.Summarize(cfg, []*system.Result{fresh}, 0.95)
+		want := summary.Summarize(cfg, []*system.Result{fresh}, 0.95)
 		for range 3 {
 			// Another replication fills histograms and series, then hands
 			// them back for the next simulation to reuse.
@@ -32,7 +33,7 @@ func TestRecycleLeavesResultsUnchanged(t *testing.T) {
 			if !seriesEqual(got.Series, fresh.Series) {
 				t.Fatalf("%s: series differs on recycled memory", name)
 			}
-			s := system.Summarize(cfg, []*system.Result{got}, 0.95)
+			s := summary.Summarize(cfg, []*system.Result{got}, 0.95)
 			if !summariesEqual(t, s, want) {
 				t.Fatalf("%s: summary differs on recycled memory", name)
 			}
@@ -72,7 +73,7 @@ func seriesEqual(a, b *system.Series) bool {
 
 // summariesEqual compares two summaries by their JSON, as the CLI writes
 // them.
-func summariesEqual(t *testing.T, a, b system.Summary) bool {
+func summariesEqual(t *testing.T, a, b summary.Summary) bool {
 	t.Helper()
 	ja, err := json.Marshal(a)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -219,7 +221,7 @@ func TestUndeclaredStepIsNotRetried(t *testing.T) {
 	if res.Attempts.Retries != 0 || res.Attempts.Transient == 0 {
 		t.Fatalf("%d retries after %d 503s, want none: the step is not declared idempotent", res.Attempts.Retries, res.Attempts.Transient)
 	}
-	s := system.Summarize(cfg, []*system.Result{res}, 0)
+	s := summary.Summarize(cfg, []*system.Result{res}, 0)
 	found := false
 	for _, w := range s.Warnings {
 		found = found || strings.Contains(w, "step serve: retry.attempts is 3 but the step is not declared idempotent")
@@ -274,7 +276,7 @@ func TestToolInstabilityWarns(t *testing.T) {
 	} {
 		sets := append([]string{"runs=2000", "warmup=0", "workers=100000", "arrivals.rate=2/s"}, tc.sets...)
 		cfg := load(t, "mm1", sets...)
-		s := system.Summarize(cfg, []*system.Result{system.New(cfg, system.Options{}).Run()}, 0)
+		s := summary.Summarize(cfg, []*system.Result{system.New(cfg, system.Options{}).Run()}, 0)
 		var found []string
 		for _, w := range s.Warnings {
 			if strings.HasPrefix(w, "tool ") || strings.HasPrefix(w, "utilisation") {
@@ -296,10 +298,10 @@ func TestToolInstabilityWarns(t *testing.T) {
 // low; so the figure printed with "±" is the interval's centre.
 func TestPercentileIntervalsCentredOnPooled(t *testing.T) {
 	cfg := load(t, "mmc", "runs=20000", "warmup=2000")
-	s := system.Summarize(cfg, system.Replicate(cfg, 8, 0, system.Options{}), 0.95)
+	s := summary.Summarize(cfg, replicate.All(cfg, 8, 0, system.Options{}), 0.95)
 	c := s.Confidence
 	for name, tc := range map[string]struct {
-		iv     system.Interval
+		iv     summary.Interval
 		pooled float64
 	}{
 		"latency p50": {c.Latency.P50, s.Latency.P50}, "latency p99": {c.Latency.P99, s.Latency.P99},

@@ -48,7 +48,7 @@ func (s *referenceSeries) index(at time.Duration) int {
 
 func TestSeriesMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	got := newSeries(1)
+	got := NewSeries(1)
 	want := &referenceSeries{width: got.Width}
 	now := time.Duration(0)
 	for i := range 200_000 {
@@ -103,7 +103,7 @@ func TestSeriesMatchesReference(t *testing.T) {
 func TestSeriesMerge(t *testing.T) {
 	fill := func(seed uint64, span time.Duration) *Series {
 		r := rand.New(rand.NewPCG(seed, 1))
-		s := newSeries(1)
+		s := NewSeries(1)
 		for range 5000 {
 			at := time.Duration(r.Int64N(int64(span)))
 			s.add(at, binArrival, 1)

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/scenariotest"
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
-	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 // recorder keeps every trace record.
@@ -26,11 +28,7 @@ func (r *recorder) Run(rec system.RunRecord)        { r.runs = append(r.runs, re
 
 func load(t *testing.T, name string, sets ...string) *system.Config {
 	t.Helper()
-	sc, err := scenarios.Load(name, sets)
-	if err != nil {
-		t.Fatalf("Load(%q, %q): %v", name, sets, err)
-	}
-	return sc.Config
+	return scenariotest.Config(t, name, sets...)
 }
 
 func traceOf(t *testing.T, cfg *system.Config) (*recorder, *system.Result) {
@@ -216,7 +214,7 @@ func TestDeterminism(t *testing.T) {
 	cfg := load(t, "mmc", "runs=30000", "warmup=1000")
 	var outs [][]byte
 	for _, par := range []int{1, 2, 3} {
-		sum := system.Summarize(cfg, system.Replicate(cfg, 4, par, system.Options{}), 0.95)
+		sum := summary.Summarize(cfg, replicate.All(cfg, 4, par, system.Options{}), 0.95)
 		b, err := json.Marshal(sum)
 		if err != nil {
 			t.Fatal(err)
@@ -228,7 +226,7 @@ func TestDeterminism(t *testing.T) {
 			t.Fatalf("summary with parallel=%d differs from parallel=1", i+1)
 		}
 	}
-	other := system.Summarize(cfg, system.Replicate(load(t, "mmc", "runs=30000", "warmup=1000", "seed=2"), 4, 1, system.Options{}), 0.95)
+	other := summary.Summarize(cfg, replicate.All(load(t, "mmc", "runs=30000", "warmup=1000", "seed=2"), 4, 1, system.Options{}), 0.95)
 	if b, _ := json.Marshal(other); string(b) == string(outs[0]) {
 		t.Fatal("a different seed gave the same summary")
 	}
@@ -394,7 +392,7 @@ func TestHeldCostDoesNotGrowWithTimeouts(t *testing.T) {
 // and says why instead of printing empty figures silently.
 func TestNoRunMeasuredWarns(t *testing.T) {
 	cfg := load(t, "mmc", "runs=100", "warmup=60s")
-	s := system.Summarize(cfg, system.Replicate(cfg, 1, 1, system.Options{}), 0.95)
+	s := summary.Summarize(cfg, replicate.All(cfg, 1, 1, system.Options{}), 0.95)
 	want := "no run was measured: none arrived after the warm-up (the first 1m0s); shorten the warm-up or add runs"
 	if s.Runs.Arrived != 0 || len(s.Warnings) == 0 || s.Warnings[0] != want {
 		t.Errorf("arrived %d, warnings %q; want 0 and %q first", s.Runs.Arrived, s.Warnings, want)

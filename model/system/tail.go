@@ -179,16 +179,31 @@ func (tl *Tail) finish(lat *stats.Histogram) {
 	}
 }
 
-// mergeTails pools replications' bands (in replication order) and
-// recomputes the p99 band against the pooled latency histogram.
-func mergeTails(tails []Tail, lat *stats.Histogram, stages int) Tail {
-	all := &tailTable{stages: stages}
-	for _, t := range tails {
-		if t.table != nil {
-			all.merge(t.table)
-		}
+// NewTail returns an empty breakdown of stages stages (queue, each step,
+// backoff) for pooling replications' tails into with Merge.
+func NewTail(stages int) Tail { return Tail{table: &tailTable{stages: stages}} }
+
+// Merge adds o's completion-time bands to tl's, which came from NewTail or
+// a replication of the same scenario. Pool replications in replication
+// order: the sums are of floats. A tail without bands (a recycled result's)
+// adds nothing.
+func (tl *Tail) Merge(o Tail) {
+	if o.table != nil {
+		tl.table.merge(o.table)
 	}
-	return all.result(lat)
+}
+
+// Recompute returns tl's breakdown with the p99 band taken from lat, the
+// completion-time histogram pooled over the same replications as tl's
+// bands. The result shares tl's bands.
+func (tl Tail) Recompute(lat *stats.Histogram) Tail { return tl.table.result(lat) }
+
+// Release hands tl's bands to later simulations in this process (see
+// Result.Recycle) and empties them.
+func (tl Tail) Release() {
+	if tl.table != nil {
+		tl.table.release()
+	}
 }
 
 // MarshalBinary encodes the tail's bands (for shard files), so merged

@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
-func summarize(t *testing.T, cfg *system.Config, reps int) system.Summary {
+func summarize(t *testing.T, cfg *system.Config, reps int) summary.Summary {
 	t.Helper()
-	return system.Summarize(cfg, system.Replicate(cfg, reps, 0, system.Options{}), 0.95)
+	return summary.Summarize(cfg, replicate.All(cfg, reps, 0, system.Options{}), 0.95)
 }
 
 // TestToolQueueIsErlangC: a tool with concurrency c behind unlimited
@@ -23,7 +25,7 @@ func summarize(t *testing.T, cfg *system.Config, reps int) system.Summary {
 // (Wq = C(c, a)/(cμ − λ)) within a 99.9% interval over replications.
 func TestToolQueueIsErlangC(t *testing.T) {
 	cfg := load(t, "mmc", "workers=100000", "tools.server.concurrency=10", "runs=100000", "warmup=5000")
-	res := system.Replicate(cfg, 10, 0, system.Options{})
+	res := replicate.All(cfg, 10, 0, system.Options{})
 	xs := make([]float64, len(res))
 	for i, r := range res {
 		xs[i] = r.ToolDelay[0].Mean()
@@ -80,7 +82,7 @@ func TestServerRateLimitSends429(t *testing.T) {
 // tool with a retry budget, recovers; and at a third of capacity (below
 // capacity/attempts) the naive system recovers by itself.
 func TestRetryStorm(t *testing.T) {
-	rec := func(sets ...string) *system.Recovery {
+	rec := func(sets ...string) *summary.Recovery {
 		s := summarize(t, load(t, "retry-storm", sets...), 1)
 		if s.Recovery == nil {
 			t.Fatalf("%v: no recovery block", sets)
@@ -203,8 +205,8 @@ func TestTailBreakdown(t *testing.T) {
 // merges to the same breakdown.
 func TestTailRoundTrip(t *testing.T) {
 	cfg := load(t, "mmc", "runs=20000")
-	res := system.Replicate(cfg, 2, 1, system.Options{})
-	want := system.Summarize(cfg, res, 0.95).Tail
+	res := replicate.All(cfg, 2, 1, system.Options{})
+	want := summary.Summarize(cfg, res, 0.95).Tail
 	for _, r := range res {
 		b, err := r.Tail.MarshalBinary()
 		if err != nil {
@@ -216,7 +218,7 @@ func TestTailRoundTrip(t *testing.T) {
 		}
 		r.Tail = back
 	}
-	got := system.Summarize(cfg, res, 0.95).Tail
+	got := summary.Summarize(cfg, res, 0.95).Tail
 	if fmt.Sprint(got) != fmt.Sprint(want) || want.N == 0 {
 		t.Fatalf("after a round trip: %+v, want %+v", got, want)
 	}
@@ -260,7 +262,7 @@ func TestToolCallsSeries(t *testing.T) {
 			model = i
 		}
 	}
-	res := system.Replicate(cfg, 2, 1, system.Options{})
+	res := replicate.All(cfg, 2, 1, system.Options{})
 	limit := cfg.Tools[search].RateLimit.Rate*res[0].Series.Width.Seconds() + float64(cfg.Tools[search].RateLimit.Burst)
 	var want int64
 	for _, r := range res {
@@ -331,7 +333,7 @@ func TestStepHangsSplitTimeouts(t *testing.T) {
 // itself would (replications at or next to 100 % success).
 func TestIntervalsStayInRange(t *testing.T) {
 	cfg := load(t, "mmc", "runs=600", "warmup=0", "tools.server.errors={permanent: 0.002}")
-	res := system.Replicate(cfg, 4, 0, system.Options{})
+	res := replicate.All(cfg, 4, 0, system.Options{})
 	xs := make([]float64, len(res))
 	for i, r := range res {
 		xs[i] = float64(r.Runs.Completed) / float64(r.Runs.Arrived)
@@ -339,12 +341,12 @@ func TestIntervalsStayInRange(t *testing.T) {
 	if raw := stats.MeanCI(xs, 0.95); raw.Hi <= 1 {
 		t.Fatalf("precondition: the raw interval %v should reach above 1 for this test to mean anything", raw)
 	}
-	s := system.Summarize(cfg, res, 0.95)
+	s := summary.Summarize(cfg, res, 0.95)
 	c := s.Confidence
 	if c.SuccessRate.Hi > 1 || c.SuccessRate.Lo < 0 || c.SuccessRate.Lo > s.SuccessRate {
 		t.Fatalf("success interval %+v around %v: want within [0, 1] and below the mean", c.SuccessRate, s.SuccessRate)
 	}
-	for name, iv := range map[string]system.Interval{"wait p50": c.Wait.P50, "latency p50": c.Latency.P50, "throughput": c.Throughput} {
+	for name, iv := range map[string]summary.Interval{"wait p50": c.Wait.P50, "latency p50": c.Latency.P50, "throughput": c.Throughput} {
 		if iv.Lo < 0 {
 			t.Errorf("%s interval %+v below 0", name, iv)
 		}
@@ -545,7 +547,7 @@ tools:
 		t.Fatal(err)
 	}
 	cfg := load(t, path)
-	res := system.Replicate(cfg, 10, 0, system.Options{})
+	res := replicate.All(cfg, 10, 0, system.Options{})
 	busy := make([]float64, len(res))
 	for i, r := range res {
 		busy[i] = r.Tools[0].MeanBusy
@@ -556,7 +558,7 @@ tools:
 	if iv := stats.MeanCI(busy, 0.999); !iv.Contains(8) {
 		t.Errorf("tool mean busy %v over replications; λ/μ = 8 outside it", iv)
 	}
-	s := system.Summarize(cfg, res, 0.95)
+	s := summary.Summarize(cfg, res, 0.95)
 	tool := s.Tools[0]
 	if math.Abs(tool.Throughput-8) > 0.3 || math.Abs(tool.Utilisation-0.4) > 0.02 {
 		t.Errorf("tool throughput %.3f/s, utilisation %.4f; want ≈ 8/s and 0.4", tool.Throughput, tool.Utilisation)

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim"
@@ -48,7 +50,7 @@ type Options struct {
 	// and replication 0's result (the series files and charts show). The
 	// output files are written from it, so that memory holds one variant's
 	// histograms and series at a time. An error stops the comparison.
-	Each func(v Variant, cfg *system.Config, acc *system.Accumulator, first *system.Result) error
+	Each func(v Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error
 }
 
 // Summary is one variant's result: its label, overrides and summary, and
@@ -60,7 +62,7 @@ type Summary struct {
 	// Provenance is the variant's scenario as simulated: the
 	// comparison's overrides, then the variant's.
 	Provenance provenance.Record `json:"provenance"`
-	system.Summary
+	summary.Summary
 	// Difference is this variant minus the first, paired replication by
 	// replication (every variant's replication i sees the same random
 	// numbers); absent for the first variant and with fewer than two
@@ -151,17 +153,17 @@ func Run(spec Spec, opt Options) (*Result, error) {
 		}
 	}
 	type done struct {
-		acc   *system.Accumulator
+		acc   *summary.Accumulator
 		first *system.Result
 	}
 	res := &Result{Scenario: spec.Scenario, Provenance: provenance.Of(base), Replications: spec.Replications, Level: spec.Level}
-	var figs [][]system.ReplicationFigure // each kept variant's, for the paired differences
+	var figs [][]summary.ReplicationFigure // each kept variant's, for the paired differences
 	stopped := false
 	sim.ParallelEach(n, outer, 2*outer, func(i int) done {
 		if outer == 1 && stopped { // sequential: each has run for i-1 on this goroutine
 			return done{}
 		}
-		acc, first := system.ReplicatePooledEach(cfgs[i], spec.Replications, inner, system.Options{Interrupt: interrupt}, spec.Level, func(int) {
+		acc, first := replicate.PooledEach(cfgs[i], spec.Replications, inner, system.Options{Interrupt: interrupt}, spec.Level, func(int) {
 			repsDone.Add(1)
 			progress()
 		})
@@ -206,12 +208,12 @@ func Run(spec Spec, opt Options) (*Result, error) {
 // bPooledP99) by sectioning, like each variant's own p99 interval: a
 // replication's p99 is biased low by its length, by different amounts in
 // different variants, so the mean of their differences is too.
-func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, basePooledP99, bPooledP99, level float64) *PairedDifference {
+func pairedDiff(baseLabel string, base, b []summary.ReplicationFigure, basePooledP99, bPooledP99, level float64) *PairedDifference {
 	n := min(len(base), len(b))
 	if n < 2 {
 		return nil
 	}
-	diffs := func(get func(f system.ReplicationFigure) float64, latency bool) []float64 {
+	diffs := func(get func(f summary.ReplicationFigure) float64, latency bool) []float64 {
 		var ds []float64
 		for i := range n {
 			if latency && (base[i].Completed == 0 || b[i].Completed == 0) {
@@ -231,10 +233,10 @@ func pairedDiff(baseLabel string, base, b []system.ReplicationFigure, basePooled
 	d := &PairedDifference{
 		Baseline:     baseLabel,
 		Replications: n,
-		SuccessRate:  mean(diffs(func(f system.ReplicationFigure) float64 { return f.SuccessRate }, false)),
-		LatencyMean:  mean(diffs(func(f system.ReplicationFigure) float64 { return f.LatencyMean }, true)),
+		SuccessRate:  mean(diffs(func(f summary.ReplicationFigure) float64 { return f.SuccessRate }, false)),
+		LatencyMean:  mean(diffs(func(f summary.ReplicationFigure) float64 { return f.LatencyMean }, true)),
 	}
-	if ds := diffs(func(f system.ReplicationFigure) float64 { return f.LatencyP99 }, true); len(ds) >= 2 {
+	if ds := diffs(func(f summary.ReplicationFigure) float64 { return f.LatencyP99 }, true); len(ds) >= 2 {
 		ci := stats.SectionCI(ds, bPooledP99-basePooledP99, level)
 		d.LatencyP99 = &DiffInterval{Mean: ci.Mean, Lo: ci.Lo, Hi: ci.Hi, N: len(ds)}
 	}

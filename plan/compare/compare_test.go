@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -21,11 +22,11 @@ import (
 // is left out of the latency differences only; too few replications give
 // no figure (nil, never a NaN the JSON encoder refuses).
 func TestPairedDiff(t *testing.T) {
-	fig := func(success, p99 float64, completed uint64) system.ReplicationFigure {
-		return system.ReplicationFigure{SuccessRate: success, LatencyMean: p99 / 2, LatencyP99: p99, Completed: completed}
+	fig := func(success, p99 float64, completed uint64) summary.ReplicationFigure {
+		return summary.ReplicationFigure{SuccessRate: success, LatencyMean: p99 / 2, LatencyP99: p99, Completed: completed}
 	}
-	base := []system.ReplicationFigure{fig(1, 5, 10), fig(1, 6, 10), fig(1, 4, 10), fig(0, 0, 0)}
-	b := []system.ReplicationFigure{fig(1, 4, 10), fig(1, 6, 10), fig(1, 5, 10), fig(0.5, 3, 5)}
+	base := []summary.ReplicationFigure{fig(1, 5, 10), fig(1, 6, 10), fig(1, 4, 10), fig(0, 0, 0)}
+	b := []summary.ReplicationFigure{fig(1, 4, 10), fig(1, 6, 10), fig(1, 5, 10), fig(0.5, 3, 5)}
 	d := pairedDiff("base", base, b, 5, 5.5, 0.95)
 	if d.Replications != 4 || d.LatencyP99 == nil || d.LatencyP99.N != 3 || d.SuccessRate.N != 4 {
 		t.Fatalf("%+v: want 4 replications, p99 over 3, success over 4", d)
@@ -45,7 +46,7 @@ func TestPairedDiff(t *testing.T) {
 	}
 	// Only one replication completes anything on both sides: no latency
 	// differences, and the JSON has none of them.
-	d = pairedDiff("base", []system.ReplicationFigure{fig(1, 5, 10), fig(0, 0, 0)}, []system.ReplicationFigure{fig(1, 4, 10), fig(1, 4, 10)}, 5, 4, 0.95)
+	d = pairedDiff("base", []summary.ReplicationFigure{fig(1, 5, 10), fig(0, 0, 0)}, []summary.ReplicationFigure{fig(1, 4, 10), fig(1, 4, 10)}, 5, 4, 0.95)
 	if d.LatencyMean != nil || d.LatencyP99 != nil || d.SuccessRate == nil {
 		t.Errorf("%+v: want a success difference and no latency ones", d)
 	}
@@ -91,7 +92,7 @@ func TestRunRemovesAKey(t *testing.T) {
 	var budgets []bool
 	var progress [][4]int
 	res, err := Run(Spec{Scenario: path, Variants: vs, Replications: 2, Level: 0.95, Parallel: 1}, Options{
-		Each: func(v Variant, cfg *system.Config, acc *system.Accumulator, first *system.Result) error {
+		Each: func(v Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
 			budgets = append(budgets, cfg.Steps[0].Budget != nil)
 			return nil
 		},

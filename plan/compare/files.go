@@ -9,6 +9,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -101,7 +102,7 @@ func (cf *Files) Add(label string, cfg *system.Config, lat *stats.Histogram, ser
 
 // Commit writes compare.json and summary.csv and puts every file in place.
 func (cf *Files) Commit(out []Summary) error {
-	sums := make([]system.Summary, len(out))
+	sums := make([]summary.Summary, len(out))
 	labels := make([]string, len(out))
 	for i, v := range out {
 		sums[i], labels[i] = v.Summary, v.Name

@@ -3,6 +3,8 @@ package recommend_test
 import (
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/recommend"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -17,7 +19,7 @@ func TestBundledScenarioReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := recommend.FromResults(sc.Config, system.Replicate(sc.Config, 2, 0, system.Options{}), recommend.Options{})
+	plan, err := recommend.FromResults(sc.Config, replicate.All(sc.Config, 2, 0, system.Options{}), recommend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestBundledScenarioReplay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("applying %v: %v", sets, err)
 	}
-	s := system.Summarize(replay.Config, system.Replicate(replay.Config, 2, 0, system.Options{}), 0.95)
+	s := summary.Summarize(replay.Config, replicate.All(replay.Config, 2, 0, system.Options{}), 0.95)
 	if s.SuccessRate < 0.99 {
 		t.Fatalf("replayed success %.4f with %v, want ≥ 0.99 (runs %+v)", s.SuccessRate, plan.Sets(), s.Runs)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/backoff"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -60,7 +61,7 @@ type Plan struct {
 }
 
 // FromResults recommends settings for every step of cfg from the
-// replications in results (as system.Replicate returns them): each step's
+// replications in results (as replicate.All returns them): each step's
 // Result.StepLatency histograms, pooled, are its answered calls, and its
 // Result.StepTimeouts, less its Result.StepHangs (calls that would never
 // have answered), are censored good calls: slow answers cut off by their
@@ -77,7 +78,7 @@ type Plan struct {
 // not in the independence model: a step whose tool or policy has them gets
 // a warning.
 func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Plan, error) {
-	acc := system.NewAccumulator(cfg, 0.95)
+	acc := summary.NewAccumulator(cfg, 0.95)
 	for _, r := range results {
 		acc.Add(r)
 	}
@@ -85,12 +86,12 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 }
 
 // FromAccumulator is FromResults for replications already pooled, in
-// replication order, by acc (system.ReplicatePooled's, or one fed as
+// replication order, by acc (replicate.Pooled's, or one fed as
 // replications complete): it reads each step's pooled calls
 // (Accumulator.StepCalls) and the replications that stopped early, so a
 // caller need not keep every replication's result. FromResults of the
 // same replications gives the same plan.
-func FromAccumulator(acc *system.Accumulator, opt Options) (*Plan, error) {
+func FromAccumulator(acc *summary.Accumulator, opt Options) (*Plan, error) {
 	cfg := acc.Config()
 	if len(cfg.Steps) == 0 {
 		return nil, errNoSteps

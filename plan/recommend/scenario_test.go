@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -23,7 +25,7 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := system.Replicate(sc.Config, 1, 1, system.Options{})
+	results := replicate.All(sc.Config, 1, 1, system.Options{})
 	plan, err := FromResults(sc.Config, results, Options{Success: 0.99})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +67,7 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("scenarios.Load(%s, %q): %v", file, sets, err)
 	}
-	res := system.Replicate(replay.Config, 1, 1, system.Options{})[0]
+	res := replicate.All(replay.Config, 1, 1, system.Options{})[0]
 	n := float64(res.Runs.Arrived)
 	got := float64(res.Runs.Completed) / n
 	p := plan.PredictedSuccess
@@ -96,7 +98,7 @@ func TestFromResultsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := system.Replicate(sc.Config, 1, 1, system.Options{})
+	results := replicate.All(sc.Config, 1, 1, system.Options{})
 	if _, err := FromResults(sc.Config, results, Options{ErrorRate: 0.1}); err == nil || !strings.HasPrefix(err.Error(), "error rate: must be 0 for a scenario") {
 		t.Errorf("FromResults(ErrorRate 0.1) error = %v, want error rate: must be 0 for a scenario…", err)
 	}
@@ -107,7 +109,7 @@ func TestFromResultsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FromResults(one.Config, system.Replicate(one.Config, 1, 1, system.Options{}), Options{}); err == nil ||
+	if _, err := FromResults(one.Config, replicate.All(one.Config, 1, 1, system.Options{}), Options{}); err == nil ||
 		err.Error() != "steps.search: samples: need at least 2 answered calls, got 1 over 1 replication(s): simulate more calls (more runs, or --replications)" {
 		t.Errorf("FromResults(one run) error = %v, want the step named and what to do", err)
 	}
@@ -122,7 +124,7 @@ func TestUnsafeStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := FromResults(sc.Config, system.Replicate(sc.Config, 1, 1, system.Options{}), Options{})
+	plan, err := FromResults(sc.Config, replicate.All(sc.Config, 1, 1, system.Options{}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +144,13 @@ func TestFromAccumulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := sc.Config
-	results := system.Replicate(cfg, 3, 1, system.Options{})
+	results := replicate.All(cfg, 3, 1, system.Options{})
 	results[1].Stopped = "interrupted" // as if replication 1 had been cut short
 	want, err := FromResults(cfg, results, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := system.NewAccumulator(cfg, 0.9)
+	acc := summary.NewAccumulator(cfg, 0.9)
 	for _, r := range results {
 		acc.Add(r)
 	}
@@ -180,7 +182,7 @@ func TestFromAccumulator(t *testing.T) {
 			t.Errorf("step %s: %d samples, %d censored; the replications have %d answered and %d censored", st.Step, st.Samples, st.Censored, answered, censored)
 		}
 	}
-	if _, err := FromAccumulator(system.NewAccumulator(cfg, 0.95), Options{}); err == nil || err.Error() != "results: need at least 1 replication, got 0" {
+	if _, err := FromAccumulator(summary.NewAccumulator(cfg, 0.95), Options{}); err == nil || err.Error() != "results: need at least 1 replication, got 0" {
 		t.Errorf("FromAccumulator(empty) error = %v", err)
 	}
 }
@@ -194,7 +196,7 @@ func TestQueueWaitAndTokenWaitCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, _ := system.ReplicatePooled(sc.Config, 1, 1, system.Options{}, 0.95)
+	acc, _ := replicate.Pooled(sc.Config, 1, 1, system.Options{}, 0.95)
 	plan, err := FromAccumulator(acc, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -14,11 +14,11 @@ import (
 // with no deadline shows it: below 10 workers the queue grows without
 // bound, yet every run completes eventually, so the success rate is 100 %
 // everywhere and only the p99 (hours) gives it away.
-func unstableBelow10(v float64, n int) (*system.Summary, error) {
+func unstableBelow10(v float64, n int) (*summary.Summary, error) {
 	s := fakeSummary(5, 0.1, n)
 	if v < 10 {
 		s.Latency.P99 = 3600 * (10 - v)
-		s.Confidence.Latency.P99 = system.Interval{Lo: s.Latency.P99 - 60, Hi: s.Latency.P99 + 60}
+		s.Confidence.Latency.P99 = summary.Interval{Lo: s.Latency.P99 - 60, Hi: s.Latency.P99 + 60}
 	}
 	return s, nil
 }
@@ -81,16 +81,16 @@ func TestSearchNeverAnswersOverloaded(t *testing.T) {
 func TestSearchSkipsUntrustedFigures(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		spoil func(s *system.Summary)
+		spoil func(s *summary.Summary)
 		why   string
 	}{
-		{"partial", func(s *system.Summary) { s.Partial = true }, "a guard stopped its simulations"},
-		{"in flight", func(s *system.Summary) { s.Runs.Arrived, s.Runs.InFlight = 1007, 7 }, "7 runs were still in flight"},
+		{"partial", func(s *summary.Summary) { s.Partial = true }, "a guard stopped its simulations"},
+		{"in flight", func(s *summary.Summary) { s.Runs.Arrived, s.Runs.InFlight = 1007, 7 }, "7 runs were still in flight"},
 	} {
 		calls := map[float64]int{}
 		prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 2}},
 			Range: search.Range{Key: "workers", Lo: 1, Hi: 40, Integer: true}, Level: 0.95}
-		ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+		ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 			calls[v]++
 			s := fakeSummary(1, 2, n) // straddles 2 s: would be re-run
 			if v >= 12 {
@@ -185,11 +185,11 @@ func TestMeansOfHeavyTails(t *testing.T) {
 	} {
 		prob := search.Problem{SLOs: []search.SLO{tc.slo}, Range: search.Range{Key: "workers", Lo: 1, Hi: 40, Integer: true}, Level: 0.95,
 			Offered: func(float64) (search.Offered, error) { return off, nil }}
-		ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+		ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 			s := fakeSummary(1, 0.1, n)
 			s.Latency.Mean, s.Wait.Mean = 1, 1
-			s.Confidence.Latency.Mean = system.Interval{Lo: 0.9, Hi: 1.1}
-			s.Confidence.Wait.Mean = system.Interval{Lo: 0.9, Hi: 1.1}
+			s.Confidence.Latency.Mean = summary.Interval{Lo: 0.9, Hi: 1.1}
+			s.Confidence.Wait.Mean = summary.Interval{Lo: 0.9, Hi: 1.1}
 			return s, nil
 		})
 		if err != nil {

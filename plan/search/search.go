@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 )
 
 // Defaults of Problem.
@@ -128,7 +128,7 @@ func (p Problem) LookLevel() float64 {
 // (each call may reuse the replications of the previous one) and does not
 // come back to a value it has left. A prober returns ErrInterrupted (or an
 // error wrapping it) when stopped.
-type Prober func(v float64, n int) (*system.Summary, error)
+type Prober func(v float64, n int) (*summary.Summary, error)
 
 // Number is a float64 that encodes NaN and infinities as JSON null.
 type Number float64
@@ -188,7 +188,7 @@ type Probe struct {
 	// Offered is what the value offered the system (Problem.Offered).
 	Offered Offered `json:"-"`
 	// Summary is the probe's full summary.
-	Summary *system.Summary `json:"-"`
+	Summary *summary.Summary `json:"-"`
 }
 
 // Answers reports whether the probe can be the answer: every objective's
@@ -407,7 +407,7 @@ func (s *searcher) pass(v float64) (bool, error) {
 
 // notAnAnswer says why a probe with offered load off and summary sum
 // cannot be the answer whatever its verdict, or "".
-func (s *searcher) notAnAnswer(off Offered, sum *system.Summary) string {
+func (s *searcher) notAnAnswer(off Offered, sum *summary.Summary) string {
 	var why []string
 	if off.Overload != "" {
 		why = append(why, off.Overload)
@@ -438,7 +438,7 @@ func (s *searcher) notAnAnswer(off Offered, sum *system.Summary) string {
 }
 
 // judge checks every objective against sum.
-func (s *searcher) judge(v float64, n int, sum *system.Summary) *Probe {
+func (s *searcher) judge(v float64, n int, sum *summary.Summary) *Probe {
 	pr := &Probe{Value: v, Replications: n, Summary: sum, P99: Number(sum.Latency.P99), Success: Number(sum.SuccessRate),
 		CI: [2]Number{Number(math.NaN()), Number(math.NaN())}, Resolved: true,
 		Bottleneck: sum.Bottleneck, Load: Number(bottleneckLoad(sum)), Warnings: sum.Warnings}
@@ -479,7 +479,7 @@ func (s *searcher) judge(v float64, n int, sum *system.Summary) *Probe {
 }
 
 // bottleneckLoad is the load of sum's bottleneck (NaN when there is none).
-func bottleneckLoad(sum *system.Summary) float64 {
+func bottleneckLoad(sum *summary.Summary) float64 {
 	if sum.Bottleneck == "" {
 		return math.NaN()
 	}

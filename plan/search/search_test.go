@@ -13,7 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -98,12 +98,12 @@ func TestParseRange(t *testing.T) {
 
 // fakeSummary is a summary whose p99 has the given per-replication mean
 // and interval half-width (and 100% success).
-func fakeSummary(p99, half float64, n int) *system.Summary {
-	s := &system.Summary{Replications: n, SuccessRate: 1}
+func fakeSummary(p99, half float64, n int) *summary.Summary {
+	s := &summary.Summary{Replications: n, SuccessRate: 1}
 	s.Runs.Arrived, s.Runs.Completed = 1000, 1000
-	s.Latency = system.Percentiles{N: 1000, P99: p99}
-	s.Confidence = &system.Confidence{Level: 0.95, Replications: n, SuccessRate: system.Interval{Lo: 1, Hi: 1}}
-	s.Confidence.Latency.P99 = system.Interval{Lo: p99 - half, Hi: p99 + half}
+	s.Latency = summary.Percentiles{N: 1000, P99: p99}
+	s.Confidence = &summary.Confidence{Level: 0.95, Replications: n, SuccessRate: summary.Interval{Lo: 1, Hi: 1}}
+	s.Confidence.Latency.P99 = summary.Interval{Lo: p99 - half, Hi: p99 + half}
 	return s
 }
 
@@ -136,7 +136,7 @@ func TestSearchFindsTheMinimum(t *testing.T) {
 			prob.Start, prob.HasStart = float64(rapid.IntRange(lo-5, hi+5).Draw(t, "start")), true
 		}
 		probed := 0
-		ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+		ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 			probed++
 			if v < float64(lo) || v > float64(hi) || v != math.Trunc(v) {
 				t.Fatalf("probed %v outside the integers of [%d, %d]", v, lo, hi)
@@ -175,7 +175,7 @@ func TestSearchMonotoneInThreshold(t *testing.T) {
 	for _, d := range []float64{10, 5, 2, 1, 0.5, 0.2, 0.1} {
 		prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: d}},
 			Range: search.Range{Key: "workers", Lo: 1, Hi: 1000, Integer: true}, Level: 0.95}
-		probe := func(v float64, n int) (*system.Summary, error) { return fakeSummary(20/v, 0.01, n), nil }
+		probe := func(v float64, n int) (*summary.Summary, error) { return fakeSummary(20/v, 0.01, n), nil }
 		ans, err := search.Search(prob, probe)
 		if err != nil {
 			t.Fatal(err)
@@ -206,7 +206,7 @@ func TestSearchMonotoneInThreshold(t *testing.T) {
 // interval clears it, and the note says the value below is unresolved.
 func TestSearchDoublesUnresolvedProbes(t *testing.T) {
 	calls := map[float64][]int{}
-	probe := func(v float64, n int) (*system.Summary, error) {
+	probe := func(v float64, n int) (*summary.Summary, error) {
 		calls[v] = append(calls[v], n)
 		// p99 = 2 s at v = 10 exactly on the threshold; 1.9 s at 11.
 		return fakeSummary(2+0.1*(10-v), 0.4/math.Sqrt(float64(n)), n), nil
@@ -243,7 +243,7 @@ func TestSearchDoublesUnresolvedProbes(t *testing.T) {
 func TestAnswerJSON(t *testing.T) {
 	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 2}, {Figure: search.Success, Threshold: 0.99}},
 		Range: search.Range{Key: "workers", Lo: 1, Hi: 40, Integer: true}, Level: 0.95}
-	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) { return fakeSummary(31/v, 0.05, n), nil })
+	ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) { return fakeSummary(31/v, 0.05, n), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestPlanMatchesErlangC(t *testing.T) {
 func TestSimulatorReusesReplications(t *testing.T) {
 	path := mmcScenario(t, 9)
 	rng := search.Range{Key: "workers", Lo: 1, Hi: 64, Integer: true}
-	summary := func(s *system.Summary) string {
+	summary := func(s *summary.Summary) string {
 		b, _ := json.Marshal(s)
 		return string(b)
 	}
@@ -477,11 +477,11 @@ func ExampleSearch() {
 		Range: search.Range{Key: "workers", Lo: 1, Hi: 100, Integer: true},
 		Level: 0.95,
 	}
-	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+	ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 		p99 := 31 / v
-		s := &system.Summary{Replications: n, SuccessRate: 1, Latency: system.Percentiles{N: 1000, P99: p99}}
-		s.Confidence = &system.Confidence{Level: 0.95, Replications: n}
-		s.Confidence.Latency.P99 = system.Interval{Lo: p99 - 0.05, Hi: p99 + 0.05}
+		s := &summary.Summary{Replications: n, SuccessRate: 1, Latency: summary.Percentiles{N: 1000, P99: p99}}
+		s.Confidence = &summary.Confidence{Level: 0.95, Replications: n}
+		s.Confidence.Latency.P99 = summary.Interval{Lo: p99 - 0.05, Hi: p99 + 0.05}
 		return s, nil
 	})
 	if err != nil {
@@ -504,7 +504,7 @@ func TestSearchInterrupted(t *testing.T) {
 		Range: search.Range{Key: "workers", Lo: 1, Hi: 1000, Integer: true}, Level: 0.95}
 	for _, allowed := range []int{0, 1, 3, 100} {
 		calls := 0
-		ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+		ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 			if calls == allowed {
 				return nil, search.ErrInterrupted
 			}
@@ -538,7 +538,7 @@ func TestSearchInterrupted(t *testing.T) {
 func TestSearchKeyThatHurts(t *testing.T) {
 	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 5.5}},
 		Range: search.Range{Key: "arrivals.rate", Lo: 1, Hi: 40, Integer: true}, Level: 0.95}
-	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) { return fakeSummary(v, 1e-9, n), nil })
+	ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) { return fakeSummary(v, 1e-9, n), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +547,7 @@ func TestSearchKeyThatHurts(t *testing.T) {
 		t.Errorf("answer %+v; want not found, hurts as it grows, evidence at 1 and a sweep to run", ans)
 	}
 	prob.SLOs[0].Threshold = 0.5 // nothing passes, not even 1
-	ans, err = search.Search(prob, func(v float64, n int) (*system.Summary, error) { return fakeSummary(v, 1e-9, n), nil })
+	ans, err = search.Search(prob, func(v float64, n int) (*summary.Summary, error) { return fakeSummary(v, 1e-9, n), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +587,7 @@ func TestSearchNotMonotone(t *testing.T) {
 	prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 4.05}},
 		Range: search.Range{Key: "workers", Lo: 1, Hi: 200, Integer: true}, Level: 0.95}
 	// p99 ≤ 4.05 exactly for 20 ≤ v ≤ 80.
-	ans, err := search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+	ans, err := search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 		return fakeSummary(math.Abs(v-50)/10+1, 1e-9, n), nil
 	})
 	if err != nil {
@@ -602,7 +602,7 @@ func TestSearchNotMonotone(t *testing.T) {
 	}
 	// A window the scan's eight probes all miss stays "none".
 	prob.SLOs[0].Threshold = 1.5 // 45 ≤ v ≤ 55
-	ans, err = search.Search(prob, func(v float64, n int) (*system.Summary, error) {
+	ans, err = search.Search(prob, func(v float64, n int) (*summary.Summary, error) {
 		return fakeSummary(math.Abs(v-50)/10+1, 1e-9, n), nil
 	})
 	if err != nil || ans.Found || ans.NotMonotone {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -40,7 +41,7 @@ type Simulator struct {
 	value    float64
 	cfg      *system.Config
 	warm     sweep.Warmup
-	acc      *system.Accumulator // replications 0 … have−1 at value, pooled
+	acc      *summary.Accumulator // replications 0 … have−1 at value, pooled
 	have     int
 }
 
@@ -49,7 +50,7 @@ type Simulator struct {
 // (common random numbers). When the scenario fixes no warm-up, each value's
 // warm-up is chosen by sweep.DetectWarmup, and its note (if any) is added
 // to the summary's warnings.
-func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
+func (s *Simulator) Probe(v float64, n int) (*summary.Summary, error) {
 	if !s.has || v != s.value {
 		sets := append(slices.Clone(s.Sets), s.Range.Key+"="+s.Range.Format(v))
 		sc, err := s.variants.Load(s.Scenario, sets)
@@ -72,7 +73,7 @@ func (s *Simulator) Probe(v float64, n int) (*system.Summary, error) {
 		s.acc, s.have = nil, 0 // fewer than pooled: pool again from the start
 	}
 	if s.acc == nil {
-		s.acc = system.NewAccumulator(s.cfg, s.Level)
+		s.acc = summary.NewAccumulator(s.cfg, s.Level)
 	}
 	if n > s.have {
 		// Pooled as they complete, in replication order: a probe that

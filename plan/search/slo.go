@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -200,7 +200,7 @@ type Check struct {
 // confidence interval of at least two replications (with one it is
 // Unresolved). A time objective on a summary with no completed (or no
 // started) runs fails: nothing met it.
-func (s SLO) Check(sum *system.Summary) Check {
+func (s SLO) Check(sum *summary.Summary) Check {
 	est, iv, n := figure(sum, s.Figure)
 	c := Check{SLO: s, Name: s.String(), Estimate: Number(est)}
 	if n == 0 && s.Figure.IsTime() {
@@ -240,12 +240,12 @@ func (s SLO) Check(sum *system.Summary) Check {
 
 // figure returns the pooled estimate of f, its interval over replications
 // (nil without one) and the number of samples behind it.
-func figure(s *system.Summary, f Figure) (est float64, iv *system.Interval, n uint64) {
+func figure(s *summary.Summary, f Figure) (est float64, iv *summary.Interval, n uint64) {
 	c := s.Confidence
-	pick := func(p *system.Percentiles, ci *system.PercentileIntervals) {
+	pick := func(p *summary.Percentiles, ci *summary.PercentileIntervals) {
 		n = p.N
 		var x float64
-		var i system.Interval
+		var i summary.Interval
 		switch f {
 		case LatencyP50, WaitP50:
 			x, i = p.P50, ci.P50
@@ -263,7 +263,7 @@ func figure(s *system.Summary, f Figure) (est float64, iv *system.Interval, n ui
 			iv = &i
 		}
 	}
-	var empty system.PercentileIntervals
+	var empty summary.PercentileIntervals
 	switch {
 	case f == Success:
 		est, n = s.SuccessRate, uint64(s.Runs.Arrived)

@@ -10,7 +10,7 @@
 // Record: per point, the warm-up used and every replication's serialised
 // system.Result (EncodeResult; histograms in stats.Histogram's binary form).
 // Records of all shards combine with Merge; Summarize pools a whole-sweep
-// record into one system.Summary per point; WriteCSV writes sweep.csv.
+// record into one summary.Summary per point; WriteCSV writes sweep.csv.
 //
 // A whole sweep on one machine need not keep its results: with
 // Options.Result and Options.PointDone feeding a Summarizer, each
@@ -34,7 +34,7 @@
 //
 //   - sweep.csv: CSVHeader, one line per point.
 //   - sweep.json: a JSON array of PointSummary: {"point": {key: value, …},
-//     "warmup": {runs, source, note}, "summary": system.Summary}.
+//     "warmup": {runs, source, note}, "summary": summary.Summary}.
 //   - shard-i-of-n.json (ShardFile): a Record as JSON lines, format
 //     Format: a header, one line per point, each with its CRC-32C, and a
 //     trailer with the SHA-256 of the file (Record.WriteTo). ReadRecord

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -16,7 +17,7 @@ import (
 
 // FuzzDecodeResult feeds arbitrary bytes to DecodeResult, as a damaged or
 // hand-edited shard file would: it must return an error, or a result that
-// CheckAgainst refuses, or one that system.Summarize pools without
+// CheckAgainst refuses, or one that summary.Summarize pools without
 // panicking or hanging (as Summarize in this package does).
 func FuzzDecodeResult(f *testing.F) {
 	sc, err := scenarios.Load("aws-jitter", []string{"arrivals.count=20"})
@@ -37,7 +38,7 @@ func FuzzDecodeResult(f *testing.F) {
 		if err != nil || d.CheckAgainst(cfg) != nil {
 			return
 		}
-		system.Summarize(cfg, []*system.Result{d, r}, 0.95)
+		summary.Summarize(cfg, []*system.Result{d, r}, 0.95)
 	})
 }
 

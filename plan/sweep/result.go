@@ -17,10 +17,10 @@ import (
 // added later — bit for bit (floats, NaN and infinities included), and
 // types with a binary form through it: histograms (stats.Histogram) and the
 // tail breakdown's band table (system.Tail). The time series is packed as
-// varints, and only what system.Summarize reads from it: per bin, the
+// varints, and only what summary.Summarize reads from it: per bin, the
 // arrivals, attempts and completions (not the runs ended nor the tools'
 // busy time, which only the charts of a single run use). Two adjustments
-// keep gob happy and do not change what system.Summarize computes: a nil
+// keep gob happy and do not change what summary.Summarize computes: a nil
 // *stats.Histogram inside a slice (gob cannot send one) is sent as an empty
 // histogram, and empty slices come back nil.
 //

@@ -161,7 +161,7 @@ func openPoints(workers int) int { return 8 * workers }
 type unit struct{ point, rep int }
 
 // figures are a replication's estimates the stop rule checks; they are
-// computed as system.Summarize computes its per-replication figures.
+// computed as summary.Summarize computes its per-replication figures.
 type figures struct{ mean, p99, success float64 }
 
 func figuresOf(r *system.Result) figures {

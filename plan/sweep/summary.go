@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -23,8 +24,8 @@ type PointSummary struct {
 	Point Values `json:"point"`
 	// Warmup is the warm-up the point's replications used.
 	Warmup Warmup `json:"warmup"`
-	// Summary pools the point's replications (system.Summarize).
-	Summary system.Summary `json:"summary"`
+	// Summary pools the point's replications (summary.Summarize).
+	Summary summary.Summary `json:"summary"`
 	// Parameter and Value are sweep.csv's first two columns (see
 	// Point.Parameter and Point.Value).
 	Parameter string  `json:"-"`
@@ -66,7 +67,7 @@ func (v Values) MarshalJSON() ([]byte, error) {
 // read once and checked against ScenarioSHA256; each point's config is
 // parsed from that text (with Spec.Sets and the point's overrides) and
 // given the recorded warm-up, and its replications are decoded in replication order and
-// pooled at Spec.Level as system.Summarize pools them. The warm-up's and
+// pooled at Spec.Level as summary.Summarize pools them. The warm-up's and
 // the stop rule's notes are appended to the summary's warnings.
 //
 // A Partial record (interrupted) gives summaries for the points that have
@@ -120,7 +121,7 @@ type Summarizer struct {
 type openPoint struct {
 	label string
 	cfg   *system.Config
-	acc   *system.Accumulator
+	acc   *summary.Accumulator
 }
 
 // NewSummarizer loads the sweep's scenario (to check it and to rebuild
@@ -168,12 +169,12 @@ func (s *Summarizer) point(rp *RawPoint) (*openPoint, error) {
 		cfg = sc.Config
 		rp.Warmup.Apply(cfg)
 	}
-	op := &openPoint{label: p.Label(spec.Axes), cfg: cfg, acc: system.NewAccumulator(cfg, spec.Level)}
+	op := &openPoint{label: p.Label(spec.Axes), cfg: cfg, acc: summary.NewAccumulator(cfg, spec.Level)}
 	s.open[rp.Index] = op
 	return op, nil
 }
 
-// Result pools one replication of point rp (a system.Accumulator at
+// Result pools one replication of point rp (a summary.Accumulator at
 // Spec.Level) and recycles r (system.Result.Recycle): keep nothing of it.
 // A point's replications must come in replication order. It fits Run's
 // Options.Result.
@@ -293,7 +294,7 @@ var CSVHeader = []string{"parameter", "value", "replications", "success_rate", "
 type Row struct {
 	Parameter string
 	Value     float64
-	Summary   *system.Summary
+	Summary   *summary.Summary
 	// Partial marks the row of an interrupted sweep or search; a summary
 	// that is itself Partial is marked too.
 	Partial bool

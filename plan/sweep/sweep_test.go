@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -431,7 +432,7 @@ func TestSummarizeRefusesChangedScenario(t *testing.T) {
 }
 
 // TestResultCodec: real replications survive EncodeResult/DecodeResult:
-// re-encoding gives the same bytes, and system.Summarize gives the same
+// re-encoding gives the same bytes, and summary.Summarize gives the same
 // summary from decoded results, except the tail breakdown (unexported state
 // of system.Tail that gob cannot see; see EncodeResult).
 func TestResultCodec(t *testing.T) {
@@ -456,8 +457,8 @@ func TestResultCodec(t *testing.T) {
 			}
 			orig, back = append(orig, r), append(back, d)
 		}
-		want, got := system.Summarize(cfg, orig, 0.95), system.Summarize(cfg, back, 0.95)
-		want.Tail, got.Tail = system.TailSummary{}, system.TailSummary{}
+		want, got := summary.Summarize(cfg, orig, 0.95), summary.Summarize(cfg, back, 0.95)
+		want.Tail, got.Tail = summary.TailSummary{}, summary.TailSummary{}
 		wj, _ := json.Marshal(want)
 		gj, _ := json.Marshal(got)
 		if !bytes.Equal(wj, gj) {

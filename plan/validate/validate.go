@@ -22,6 +22,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/model/analytic"
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -331,7 +332,7 @@ func Run(opt Options) (Report, error) {
 			return rep, err
 		}
 		cfg := sc.Config
-		results := system.Replicate(cfg, opt.Replications, opt.Parallel, system.Options{})
+		results := replicate.All(cfg, opt.Replications, opt.Parallel, system.Options{})
 		for _, f := range m.figures {
 			want, err := f.analytic(cfg)
 			if err != nil {

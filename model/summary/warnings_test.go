@@ -1,4 +1,4 @@
-package system_test
+package summary_test
 
 import (
 	"encoding/json"
@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/model/summary"
 )
 
 // warningWith returns the first warning containing sub, or "".
-func warningWith(s system.Summary, sub string) string {
+func warningWith(s summary.Summary, sub string) string {
 	for _, w := range s.Warnings {
 		if strings.Contains(w, sub) {
 			return w

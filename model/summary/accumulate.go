@@ -1,8 +1,9 @@
-package system
+package summary
 
 import (
 	"math"
 
+	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
@@ -12,13 +13,13 @@ import (
 // can add each as it completes and drop it: memory then holds the pooled
 // figures, not every replication's histograms and series.
 type Accumulator struct {
-	cfg   *Config
+	cfg   *system.Config
 	level float64
 	s     Summary
 	n     int
 
 	lat, wait              *stats.Histogram
-	series                 *Series
+	series                 *system.Series
 	window, sojourn, tavgW float64
 	// span is Σ ArrivalSpan and gaps Σ (arrived − 1) over the replications
 	// that measured at least one arrival.
@@ -28,7 +29,7 @@ type Accumulator struct {
 	util, toolWindow float64
 	tools            []toolPool
 	cost             CostSummary
-	tail             *tailTable
+	tail             system.Tail
 	figs             []replicationFigures
 }
 
@@ -41,7 +42,7 @@ type StepCalls struct {
 }
 
 // Stop records a replication that stopped early and why (its
-// Result.Stopped).
+// system.Result.Stopped).
 type Stop struct {
 	Replication int
 	Reason      string
@@ -56,7 +57,7 @@ type toolPool struct {
 
 // NewAccumulator returns an empty Accumulator for replications of cfg,
 // with confidence intervals at level.
-func NewAccumulator(cfg *Config, level float64) *Accumulator {
+func NewAccumulator(cfg *system.Config, level float64) *Accumulator {
 	a := &Accumulator{
 		cfg:   cfg,
 		level: level,
@@ -66,25 +67,25 @@ func NewAccumulator(cfg *Config, level float64) *Accumulator {
 			Estimator: QuantileEstimator,
 			Warnings:  []string{},
 		},
-		lat:    newHistogram(),
-		wait:   newHistogram(),
-		series: newSeries(len(cfg.Tools)),
+		lat:    system.NewHistogram(),
+		wait:   system.NewHistogram(),
+		series: system.NewSeries(len(cfg.Tools)),
 		steps:  make([]StepCalls, len(cfg.Steps)),
 		tools:  make([]toolPool, len(cfg.Tools)),
-		tail:   &tailTable{stages: len(cfg.Steps) + 2},
+		tail:   system.NewTail(len(cfg.Steps) + 2),
 	}
 	for i := range a.steps {
-		a.steps[i].Latency = newHistogram()
+		a.steps[i].Latency = system.NewHistogram()
 	}
 	for i, t := range cfg.Tools {
-		a.tools[i] = toolPool{ts: ToolSummary{Name: t.Name, Concurrency: t.Concurrency}, delay: newHistogram()}
+		a.tools[i] = toolPool{ts: ToolSummary{Name: t.Name, Concurrency: t.Concurrency}, delay: system.NewHistogram()}
 	}
 	return a
 }
 
 // Add pools replication r; replications must come in replication order
 // (the sums are of floats: another order could change the last digit).
-func (a *Accumulator) Add(r *Result) {
+func (a *Accumulator) Add(r *system.Result) {
 	s := &a.s
 	if r.Stopped != "" {
 		a.stops = append(a.stops, Stop{Replication: a.n, Reason: r.Stopped})
@@ -146,9 +147,7 @@ func (a *Accumulator) Add(r *Result) {
 	c.Wasted += r.Cost.Wasted
 	c.Refused += r.Cost.Refused
 	c.Overrun += r.Cost.Overrun
-	if r.Tail.table != nil {
-		a.tail.merge(r.Tail.table)
-	}
+	a.tail.Merge(r.Tail)
 	// Peak attempt rate: per replication (the runs of different
 	// replications never overlap in reality), so take the maximum.
 	if p := r.Series.PeakAttemptRate(); p > s.Attempts.PeakRate {
@@ -169,7 +168,7 @@ type ReplicationFigure struct {
 }
 
 // Figures returns each replication's figures, in the order the
-// replications were added (replication order, through ReplicateEach).
+// replications were added (replication order, through replicate.Each).
 func (a *Accumulator) Figures() []ReplicationFigure {
 	out := make([]ReplicationFigure, len(a.figs))
 	for i, f := range a.figs {
@@ -186,7 +185,7 @@ func (a *Accumulator) Latency() *stats.Histogram { return a.lat }
 func (a *Accumulator) Wait() *stats.Histogram { return a.wait }
 
 // Config returns the configuration the Accumulator pools replications of.
-func (a *Accumulator) Config() *Config { return a.cfg }
+func (a *Accumulator) Config() *system.Config { return a.cfg }
 
 // Replications returns the number of replications added so far.
 func (a *Accumulator) Replications() int { return a.n }
@@ -209,7 +208,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Steps = a.stepSummaries()
 	s.Recovery = recovery(cfg, a.series)
 	a.resources(&s)
-	tail := a.tail.result(a.lat)
+	tail := a.tail.Recompute(a.lat)
 	s.Tail = TailSummary{P99: tail.P99, N: tail.N}
 	for i, sec := range tail.Stages {
 		name := "queue"

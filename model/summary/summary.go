@@ -1,15 +1,14 @@
-package system
+package summary
 
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/dist"
-	"github.com/budgetsim/budgetsim/sim"
+	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
@@ -24,7 +23,7 @@ type Summary struct {
 	Seed         uint64 `json:"seed"`
 	Replications int    `json:"replications"`
 	// Runs are totals over all replications; the conservation law holds.
-	Runs Counts `json:"runs"`
+	Runs system.Counts `json:"runs"`
 	// SuccessRate is completed / arrived.
 	SuccessRate float64 `json:"success_rate"`
 	// Latency is arrival → completion of completed runs; Wait is arrival →
@@ -142,7 +141,7 @@ type StepSummary struct {
 
 // AttemptsSummary adds per-run ratios and the peak rate to AttemptCounts.
 type AttemptsSummary struct {
-	AttemptCounts
+	system.AttemptCounts
 	// PerRun is attempts dialed per measured arrival.
 	PerRun float64 `json:"per_run"`
 	// PeakRate is the highest attempts per second over one bin of
@@ -158,12 +157,12 @@ type WorkersSummary struct {
 }
 
 // ToolSummary is one tool's server-side block. Figures cover the measured
-// window (Result.ToolWindow: from the end of the warm-up to the end of the
+// window (system.Result.ToolWindow: from the end of the warm-up to the end of the
 // simulation), pooled over replications, whichever runs the requests came
 // from.
 type ToolSummary struct {
 	Name string `json:"name"`
-	ToolStats
+	system.ToolStats
 	// Throughput is calls served per second of the measured window.
 	Throughput float64 `json:"throughput"`
 	// Utilisation is mean busy servers / concurrency (tools with capacity
@@ -215,7 +214,7 @@ type StageShare struct {
 
 // CostSummary is the money side of the measured runs, in cost units.
 type CostSummary struct {
-	CostStats
+	system.CostStats
 	// PerSuccess is spent / completed runs.
 	PerSuccess float64 `json:"per_successful_run"`
 }
@@ -242,7 +241,7 @@ const (
 	recoveryShare  = 0.9
 )
 
-func recovery(cfg *Config, s *Series) *Recovery {
+func recovery(cfg *system.Config, s *system.Series) *Recovery {
 	var end time.Duration
 	for _, t := range cfg.Tools {
 		for _, o := range t.Outages {
@@ -369,7 +368,7 @@ type replicationFigures struct {
 	arrived, completed, attempts, peakRate, peakIn float64
 }
 
-func figures(r *Result) replicationFigures {
+func figures(r *system.Result) replicationFigures {
 	var f replicationFigures
 	if r.Runs.Arrived > 0 {
 		f.success = float64(r.Runs.Completed) / float64(r.Runs.Arrived)
@@ -394,7 +393,7 @@ func figures(r *Result) replicationFigures {
 // Summarize pools the results of a scenario's replications into a Summary.
 // level is the confidence level of the intervals (e.g. 0.95), used when
 // there are two or more results.
-func Summarize(cfg *Config, results []*Result, level float64) Summary {
+func Summarize(cfg *system.Config, results []*system.Result, level float64) Summary {
 	a := NewAccumulator(cfg, level)
 	for _, r := range results {
 		a.Add(r)
@@ -467,7 +466,7 @@ func confidence(fs []replicationFigures, level float64, s *Summary) *Confidence 
 }
 
 // warnings returns the footnotes a reader of the summary must see.
-func warnings(cfg *Config, s *Summary) []string {
+func warnings(cfg *system.Config, s *Summary) []string {
 	var w []string
 	if s.Runs.Arrived == 0 && !s.Partial {
 		if cfg.WarmupTime > 0 || cfg.WarmupRuns > 0 {
@@ -476,9 +475,9 @@ func warnings(cfg *Config, s *Summary) []string {
 			w = append(w, "no run arrived: the arrival process produced none in the simulated time")
 		}
 	}
-	if rho, ok := OfferedUtilisation(cfg); ok && rho >= 1 {
+	if rho, ok := system.OfferedUtilisation(cfg); ok && rho >= 1 {
 		switch {
-		case cfg.QueueCapacity != Unbounded:
+		case cfg.QueueCapacity != system.Unbounded:
 			w = append(w, fmt.Sprintf("utilisation %s ≥ 1: the queue stays full and the rejection rate is set by capacity", load(rho)))
 		case cfg.Deadline > 0:
 			// A run whose deadline passes in the queue is dropped when
@@ -492,9 +491,9 @@ func warnings(cfg *Config, s *Summary) []string {
 	if o, l := s.Rates.OfferedPerSecond, s.Little.ArrivalRate; o > 0 && l < 0.95*o {
 		w = append(w, fmt.Sprintf("runs were still queued when the arrivals stopped: the measured window runs %s s past the last arrival while they drain, so Little's λ (%s/s over the window) is below the offered rate (%s/s over the arrivals' span)", load(s.Rates.Window-s.Rates.ArrivalSpan), load(l), load(o)))
 	}
-	if b := cfg.Arrivals; b.Process == Batch && b.Count > int64(cfg.Workers) {
+	if b := cfg.Arrivals; b.Process == system.Batch && b.Count > int64(cfg.Workers) {
 		msg := fmt.Sprintf("a batch of %d arrivals at once with %s: %s for a worker from the start, so waits and completion times are those of the batch draining, not of a steady state", b.Count, plural(int64(cfg.Workers), "worker", "workers"), plural(b.Count-int64(cfg.Workers), "run queues", "runs queue"))
-		if cfg.QueueCapacity != Unbounded && b.Count > int64(cfg.Workers+cfg.QueueCapacity) {
+		if cfg.QueueCapacity != system.Unbounded && b.Count > int64(cfg.Workers+cfg.QueueCapacity) {
 			msg += fmt.Sprintf("; the queue holds %d, so %d are rejected at once", cfg.QueueCapacity, b.Count-int64(cfg.Workers+cfg.QueueCapacity))
 		}
 		w = append(w, msg)
@@ -508,7 +507,7 @@ func warnings(cfg *Config, s *Summary) []string {
 		}
 		w = append(w, fmt.Sprintf("only %d completed %s: p99.9 rests on fewer than 10 samples above it; simulate ≥ 10000 completions", n, runs))
 	}
-	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != Batch && cfg.Arrivals.Process != Closed {
+	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != system.Batch && cfg.Arrivals.Process != system.Closed {
 		w = append(w, "no warm-up discarded: the first runs met an empty system, which biases waits low")
 	}
 	for _, st := range cfg.Steps {
@@ -528,7 +527,7 @@ func warnings(cfg *Config, s *Summary) []string {
 // shed says what share of the measured work was shed and where: runs
 // that expired waiting for a worker, were refused before a call or ran
 // out of deadline in one, and calls that deadline-aware tools dropped.
-func shed(cfg *Config, s *Summary) string {
+func shed(cfg *system.Config, s *Summary) string {
 	r := s.Runs
 	var parts []string
 	if r.Arrived > 0 {
@@ -571,7 +570,7 @@ func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 // enough that the figures built on means cannot be trusted: infinite
 // variance (tail index α ≤ 2, exact for a Pareto, Hill's estimate for an
 // empirical distribution), or an infinite mean (α ≤ 1).
-func tailWarnings(cfg *Config) []string {
+func tailWarnings(cfg *system.Config) []string {
 	var w []string
 	used := make([]bool, len(cfg.Tools))
 	for _, st := range cfg.Steps {
@@ -615,11 +614,11 @@ func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // that is deadline-aware, with a bounded lease on every call, drops at
 // dequeue what it can no longer finish, so its queue stays bounded: its
 // warning gives the share it dropped instead.
-func toolWarnings(cfg *Config, s *Summary) []string {
+func toolWarnings(cfg *system.Config, s *Summary) []string {
 	var w []string
-	for _, o := range OfferedToolLoads(cfg) {
+	for _, o := range system.OfferedToolLoads(cfg) {
 		t := &cfg.Tools[o.Tool]
-		if t.Concurrency > 0 && t.QueueCapacity == Unbounded && o.Utilisation >= 1 {
+		if t.Concurrency > 0 && t.QueueCapacity == system.Unbounded && o.Utilisation >= 1 {
 			if t.DeadlineAware && leaseBounded(cfg, o.Tool) {
 				// It drops at dequeue what it can no longer finish inside
 				// the caller's lease, and every lease is bounded: no call
@@ -647,7 +646,7 @@ func toolWarnings(cfg *Config, s *Summary) []string {
 // leaseBounded reports whether every call to tool t has a bounded lease:
 // the runs have a deadline, or every step that calls t (as its tool or a
 // fallback) has a timeout.
-func leaseBounded(cfg *Config, t int) bool {
+func leaseBounded(cfg *system.Config, t int) bool {
 	if cfg.Deadline > 0 {
 		return true
 	}
@@ -663,24 +662,6 @@ func leaseBounded(cfg *Config, t int) bool {
 	return true
 }
 
-// OfferedUtilisation estimates ρ = λ·E[service per run]/workers from the
-// scenario's own numbers, counting one attempt per step (retries only add to
-// it). ok is false when the arrival process has no rate.
-func OfferedUtilisation(cfg *Config) (rho float64, ok bool) {
-	if cfg.Arrivals.Process == Batch || cfg.Arrivals.Process == Closed || cfg.Arrivals.Rate <= 0 {
-		return 0, false
-	}
-	var service float64
-	for _, st := range cfg.Steps {
-		mean := cfg.Tools[st.Tool].Latency.Mean()
-		if st.Timeout > 0 {
-			mean = math.Min(mean, st.Timeout.Seconds())
-		}
-		service += mean
-	}
-	return cfg.Arrivals.Rate * service / float64(cfg.Workers), true
-}
-
 func appendOnce(xs []string, x string) []string {
 	for _, y := range xs {
 		if y == x {
@@ -690,75 +671,8 @@ func appendOnce(xs []string, x string) []string {
 	return append(xs, x)
 }
 
-// Replicate runs n replications of cfg on up to workers goroutines (0 means
-// GOMAXPROCS) and returns their results in replication order. Only
-// replication 0 is traced. With fewer replications than workers, each
-// uses a spare core (Options.SpareCore).
-func Replicate(cfg *Config, n, workers int, opt Options) []*Result {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	opt.SpareCore = opt.SpareCore || n < workers
-	return parallel(n, workers, func(i int) *Result { return replication(cfg, opt, i) })
-}
-
-// ReplicateEach runs n replications like Replicate but hands each result
-// to each(i, r) in replication order, on the caller's goroutine, as soon as
-// it and the earlier ones are done, with a few replications computed ahead
-// at most. Fed to an Accumulator, n replications then take the memory of a
-// few, not of n.
-func ReplicateEach(cfg *Config, n, workers int, opt Options, each func(i int, r *Result)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	opt.SpareCore = opt.SpareCore || n < workers
-	sim.ParallelEach(n, workers, 4*workers, func(i int) *Result { return replication(cfg, opt, i) }, each)
-}
-
-// ReplicatePooled runs n replications through ReplicateEach into an
-// Accumulator at level and returns it with replication 0's result (whose
-// series the output files and charts show), or nil when n is 0. The other
-// results are recycled once pooled (Result.Recycle).
-func ReplicatePooled(cfg *Config, n, workers int, opt Options, level float64) (*Accumulator, *Result) {
-	return ReplicatePooledEach(cfg, n, workers, opt, level, nil)
-}
-
-// ReplicatePooledEach is ReplicatePooled calling pooled(i), when not nil,
-// once replication i is pooled, on the caller's goroutine: the commands
-// count replications for their progress line with it.
-func ReplicatePooledEach(cfg *Config, n, workers int, opt Options, level float64, pooled func(i int)) (*Accumulator, *Result) {
-	acc := NewAccumulator(cfg, level)
-	var first *Result
-	ReplicateEach(cfg, n, workers, opt, func(i int, r *Result) {
-		acc.Add(r)
-		if i == 0 {
-			first = r
-		} else {
-			r.Recycle()
-		}
-		if pooled != nil {
-			pooled(i)
-		}
-	})
-	return acc, first
-}
-
-// replication runs replication i of cfg; only replication 0 is traced.
-func replication(cfg *Config, opt Options, i int) *Result {
-	o := opt
-	o.Replication = i
-	if i > 0 {
-		o.Tracer = nil
-	}
-	return New(cfg, o).Run()
-}
-
-func parallel(n, workers int, fn func(i int) *Result) []*Result {
-	return sim.Parallel(n, workers, fn)
-}
-
 // Pool merges the replications' latency and wait histograms.
-func Pool(results []*Result) (latency, wait *stats.Histogram) {
+func Pool(results []*system.Result) (latency, wait *stats.Histogram) {
 	latency, wait = stats.NewHistogram(), stats.NewHistogram()
 	for _, r := range results {
 		latency.Merge(r.Latency)
@@ -768,7 +682,7 @@ func Pool(results []*Result) (latency, wait *stats.Histogram) {
 }
 
 // warmupText describes cfg's warm-up for a warning.
-func warmupText(cfg *Config) string {
+func warmupText(cfg *system.Config) string {
 	switch {
 	case cfg.WarmupTime > 0 && cfg.WarmupRuns > 0:
 		return fmt.Sprintf("the first %d runs and %v", cfg.WarmupRuns, cfg.WarmupTime)

@@ -1,4 +1,4 @@
-package system_test
+package summary_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
@@ -27,11 +29,11 @@ func TestReplicateEachMatchesSummarize(t *testing.T) {
 		if cfg.Horizon > 0 && name == "launch-day" {
 			cfg.Horizon /= 4 // 12 h of its 48: past the warm-up and the morning ramp
 		}
-		want, _ := json.Marshal(system.Summarize(cfg, system.Replicate(cfg, 3, 1, system.Options{}), 0.95))
+		want, _ := json.Marshal(summary.Summarize(cfg, replicate.All(cfg, 3, 1, system.Options{}), 0.95))
 		for _, workers := range []int{1, 3} {
-			acc := system.NewAccumulator(cfg, 0.95)
+			acc := summary.NewAccumulator(cfg, 0.95)
 			next := 0
-			system.ReplicateEach(cfg, 3, workers, system.Options{}, func(i int, r *system.Result) {
+			replicate.Each(cfg, 3, workers, system.Options{}, func(i int, r *system.Result) {
 				if i != next {
 					t.Fatalf("%s: replication %d handed over before %d", name, i, next)
 				}
@@ -50,9 +52,9 @@ func TestReplicateEachMatchesSummarize(t *testing.T) {
 // 160 MB).
 func TestAccumulatorMemory(t *testing.T) {
 	cfg := load(t, "mmc", "runs=2000", "warmup=100")
-	acc := system.NewAccumulator(cfg, 0.95)
+	acc := summary.NewAccumulator(cfg, 0.95)
 	var peak uint64
-	system.ReplicateEach(cfg, 200, 2, system.Options{}, func(i int, r *system.Result) {
+	replicate.Each(cfg, 200, 2, system.Options{}, func(i int, r *system.Result) {
 		acc.Add(r)
 		if i%10 == 9 {
 			runtime.GC() // what is live, not what awaits collection
