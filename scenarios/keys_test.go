@@ -147,6 +147,7 @@ var placement = map[string][]string{
 	"backoff":           {"retry.backoff=BODY"},
 	"budget":            {"retry.budget=BODY"},
 	"step":              {"steps=[BODY]"},
+	"class":             {"classes=[BODY]"},
 	"tool":              {"tools.search=BODY"},
 	"errors":            {"tools.search.errors=BODY"},
 	"tool_queue":        {"tools.search.concurrency=2", "tools.search.queue=BODY"},
@@ -219,6 +220,10 @@ func sets(s *scenarios.Section, k scenarios.Key, value string) []string {
 		return []string{k.Name + "=" + value}
 	}
 	var out []string
+	if s.Name == "class" && k.Name == "arrivals" {
+		// A class with arrivals of its own replaces the top-level ones.
+		out = append(out, "!arrivals")
+	}
 	for _, p := range placement[s.Name] {
 		out = append(out, strings.Replace(p, "BODY", body(s, k, value), 1))
 	}

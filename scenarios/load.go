@@ -276,10 +276,15 @@ type loader struct {
 	logs *logCache
 	// traceLen is the number of arrivals of a trace file, 0 without one.
 	traceLen int
-	// stepNodes are the steps' YAML nodes, for crossCheck's lines.
+	// stepNodes are the steps' YAML nodes, for crossCheck's lines, in the
+	// order of Config.PlanSteps; stepPaths the path of each (steps.NAME,
+	// classes.CLASS.steps.NAME).
 	stepNodes []*yaml.Node
+	stepPaths []string
 	// arrivalsNode is the arrivals mapping's node, for crossCheck's line.
 	arrivalsNode *yaml.Node
+	// classDrafts are the classes being read (classes.go).
+	classDrafts []classDraft
 }
 
 // retryFields are the retry keys allowed at the top level (under retry:)
@@ -333,10 +338,20 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 			d.errorf(horizonNode, "horizon", "must be > 0")
 		}
 	}
-	if n := f.get("arrivals"); n != nil {
+	classesNode := f.get("classes")
+	if classesNode != nil {
+		l.classesEarly(classesNode, cfg)
+	}
+	switch n := f.get("arrivals"); {
+	case n != nil && cfg.OwnClassArrivals():
+		d.errorf(n, "arrivals", "every class has arrivals of its own: remove the top-level arrivals, or the classes' arrivals to share these by weight")
+	case n != nil:
 		l.arrivalsNode = n
 		cfg.Arrivals = l.arrivals(n)
-	} else {
+	case cfg.OwnClassArrivals():
+		// The superposition of the classes' processes (system.classMerge).
+		cfg.Arrivals = system.Arrivals{Process: system.Open, Rate: ownArrivalsRate(cfg)}
+	default:
 		d.errorf(root, "arrivals", "required (e.g. arrivals: {rate: 9/s})")
 	}
 	switch {
@@ -397,9 +412,18 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	} else {
 		d.errorf(root, "tools", "required: the backends the steps call")
 	}
-	if n := f.get("steps"); n != nil {
-		cfg.Steps = l.steps(n, toolIndex, defaults)
-	} else {
+	stepsNode := f.get("steps")
+	if stepsNode != nil {
+		cfg.Steps = l.steps(stepsNode, toolIndex, defaults)
+	}
+	if classesNode != nil {
+		l.classesLate(cfg, toolIndex, defaults)
+	}
+	switch {
+	case stepsNode != nil || everyClassHasSteps(cfg):
+	case len(cfg.Classes) > 0:
+		d.errorf(root, "steps", "required: the plan of the classes without steps of their own")
+	default:
 		d.errorf(root, "steps", "required: the plan each run executes")
 	}
 	if n := f.get("guards"); n != nil {
@@ -428,15 +452,21 @@ func defaultBackoff() backoff.Policy {
 }
 
 func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
+	return l.arrivalsAt(n, "arrivals")
+}
+
+// arrivalsAt reads an arrivals mapping at path (arrivals, or a class's
+// classes.NAME.arrivals).
+func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 	d := l.d
 	var a system.Arrivals
-	f := d.keys(n, "arrivals", "arrivals")
+	f := d.keys(n, ap, "arrivals")
 	if f == nil {
 		return a
 	}
 	process := "poisson"
 	if p := f.get("process"); p != nil {
-		process = d.oneOf(p, "arrivals.process", "poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed")
+		process = d.oneOf(p, ap+".process", "poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed")
 		if process == "" {
 			// Already reported: do not report the process's keys as unknown.
 			f.known = append(f.known, "rate", "count", "rates", "repeat", "amplitude", "period", "peak", "file", "users", "think")
@@ -446,14 +476,14 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 		r := f.get("rate")
 		if r == nil {
 			if required {
-				d.errorf(n, "arrivals.rate", "required for %s arrivals (e.g. rate: 9/s)", process)
+				d.errorf(n, ap+".rate", "required for %s arrivals (e.g. rate: 9/s)", process)
 			}
 			return 0
 		}
 		before := len(d.errs)
-		v := d.rate(r, "arrivals.rate")
+		v := d.rate(r, ap+".rate")
 		if v <= 0 && len(d.errs) == before {
-			d.errorf(r, "arrivals.rate", "must be > 0")
+			d.errorf(r, ap+".rate", "must be > 0")
 		}
 		return v
 	}
@@ -468,20 +498,20 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 	case "batch":
 		a.Process = system.Batch
 		if c := f.get("count"); c != nil {
-			a.Count = d.integer(c, "arrivals.count", 1, 100_000_000)
+			a.Count = d.integer(c, ap+".count", 1, 100_000_000)
 		} else {
-			d.errorf(n, "arrivals.count", "required for a batch: how many runs arrive at once")
+			d.errorf(n, ap+".count", "required for a batch: how many runs arrive at once")
 		}
 	case "schedule":
 		a.Process = system.Open
 		var pts []arrival.RatePoint
 		rs := f.get("rates")
 		if rs == nil {
-			d.errorf(n, "arrivals.rates", "required: a list of {at, rate}, e.g. [{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]")
+			d.errorf(n, ap+".rates", "required: a list of {at, rate}, e.g. [{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]")
 			break
 		}
-		for i, item := range d.sequence(rs, "arrivals.rates") {
-			p := fmt.Sprintf("arrivals.rates[%d]", i)
+		for i, item := range d.sequence(rs, ap+".rates") {
+			p := fmt.Sprintf("%s.rates[%d]", ap, i)
 			pf := d.keys(item, p, "rate_point")
 			if pf == nil {
 				continue
@@ -502,31 +532,31 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 		}
 		var repeat time.Duration
 		if v := f.get("repeat"); v != nil {
-			repeat = d.duration(v, "arrivals.repeat", MaxDuration)
+			repeat = d.duration(v, ap+".repeat", MaxDuration)
 		}
 		if len(d.errs) == 0 {
 			a.Source, err = arrival.Schedule(pts, repeat)
-			l.arrivalErr(err, rs, "arrivals.")
+			l.arrivalErr(err, rs, ap+".")
 		}
 	case "diurnal":
 		a.Process = system.Open
 		mean := rate(true)
 		amp := 0.5
 		if v := f.get("amplitude"); v != nil {
-			amp = d.number(v, "arrivals.amplitude", 0, 1)
+			amp = d.number(v, ap+".amplitude", 0, 1)
 		}
 		period := 24 * time.Hour
 		if v := f.get("period"); v != nil {
 			before := len(d.errs)
-			period = d.duration(v, "arrivals.period", MaxDuration)
+			period = d.duration(v, ap+".period", MaxDuration)
 			if period == 0 && len(d.errs) == before {
-				d.errorf(v, "arrivals.period", "must be > 0")
+				d.errorf(v, ap+".period", "must be > 0")
 			}
 		}
 		var peak time.Duration
 		hasPeak := false
 		if v := f.get("peak"); v != nil {
-			peak = d.duration(v, "arrivals.peak", MaxDuration)
+			peak = d.duration(v, ap+".peak", MaxDuration)
 			hasPeak = true
 		}
 		if len(d.errs) == 0 && period > 0 {
@@ -537,61 +567,61 @@ func (l *loader) arrivals(n *yaml.Node) system.Arrivals {
 				phase = math.Pi/2 - 2*math.Pi*float64(peak)/float64(period)
 			}
 			a.Source, err = arrival.Diurnal(mean, amp, period, phase)
-			l.arrivalErr(err, n, "arrivals.")
+			l.arrivalErr(err, n, ap+".")
 		}
 	case "trace":
 		a.Process = system.Open
 		v := f.get("file")
 		if v == nil {
-			d.errorf(n, "arrivals.file", "required: a file of arrival timestamps, one per line")
+			d.errorf(n, ap+".file", "required: a file of arrival timestamps, one per line")
 			break
 		}
-		name, ok := d.scalar(v, "arrivals.file")
+		name, ok := d.scalar(v, ap+".file")
 		switch {
 		case !ok:
 		case name == "":
-			d.errorf(v, "arrivals.file", "must not be empty")
+			d.errorf(v, ap+".file", "must not be empty")
 		case l.fsys == nil:
-			d.errorf(v, "arrivals.file", "cannot read %q: no directory to resolve it in", name)
+			d.errorf(v, ap+".file", "cannot read %q: no directory to resolve it in", name)
 		}
 		if !ok || name == "" || l.fsys == nil {
 			break
 		}
 		if !fs.ValidPath(filepath.ToSlash(name)) {
-			d.errorf(v, "arrivals.file", "%q is outside the scenario's directory: give a path relative to it, without \"..\"", name)
+			d.errorf(v, ap+".file", "%q is outside the scenario's directory: give a path relative to it, without \"..\"", name)
 			break
 		}
 		file, ferr := l.fsys.Open(filepath.ToSlash(name))
 		if errors.Is(ferr, errOutside) {
-			d.errorf(v, "arrivals.file", "%q is outside the scenario's directory (%v): give a path relative to it, without \"..\"", name, errOutside)
+			d.errorf(v, ap+".file", "%q is outside the scenario's directory (%v): give a path relative to it, without \"..\"", name, errOutside)
 			break
 		}
 		if ferr != nil {
-			d.errorf(v, "arrivals.file", "cannot read %q: %v", name, unwrapPathError(ferr))
+			d.errorf(v, ap+".file", "cannot read %q: %v", name, unwrapPathError(ferr))
 			break
 		}
 		times, rerr := arrival.ReadTrace(file, name)
 		file.Close()
 		if rerr != nil {
-			d.errorf(v, "arrivals.file", "%v", rerr)
+			d.errorf(v, ap+".file", "%v", rerr)
 			break
 		}
 		a.Source, err = arrival.Trace(times)
-		l.arrivalErr(err, v, "arrivals.file: ")
-		if err == nil {
+		l.arrivalErr(err, v, ap+".file: ")
+		if err == nil && ap == "arrivals" {
 			l.traceLen = len(times)
 		}
 	case "closed":
 		a.Process = system.Closed
 		if v := f.get("users"); v != nil {
-			a.Users = int(d.integer(v, "arrivals.users", 1, 10_000_000))
+			a.Users = int(d.integer(v, ap+".users", 1, 10_000_000))
 		} else {
-			d.errorf(n, "arrivals.users", "required for a closed population: how many agents loop")
+			d.errorf(n, ap+".users", "required for a closed population: how many agents loop")
 		}
 		if v := f.get("think"); v != nil {
-			a.Think = l.dist(v, "arrivals.think", true)
+			a.Think = l.dist(v, ap+".think", true)
 		} else {
-			d.errorf(n, "arrivals.think", "required: each agent's think time between runs (e.g. {dist: exponential, mean: 30s})")
+			d.errorf(n, ap+".think", "required: each agent's think time between runs (e.g. {dist: exponential, mean: 30s})")
 		}
 	}
 	if a.Source != nil {
@@ -738,22 +768,28 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 }
 
 func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFields) []system.Step {
+	return l.stepsAt(n, "steps", toolIndex, defaults)
+}
+
+// stepsAt reads a list of steps at path sp (steps, or a class's
+// classes.NAME.steps).
+func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, defaults retryFields) []system.Step {
 	d := l.d
-	items := d.sequence(n, "steps")
+	items := d.sequence(n, sp)
 	if items == nil {
 		return nil
 	}
 	if len(items) == 0 {
-		d.errorf(n, "steps", "needs at least one step")
+		d.errorf(n, sp, "needs at least one step")
 	}
 	if len(items) > MaxSteps {
-		d.errorf(n, "steps", "at most %d steps, got %d", MaxSteps, len(items))
+		d.errorf(n, sp, "at most %d steps, got %d", MaxSteps, len(items))
 		return nil
 	}
 	seen := map[string]int{}
 	var out []system.Step
 	for i, item := range items {
-		path := fmt.Sprintf("steps[%d]", i)
+		path := fmt.Sprintf("%s[%d]", sp, i)
 		f := d.keys(item, path, "step")
 		if f == nil {
 			continue
@@ -770,11 +806,12 @@ func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFie
 				d.errorf(v, path+".name", "duplicate step name %q (first at line %d)", st.Name, line)
 			}
 			seen[st.Name] = v.Line
-			path = "steps." + st.Name
+			path = sp + "." + st.Name
 			f.path = path
 		} else {
 			d.errorf(item, path+".name", "required")
 		}
+		l.stepPaths = append(l.stepPaths, path)
 		if v := f.get("tool"); v != nil {
 			name, isScalar := d.scalar(v, f.field("tool"))
 			idx, ok := toolIndex[name]
@@ -1257,8 +1294,8 @@ func unwrapPathError(err error) error {
 // cleanly on their own.
 func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 	d := l.d
-	for i, st := range cfg.Steps {
-		root := l.stepNodes[i]
+	for i, st := range cfg.PlanSteps() {
+		root, path := l.stepNodes[i], l.stepPaths[i]
 		t := cfg.Tools[st.Tool]
 		canHang := t.Errors.Hang > 0
 		for _, o := range t.Outages {
@@ -1267,14 +1304,14 @@ func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 		for _, s := range t.Script {
 			canHang = canHang || s.Outcome == retry.Timeout
 		}
-		if canHang && st.Timeout == 0 && cfg.Deadline == 0 {
-			d.errorf(root, fmt.Sprintf("steps.%s.timeout", cfg.Steps[i].Name), "tool %q can hang but the step has no timeout and the scenario no deadline: its runs would never end; set a timeout or a deadline", t.Name)
+		if canHang && st.Timeout == 0 && !stepHasDeadline(cfg, i) {
+			d.errorf(root, path+".timeout", "tool %q can hang but the step has no timeout and %s no deadline: its runs would never end; set a timeout or a deadline", t.Name, deadlineOwner(cfg, i))
 		}
 		if !hasAll(t.Capabilities, st.Requires) && len(t.Capabilities) > 0 {
-			d.errorf(root, fmt.Sprintf("steps.%s.requires", st.Name), "tool %q declares capabilities %v, not all of %v", t.Name, t.Capabilities, st.Requires)
+			d.errorf(root, path+".requires", "tool %q declares capabilities %v, not all of %v", t.Name, t.Capabilities, st.Requires)
 		}
 		if err := st.Retry.Backoff.Validate(); err != nil {
-			d.errorf(root, fmt.Sprintf("steps.%s.backoff", st.Name), "%v", err)
+			d.errorf(root, path+".backoff", "%v", err)
 		}
 	}
 	if a := cfg.Arrivals; a.Process == system.Closed && cfg.Runs == 0 && a.Think != nil && a.Think.Mean() == 0 && zeroTimeRun(cfg) {
@@ -1294,7 +1331,7 @@ func zeroTimeRun(cfg *system.Config) bool {
 		return t.Latency.Mean() == 0 && (t.Cache == nil || t.Cache.Latency == nil || t.Cache.Latency.Mean() == 0) &&
 			t.Errors == (system.Errors{}) && len(t.Outages) == 0 && len(t.Script) == 0 && t.RateLimit == nil && !t.Contention
 	}
-	for _, st := range cfg.Steps {
+	for _, st := range cfg.PlanSteps() {
 		if !instant(&cfg.Tools[st.Tool]) {
 			return false
 		}
@@ -1449,7 +1486,8 @@ func (l *loader) arrivalErr(err error, n *yaml.Node, prefix string) {
 	}
 	var pe *arrival.ParamError
 	if errors.As(err, &pe) {
-		l.d.errorf(n, "arrivals."+strings.Replace(pe.Param, "points", "rates", 1), "%s", pe.Msg)
+		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(prefix, ": "), "."), ".file")
+		l.d.errorf(n, base+"."+strings.Replace(pe.Param, "points", "rates", 1), "%s", pe.Msg)
 		return
 	}
 	l.d.errorf(n, strings.TrimSuffix(strings.TrimSuffix(prefix, ": "), "."), "%v", err)

@@ -70,9 +70,9 @@ func NewAccumulator(cfg *system.Config, level float64) *Accumulator {
 		lat:    system.NewHistogram(),
 		wait:   system.NewHistogram(),
 		series: system.NewSeries(len(cfg.Tools)),
-		steps:  make([]StepCalls, len(cfg.Steps)),
+		steps:  make([]StepCalls, len(cfg.PlanSteps())),
 		tools:  make([]toolPool, len(cfg.Tools)),
-		tail:   system.NewTail(len(cfg.Steps) + 2),
+		tail:   system.NewTail(len(cfg.PlanSteps()) + 2),
 	}
 	for i := range a.steps {
 		a.steps[i].Latency = system.NewHistogram()
@@ -216,7 +216,7 @@ func (a *Accumulator) Summary() Summary {
 		case i == len(tail.Stages)-1:
 			name = "backoff"
 		case i > 0:
-			name = "step:" + cfg.Steps[i-1].Name
+			name = "step:" + cfg.PlanSteps()[i-1].Name
 		}
 		s.Tail.Stages = append(s.Tail.Stages, StageShare{Stage: name, Seconds: sec})
 	}
@@ -249,8 +249,9 @@ func (a *Accumulator) Summary() Summary {
 // hangs.
 func (a *Accumulator) stepSummaries() []StepSummary {
 	cfg := a.cfg
-	out := make([]StepSummary, len(cfg.Steps))
-	for i, st := range cfg.Steps {
+	steps := cfg.PlanSteps()
+	out := make([]StepSummary, len(steps))
+	for i, st := range steps {
 		o := &out[i]
 		o.Name, o.Tool = st.Name, cfg.Tools[st.Tool].Name
 		for _, f := range st.Fallbacks {

@@ -72,6 +72,11 @@ type drawProducer struct {
 // workload (its instants come one after the other from one stream) with at
 // least one step.
 func aheadApplies(cfg *Config) bool {
+	if len(cfg.Classes) > 0 {
+		// A run's class decides its first step, and the classes' own
+		// arrivals are superposed by the model (classMerge).
+		return false
+	}
 	switch cfg.Arrivals.Process {
 	case Poisson, Constant, Open:
 		return len(cfg.Steps) > 0

@@ -146,6 +146,9 @@ func (m *Model) dial(ri int32) {
 		if a.n > 1 {
 			m.res.Attempts.Retries++
 		}
+		if m.res.Classes != nil {
+			m.res.Classes[r.class].attempt(a.n > 1)
+		}
 		m.res.Series.bin(now).Attempts++
 	}
 	o, lat, hung := m.draw(r, tp, hit)
@@ -256,6 +259,9 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
 		}
 	}
 	if r.measured {
+		if m.res.Classes != nil {
+			m.res.Classes[r.class].Cost += actual.Float64()
+		}
 		m.res.Cost.Spent += actual.Float64()
 		if o != retry.OK {
 			m.res.Cost.Wasted += actual.Float64()
@@ -306,7 +312,7 @@ func (m *Model) refuse(ri int32, why string) {
 		}
 	}
 	if r.traced {
-		m.traceRefusal(r, &m.cfg.Steps[r.step], why)
+		m.traceRefusal(r, &m.stepCfg[r.step], why)
 	}
 	if m.tryFallback(ri) {
 		return
@@ -323,7 +329,7 @@ func (m *Model) refuse(ri int32, why string) {
 // possible duplicate execution.
 func (m *Model) tryFallback(ri int32) bool {
 	r := m.runs.At(ri)
-	st := &m.cfg.Steps[r.step]
+	st := &m.stepCfg[r.step]
 	if len(st.Fallbacks) == 0 {
 		return false
 	}
@@ -492,7 +498,7 @@ func (m *Model) attemptEnded(ri int32) {
 	o, elapsed := m.account(ri, r)
 	if o == retry.OK {
 		if r.traced {
-			m.traceAttempt(r, &m.cfg.Steps[r.step], o, elapsed, -1, "success")
+			m.traceAttempt(r, &m.stepCfg[r.step], o, elapsed, -1, "success")
 		}
 		m.nextStep(ri, r)
 		return
@@ -503,7 +509,7 @@ func (m *Model) attemptEnded(ri int32) {
 		if d.Retry {
 			sleep = d.Sleep
 		}
-		m.traceAttempt(r, &m.cfg.Steps[r.step], o, elapsed, sleep, d.Reason.String())
+		m.traceAttempt(r, &m.stepCfg[r.step], o, elapsed, sleep, d.Reason.String())
 	}
 	m.advance(ri, r, o, d)
 }
@@ -572,7 +578,7 @@ func (m *Model) decide(r *run, o retry.Outcome) retry.Decision {
 	}
 	m.jitter.Key(uint64(r.id), uint64(r.step), uint64(a.n))
 	return retry.Decide(retry.Input{
-		Policy:        m.cfg.Steps[r.step].Retry,
+		Policy:        m.stepCfg[r.step].Retry,
 		Attempt:       int(a.n),
 		Outcome:       o,
 		RetryAfter:    retryAfter,
@@ -589,7 +595,7 @@ func (m *Model) decide(r *run, o retry.Outcome) retry.Decision {
 // it completed.
 func (m *Model) nextStep(ri int32, r *run) {
 	r.step++
-	if int(r.step) == len(m.steps) {
+	if r.step == m.classes[r.class].end {
 		m.end(ri, Completed)
 		return
 	}
@@ -645,7 +651,7 @@ func (m *Model) traceRefusal(r *run, st *Step, why string) {
 	*rec = AttemptRecord{
 		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.cur.n),
 		Start: now, Remaining: r.dl.Remaining(now), Served: -1, Outcome: retry.Refused, Backoff: -1,
-		ResendCount: int(r.cur.n) - 1, Decision: why, HasDeadline: m.cfg.Deadline > 0,
+		ResendCount: int(r.cur.n) - 1, Decision: why, HasDeadline: m.classes[r.class].deadline > 0,
 	}
 	m.opt.Tracer.Attempt(rec)
 }
@@ -667,7 +673,7 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 		Backoff:     backoff,
 		ResendCount: int(a.n) - 1,
 		Decision:    decision,
-		HasDeadline: m.cfg.Deadline > 0,
+		HasDeadline: m.classes[r.class].deadline > 0,
 	}
 	m.opt.Tracer.Attempt(rec)
 }

@@ -14,7 +14,7 @@ const maxSeriesWidth = 1 << 62
 // must pass before Summarize pools them, which would otherwise index past
 // the end of a table or never finish coarsening a series.
 func (r *Result) CheckAgainst(cfg *Config) error {
-	steps, tools := len(cfg.Steps), len(cfg.Tools)
+	steps, tools := len(cfg.PlanSteps()), len(cfg.Tools)
 	switch {
 	case r.Latency == nil || r.Wait == nil:
 		return fmt.Errorf("result has no latency or wait histogram")
@@ -26,10 +26,23 @@ func (r *Result) CheckAgainst(cfg *Config) error {
 		return fmt.Errorf("result's time series has %d tools, the scenario %d", len(r.Series.ToolBusy), tools)
 	case len(r.StepLatency) != steps || len(r.StepTimeouts) != steps || len(r.StepHangs) != steps:
 		return fmt.Errorf("result has per-step tables of %d, %d and %d steps, the scenario %d", len(r.StepLatency), len(r.StepTimeouts), len(r.StepHangs), steps)
+	case len(r.Classes) != len(cfg.Classes):
+		return fmt.Errorf("result has %d classes, the scenario %d", len(r.Classes), len(cfg.Classes))
+	case !classHistograms(r.Classes):
+		return fmt.Errorf("result has a class without a latency or wait histogram")
 	case len(r.Tools) != tools || len(r.ToolDelay) != tools:
 		return fmt.Errorf("result has per-tool tables of %d and %d tools, the scenario %d", len(r.Tools), len(r.ToolDelay), tools)
 	case r.Tail.table != nil && r.Tail.table.stages != steps+2:
 		return fmt.Errorf("result's tail breakdown has %d stages, the scenario %d (queue, %d steps, backoff)", r.Tail.table.stages, steps+2, steps)
 	}
 	return nil
+}
+
+func classHistograms(cs []ClassResult) bool {
+	for i := range cs {
+		if cs[i].Latency == nil || cs[i].Wait == nil {
+			return false
+		}
+	}
+	return true
 }

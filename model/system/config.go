@@ -57,6 +57,9 @@ type Config struct {
 	ScenarioBudget cost.Amount
 	// Guards bound a runaway model.
 	Guards Guards
+	// Classes split the runs into classes of work, each with its own plan
+	// and deadline (class.go); none means every run follows Steps.
+	Classes []Class
 }
 
 // Unbounded is the QueueCapacity of a waiting room without a limit.

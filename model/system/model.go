@@ -53,6 +53,7 @@ type run struct {
 	id       int64
 	arrived  time.Duration
 	step     int32
+	class    int32 // the run's class (classPlan index)
 	measured bool
 	// hasAhead: ahead holds the first attempt's draws at the first step,
 	// made ahead (drawAhead).
@@ -113,6 +114,17 @@ type Model struct {
 	// step's and tool's calls can run into.
 	steps     []stepPlan
 	toolPlans []toolPlan
+	// stepCfg is Config.PlanSteps: the steps of every class, indexed like
+	// steps. classes is the class table (class.go), one implicit class
+	// without classes; classRng and classCum draw a run's class by weight,
+	// merge superposes the classes' own arrivals (nextClass: the class of
+	// the arrival scheduled next).
+	stepCfg   []Step
+	classes   []classPlan
+	classRng  *sim.Stream
+	classCum  []float64
+	merge     *classMerge
+	nextClass int32
 	versions  []uint64 // contention: committed writes per tool
 	tools     []toolState
 	ledger    *cost.Account // the scenario-wide budget, or nil
@@ -202,6 +214,9 @@ type Result struct {
 	ToolWindow time.Duration
 	// Cost is the money side of the measured runs.
 	Cost CostStats
+	// Classes holds each class's part of the figures above (Config.Classes
+	// order); nil when the scenario has no classes.
+	Classes []ClassResult
 	// Tail is the mean time per stage of the completed runs at the p99 of
 	// completion time, and the stage sums of every completed run.
 	Tail Tail
@@ -339,8 +354,10 @@ func New(cfg *Config, opt Options) *Model {
 		}
 	}
 	m.versions = make([]uint64, len(cfg.Tools))
-	m.steps = make([]stepPlan, len(cfg.Steps))
-	for i, st := range cfg.Steps {
+	m.stepCfg = cfg.PlanSteps()
+	m.compileClasses(seed)
+	m.steps = make([]stepPlan, len(m.stepCfg))
+	for i, st := range m.stepCfg {
 		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout}
 		if st.Budget != nil {
 			m.steps[i].budget = newBudget(st.Budget)
@@ -353,13 +370,14 @@ func New(cfg *Config, opt Options) *Model {
 		}
 		m.ledger = a
 	}
-	m.res.StepLatency = make([]*stats.Histogram, len(cfg.Steps))
+	m.res.StepLatency = make([]*stats.Histogram, len(m.stepCfg))
 	for i := range m.res.StepLatency {
 		m.res.StepLatency[i] = NewHistogram()
 	}
-	m.res.StepTimeouts = make([]int64, len(cfg.Steps))
-	m.res.StepHangs = make([]int64, len(cfg.Steps))
-	m.nStages = len(cfg.Steps) + 2
+	m.res.StepTimeouts = make([]int64, len(m.stepCfg))
+	m.res.StepHangs = make([]int64, len(m.stepCfg))
+	m.res.Classes = newClassResults(len(cfg.Classes))
+	m.nStages = len(m.stepCfg) + 2
 	m.tail.init(m.nStages)
 	m.queue.Init(64)
 	// Free lists start with a cache line or more of their own (see
@@ -484,6 +502,9 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 		// Runs still in the system (in a queue, an attempt or a sleep).
 		if run := m.runs.At(i); run.id >= 0 && run.measured {
 			r.Runs.InFlight++
+			if r.Classes != nil {
+				r.Classes[run.class].Runs.InFlight++
+			}
 		}
 	}
 	if m.warm {
@@ -542,6 +563,15 @@ func (m *Model) scheduleArrival() {
 	}
 	cfg := m.cfg
 	if cfg.Runs > 0 && m.nArr >= cfg.Runs {
+		return
+	}
+	if m.merge != nil {
+		at, k, ok := m.merge.pop(cfg.Horizon)
+		if !ok {
+			return
+		}
+		m.nextAt, m.nextClass = at, k
+		m.s.Source(at, evArrival, 0, 0)
 		return
 	}
 	at, ok := m.src.Next(m.nArr, m.nextAt, m.arrivals.Rand())
@@ -605,6 +635,10 @@ func (m *Model) onArrival() {
 	id := m.nArr
 	m.nArr++
 	ahead := m.nextDraw // this arrival's draws (when made ahead), before the next one's replace them
+	class := m.nextClass
+	if m.classRng != nil {
+		class = m.drawClass(id)
+	}
 	switch cfg.Arrivals.Process {
 	case Batch:
 		if m.nArr < cfg.Arrivals.Count {
@@ -625,15 +659,21 @@ func (m *Model) onArrival() {
 		m.res.Runs.Arrived++
 		m.res.Series.bin(now).Arrivals++
 		m.lastArrival = now
+		if m.res.Classes != nil {
+			m.res.Classes[class].Runs.Arrived++
+		}
 	}
 	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
+			if m.res.Classes != nil {
+				m.res.Classes[class].Runs.Rejected++
+			}
 			m.measuredRunEnded(now)
 			m.res.Series.bin(now).Ended++
 		}
 		if m.traced(id) {
-			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(now)})
+			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(class, now)})
 		}
 		if cfg.Arrivals.Process == Closed {
 			m.checkClosedDone()
@@ -646,12 +686,13 @@ func (m *Model) onArrival() {
 	gen := r.cur.gen // the slot's: events of its last run's attempts are stale
 	*r = run{}       // cleared in place (a literal with fields is built aside, then copied)
 	r.id, r.arrived, r.measured, r.traced = id, now, measured, m.traced(id)
+	r.class = class
 	r.cur.gen = gen + 1
 	if m.ahead != nil {
 		r.ahead, r.hasAhead = ahead, true
 	}
-	if cfg.Deadline > 0 {
-		r.dl = deadline.After(now, cfg.Deadline)
+	if d := m.classes[class].deadline; d > 0 {
+		r.dl = deadline.After(now, d)
 	}
 	r.dl = r.dl.WithFloor(cfg.Floor).WithMinLease(cfg.MinLease)
 	st := m.stagesOf(ri)
@@ -686,9 +727,11 @@ func (m *Model) takeWorker(now time.Duration) {
 	}
 }
 
-func (m *Model) deadlineInstant(now time.Duration) time.Duration {
-	if m.cfg.Deadline > 0 {
-		return now + m.cfg.Deadline
+// deadlineInstant is the deadline of a run of class k arrived at now, or
+// -1 when it has none.
+func (m *Model) deadlineInstant(k int32, now time.Duration) time.Duration {
+	if d := m.classes[k].deadline; d > 0 {
+		return now + d
 	}
 	return -1
 }
@@ -733,8 +776,11 @@ func (m *Model) startService(ri int32) {
 		if now > r.arrived {
 			m.res.Waited++
 		}
+		if m.res.Classes != nil {
+			m.res.Classes[r.class].started(secs(now - r.arrived))
+		}
 	}
-	r.step = 0
+	r.step = m.classes[r.class].first
 	m.beginStep(ri)
 }
 
@@ -781,9 +827,12 @@ func (m *Model) end(ri int32, o RunOutcome) {
 			b.Completed++
 			m.tail.add(soj, m.stagesOf(ri))
 		}
+		if m.res.Classes != nil {
+			m.res.Classes[r.class].ended(o, soj)
+		}
 	}
 	if r.traced {
-		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.arrived)})
+		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.class, r.arrived)})
 	}
 	wasQueued := r.queued
 	id := r.id

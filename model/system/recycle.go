@@ -100,6 +100,12 @@ func (r *Result) Recycle() {
 		RecycleHistogram(h)
 		r.ToolDelay[i] = nil
 	}
+	for i := range r.Classes {
+		c := &r.Classes[i]
+		RecycleHistogram(c.Latency)
+		RecycleHistogram(c.Wait)
+		c.Latency, c.Wait = nil, nil
+	}
 	RecycleSeries(r.Series)
 	r.Series = nil
 	r.Tail.Release()
