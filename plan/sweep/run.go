@@ -242,15 +242,71 @@ func Run(spec Spec, opt Options) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	points := spec.Points()
-	rec := &Record{Format: Format, Spec: spec, ScenarioSHA256: sourceHash(base.Source)}
-	interrupted := func() bool { return opt.Interrupt != nil && opt.Interrupt.Load() }
+	r := &runner{
+		spec:   spec,
+		opt:    opt,
+		points: spec.Points(),
+		rec:    &Record{Format: Format, Spec: spec, ScenarioSHA256: sourceHash(base.Source)},
+	}
+	r.mine = r.shardPoints()
+	fixed, err := r.load(base)
+	if err != nil {
+		return nil, err
+	}
+	if !r.warmUp(fixed) {
+		r.rec.Partial = true
+		return r.rec, nil
+	}
+	if opt.PointDone != nil && spec.Shards > 1 && spec.RelError > 0 {
+		return nil, fmt.Errorf("sweep: Options.PointDone is for a whole sweep, or a shard with a fixed number of replications, not shard %d of %d under the stop rule", spec.Shard, spec.Shards)
+	}
+	if opt.Result != nil && spec.Shards > 1 {
+		return nil, fmt.Errorf("sweep: Options.Result is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
+	}
+	r.workers = opt.Parallel
+	if r.workers <= 0 {
+		r.workers = runtime.GOMAXPROCS(0)
+	}
+	r.kept = make(map[int]int, len(r.mine))
+	r.figs = make(map[int][]figures, len(r.mine))
+	if spec.RelError == 0 {
+		return r.fixedReplications()
+	}
+	return r.stopRule()
+}
 
-	// The points this shard touches.
+// runner is one call of Run: its spec and options, the points of its shard
+// and what it has done with them so far.
+type runner struct {
+	spec   Spec
+	opt    Options
+	points []Point
+	rec    *Record
+	// mine are the points this shard touches, by Index in grid order;
+	// cfgs and rps hold their scenarios (warm-up applied) and records.
+	mine    []int
+	cfgs    map[int]*system.Config
+	rps     map[int]*RawPoint
+	workers int
+	// mu serialises Options.Progress and done; scheduled is only written
+	// between runs of units.
+	mu              sync.Mutex
+	done, scheduled int
+	// kept counts each point's replications handed on so far, and figs
+	// holds their figures for the stop rule.
+	kept map[int]int
+	figs map[int][]figures
+}
+
+func (r *runner) interrupted() bool { return r.opt.Interrupt != nil && r.opt.Interrupt.Load() }
+
+// shardPoints returns the points this shard touches.
+func (r *runner) shardPoints() []int {
+	spec := &r.spec
 	var mine []int
-	for _, p := range points {
-		for r := range spec.Replications {
-			if spec.owner(unit{p.Index, r}) == spec.Shard {
+	for _, p := range r.points {
+		for rep := range spec.Replications {
+			if spec.owner(unit{p.Index, rep}) == spec.Shard {
 				mine = append(mine, p.Index)
 				break
 			}
@@ -259,232 +315,249 @@ func Run(spec Spec, opt Options) (*Record, error) {
 			}
 		}
 	}
-	// Each point's scenario, loaded in parallel (a sweep of many small
-	// points would otherwise parse YAML on one core while the other
-	// waits); the first failing point in grid order is reported.
+	return mine
+}
+
+// load parses each of the shard's points from base, in parallel (a sweep
+// of many small points would otherwise parse YAML on one core while the
+// other waits), into r.cfgs, and reports which points' scenarios fix their
+// warm-up. The first failing point in grid order is reported.
+func (r *runner) load(base *scenarios.Scenario) (fixed map[int]bool, err error) {
 	type loaded struct {
 		cfg   *system.Config
 		fixed bool
 		err   error
 	}
-	loads := sim.Parallel(len(mine), opt.Parallel, func(k int) loaded {
-		pi := mine[k]
-		sets := append(slices.Clone(spec.Sets), points[pi].Sets(spec.Axes)...)
+	spec := &r.spec
+	loads := sim.Parallel(len(r.mine), r.opt.Parallel, func(k int) loaded {
+		pi := r.mine[k]
+		sets := append(slices.Clone(spec.Sets), r.points[pi].Sets(spec.Axes)...)
 		sc, err := base.Reparse(sets)
 		if err != nil {
-			return loaded{err: fmt.Errorf("point %s: %w", points[pi].Label(spec.Axes), err)}
+			return loaded{err: fmt.Errorf("point %s: %w", r.points[pi].Label(spec.Axes), err)}
 		}
 		return loaded{cfg: sc.Config, fixed: FixesWarmup(sc.Source, sets)}
 	})
-	cfgs := make(map[int]*system.Config, len(mine))
-	fixed := make(map[int]bool, len(mine))
-	for k, pi := range mine {
+	r.cfgs = make(map[int]*system.Config, len(r.mine))
+	fixed = make(map[int]bool, len(r.mine))
+	for k, pi := range r.mine {
 		if loads[k].err != nil {
 			return nil, loads[k].err
 		}
-		cfgs[pi] = loads[k].cfg
+		r.cfgs[pi] = loads[k].cfg
 		fixed[pi] = loads[k].fixed
 	}
+	return fixed, nil
+}
 
-	// Warm-up pilots, in parallel over points.
-	warm := sim.Parallel(len(mine), opt.Parallel, func(k int) *Warmup {
-		pi := mine[k]
+// warmUp runs the warm-up pilots of the points whose scenario does not fix
+// their warm-up, in parallel over points, applies each point's warm-up to
+// its scenario and opens its record. It reports false when an interrupt
+// stopped a pilot.
+func (r *runner) warmUp(fixed map[int]bool) bool {
+	warm := sim.Parallel(len(r.mine), r.opt.Parallel, func(k int) *Warmup {
+		pi := r.mine[k]
 		if fixed[pi] {
 			return &Warmup{Source: WarmupScenario}
 		}
-		if interrupted() {
+		if r.interrupted() {
 			return nil
 		}
-		w, ok := DetectWarmup(cfgs[pi], opt.Interrupt)
+		w, ok := DetectWarmup(r.cfgs[pi], r.opt.Interrupt)
 		if !ok {
 			return nil
 		}
 		return &w
 	})
-	rps := make(map[int]*RawPoint, len(mine))
-	for k, pi := range mine {
+	r.rps = make(map[int]*RawPoint, len(r.mine))
+	for k, pi := range r.mine {
 		if warm[k] == nil {
-			rec.Partial = true
-			return rec, nil
+			return false
 		}
-		c := *cfgs[pi]
+		c := *r.cfgs[pi]
 		warm[k].Apply(&c)
-		cfgs[pi] = &c
-		rp := &RawPoint{Index: pi, Warmup: *warm[k], Planned: spec.Replications, Results: []Replica{}, cfg: &c}
-		rps[pi] = rp
-		rec.Points = append(rec.Points, rp)
+		r.cfgs[pi] = &c
+		rp := &RawPoint{Index: pi, Warmup: *warm[k], Planned: r.spec.Replications, Results: []Replica{}, cfg: &c}
+		r.rps[pi] = rp
+		r.rec.Points = append(r.rec.Points, rp)
 	}
+	return true
+}
 
-	if opt.PointDone != nil && spec.Shards > 1 && spec.RelError > 0 {
-		return nil, fmt.Errorf("sweep: Options.PointDone is for a whole sweep, or a shard with a fixed number of replications, not shard %d of %d under the stop rule", spec.Shard, spec.Shards)
-	}
-	if opt.Result != nil && spec.Shards > 1 {
-		return nil, fmt.Errorf("sweep: Options.Result is for a whole sweep, not shard %d of %d", spec.Shard, spec.Shards)
-	}
-	// pointDone hands a complete point to PointDone and drops its results.
-	pointDone := func(rp *RawPoint) error {
-		if opt.PointDone == nil {
-			return nil
-		}
-		if err := opt.PointDone(rp); err != nil {
-			return err
-		}
-		rp.Results = nil
+// pointDone hands a complete point to PointDone and drops its results.
+func (r *runner) pointDone(rp *RawPoint) error {
+	if r.opt.PointDone == nil {
 		return nil
 	}
-	workers := opt.Parallel
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if err := r.opt.PointDone(rp); err != nil {
+		return err
 	}
-	var mu sync.Mutex
-	done, scheduled := 0, 0
-	// kept counts each point's replications handed on so far, and figs
-	// holds their figures for the stop rule.
-	kept := make(map[int]int, len(mine))
-	figs := make(map[int][]figures, len(mine))
-	// runUnits runs units (point-major, replications ascending) on the
-	// pool and hands each completed replication on in unit order, a few
-	// computed ahead at most: to Options.Result when set, else encoded
-	// into its point's Results. After unit k is handed on, after(k) runs
-	// (nil: nothing), unless a unit before it was cut. It reports whether
-	// an interrupt left a unit out; no unit is handed on after a failed
-	// one.
-	runUnits := func(units []unit, after func(k int) error) (cut bool, err error) {
-		type out struct {
-			res *system.Result
-			rep *Replica
-			fig figures
-			err error
-		}
-		var failed atomic.Bool
-		sim.ParallelEach(len(units), workers, 4*workers, func(k int) out {
-			u := units[k]
-			if interrupted() || failed.Load() {
-				return out{}
-			}
-			res := system.New(cfgs[u.point], system.Options{Replication: u.rep, Interrupt: opt.Interrupt}).Run()
-			if res.Stopped == "interrupted" {
-				return out{}
-			}
-			o := out{fig: figuresOf(res)}
-			if opt.Result != nil {
-				o.res = res
-			} else {
-				b, err := EncodeResult(res)
-				if err != nil {
-					failed.Store(true)
-					return out{err: fmt.Errorf("point %s replication %d: %w", points[u.point].Label(spec.Axes), u.rep, err)}
-				}
-				o.rep = &Replica{Replication: u.rep, Result: b}
-			}
-			if opt.Progress != nil {
-				mu.Lock()
-				done++
-				opt.Progress(done, scheduled)
-				mu.Unlock()
-			}
-			return o
-		}, func(k int, o out) {
-			switch {
-			case err != nil:
-				return
-			case o.err != nil:
-				err = o.err
-				return
-			case o.res == nil && o.rep == nil:
-				cut = true
-				return
-			}
-			pi := units[k].point
-			rp := rps[pi]
-			if o.res != nil {
-				if err = opt.Result(rp, o.res); err != nil {
-					failed.Store(true)
-					return
-				}
-			} else {
-				rp.Results = append(rp.Results, *o.rep)
-			}
-			kept[pi]++
-			if spec.RelError > 0 {
-				figs[pi] = append(figs[pi], o.fig)
-			}
-			if after != nil && !cut {
-				if err = after(k); err != nil {
-					failed.Store(true)
-				}
-			}
-		})
-		return cut, err
-	}
+	rp.Results = nil
+	return nil
+}
 
-	if spec.RelError == 0 {
-		// Every unit of the shard in grid order; a point is complete when
-		// its last unit is handed on, unless an interrupt cut one of its
-		// units before that.
-		var units []unit
-		share := make(map[int]int, len(mine)) // the point's units in this shard
-		for _, pi := range mine {
-			for r := range spec.Replications {
-				if u := (unit{pi, r}); spec.owner(u) == spec.Shard {
-					units = append(units, u)
-					share[pi]++
-				}
-			}
+// replica is what a worker hands on for one unit: the result itself (for
+// Options.Result) or its encoding, the figures of the stop rule, or the
+// error that ends Run. Neither result nor encoding: an interrupt cut the
+// unit.
+type replica struct {
+	res *system.Result
+	rep *Replica
+	fig figures
+	err error
+}
+
+// runUnits runs units (point-major, replications ascending) on the pool
+// and hands each completed replication on in unit order, a few computed
+// ahead at most (handOn). After unit k is handed on, after(k) runs (nil:
+// nothing), unless a unit before it was cut. It reports whether an
+// interrupt left a unit out; no unit is handed on after a failed one.
+func (r *runner) runUnits(units []unit, after func(k int) error) (cut bool, err error) {
+	var failed atomic.Bool
+	sim.ParallelEach(len(units), r.workers, 4*r.workers, func(k int) replica {
+		if r.interrupted() || failed.Load() {
+			return replica{}
 		}
-		scheduled = len(units)
-		cut, err := runUnits(units, func(k int) error {
-			pi := units[k].point
-			if kept[pi] < share[pi] || (k+1 < len(units) && units[k+1].point == pi) {
-				return nil
-			}
-			return pointDone(rps[pi])
-		})
+		o := r.simulate(units[k])
+		if o.err != nil {
+			failed.Store(true)
+		}
+		return o
+	}, func(k int, o replica) {
+		switch {
+		case err != nil:
+			return
+		case o.err != nil:
+			err = o.err
+			return
+		case o.res == nil && o.rep == nil:
+			cut = true
+			return
+		}
+		if err = r.handOn(units[k].point, o); err == nil && after != nil && !cut {
+			err = after(k)
+		}
 		if err != nil {
-			return nil, err
+			failed.Store(true)
 		}
-		if cut {
-			rec.Partial = true
-		}
-		return rec, nil
-	}
+	})
+	return cut, err
+}
 
-	// The stop rule: whole batches for every point still open, then a
-	// check per point. At most openPoints(workers) points are open at
-	// once, refilled in grid order as points close, so memory holds the
-	// pooled figures of a few points, not of the grid. A point's batches
-	// and checks depend only on its own replications, so which points
-	// share a round changes nothing in the result.
-	queue, limit := mine, openPoints(workers)
+// simulate runs unit u, on a worker of the pool, and counts it for
+// Options.Progress.
+func (r *runner) simulate(u unit) replica {
+	res := system.New(r.cfgs[u.point], system.Options{Replication: u.rep, Interrupt: r.opt.Interrupt}).Run()
+	if res.Stopped == "interrupted" {
+		return replica{}
+	}
+	o := replica{fig: figuresOf(res)}
+	if r.opt.Result != nil {
+		o.res = res
+	} else {
+		b, err := EncodeResult(res)
+		if err != nil {
+			return replica{err: fmt.Errorf("point %s replication %d: %w", r.points[u.point].Label(r.spec.Axes), u.rep, err)}
+		}
+		o.rep = &Replica{Replication: u.rep, Result: b}
+	}
+	if r.opt.Progress != nil {
+		r.mu.Lock()
+		r.done++
+		r.opt.Progress(r.done, r.scheduled)
+		r.mu.Unlock()
+	}
+	return o
+}
+
+// handOn gives point pi's next replication to Options.Result when set,
+// else to the point's Results, and keeps its figures for the stop rule.
+func (r *runner) handOn(pi int, o replica) error {
+	rp := r.rps[pi]
+	if o.res != nil {
+		if err := r.opt.Result(rp, o.res); err != nil {
+			return err
+		}
+	} else {
+		rp.Results = append(rp.Results, *o.rep)
+	}
+	r.kept[pi]++
+	if r.spec.RelError > 0 {
+		r.figs[pi] = append(r.figs[pi], o.fig)
+	}
+	return nil
+}
+
+// fixedReplications runs every unit of the shard in grid order; a point
+// is complete when its last unit is handed on, unless an interrupt cut one
+// of its units before that.
+func (r *runner) fixedReplications() (*Record, error) {
+	spec := &r.spec
+	var units []unit
+	share := make(map[int]int, len(r.mine)) // the point's units in this shard
+	for _, pi := range r.mine {
+		for rep := range spec.Replications {
+			if u := (unit{pi, rep}); spec.owner(u) == spec.Shard {
+				units = append(units, u)
+				share[pi]++
+			}
+		}
+	}
+	r.scheduled = len(units)
+	cut, err := r.runUnits(units, func(k int) error {
+		pi := units[k].point
+		if r.kept[pi] < share[pi] || (k+1 < len(units) && units[k+1].point == pi) {
+			return nil
+		}
+		return r.pointDone(r.rps[pi])
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cut {
+		r.rec.Partial = true
+	}
+	return r.rec, nil
+}
+
+// stopRule runs whole batches for every point still open, then a check
+// per point. At most openPoints(workers) points are open at once, refilled
+// in grid order as points close, so memory holds the pooled figures of a
+// few points, not of the grid. A point's batches and checks depend only on
+// its own replications, so which points share a round changes nothing in
+// the result.
+func (r *runner) stopRule() (*Record, error) {
+	spec := &r.spec
+	queue, limit := r.mine, openPoints(r.workers)
 	var open []int
 	for len(open) > 0 || len(queue) > 0 {
 		k := min(limit-len(open), len(queue))
 		open, queue = append(open, queue[:k]...), queue[k:]
 		var units []unit
 		for _, pi := range open {
-			n := kept[pi]
-			for r := n; r < min(n+spec.batch(), spec.MaxReplications); r++ {
-				units = append(units, unit{pi, r})
+			n := r.kept[pi]
+			for rep := n; rep < min(n+spec.batch(), spec.MaxReplications); rep++ {
+				units = append(units, unit{pi, rep})
 			}
 		}
-		scheduled += len(units)
+		r.scheduled += len(units)
 		target := make(map[int]int, len(open))
 		for _, pi := range open {
-			target[pi] = min(kept[pi]+spec.batch(), spec.MaxReplications)
+			target[pi] = min(r.kept[pi]+spec.batch(), spec.MaxReplications)
 		}
-		cut, err := runUnits(units, nil)
+		cut, err := r.runUnits(units, nil)
 		if err != nil {
 			return nil, err
 		}
 		var still []int
 		for _, pi := range open {
-			rp := rps[pi]
-			n := kept[pi]
+			rp := r.rps[pi]
+			n := r.kept[pi]
 			if n < target[pi] { // cut short by an interrupt: not checked
 				still = append(still, pi)
 				continue
 			}
-			ok, desc := converged(figs[pi], spec.Level, spec.RelError)
+			ok, desc := converged(r.figs[pi], spec.Level, spec.RelError)
 			switch {
 			case ok:
 				rp.Planned = n
@@ -495,23 +568,23 @@ func Run(spec Spec, opt Options) (*Record, error) {
 				still = append(still, pi)
 				continue
 			}
-			if err := pointDone(rp); err != nil {
+			if err := r.pointDone(rp); err != nil {
 				return nil, err
 			}
-			delete(figs, pi)
+			delete(r.figs, pi)
 		}
 		if cut {
 			// The points still open had not been closed by the stop
 			// rule: how many replications they needed is unknown.
-			rec.Partial = true
+			r.rec.Partial = true
 			for _, pi := range still {
-				rps[pi].Planned = 0
+				r.rps[pi].Planned = 0
 			}
-			return rec, nil
+			return r.rec, nil
 		}
 		open = still
 	}
-	return rec, nil
+	return r.rec, nil
 }
 
 // sourceHash identifies a scenario's text.
