@@ -979,6 +979,9 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("cost"); v != nil {
 			t.Cost = l.toolCost(v, tf.field("cost"))
 		}
+		if v := tf.get("adaptive_concurrency"); v != nil {
+			t.Adaptive = l.adaptiveConcurrency(v, tf.field("adaptive_concurrency"))
+		}
 		if v := tf.get("capabilities"); v != nil {
 			t.Capabilities = l.stringList(v, tf.field("capabilities"))
 		}
@@ -1037,11 +1040,18 @@ func (l *loader) outages(n *yaml.Node, path string) []system.Outage {
 			d.errorf(item, p+".end", "required")
 		}
 		if v := f.get("mode"); v != nil {
-			mode := d.oneOf(v, p+".mode", "hang", "transient", "rate_limited", "stall")
+			mode := d.oneOf(v, p+".mode", "hang", "transient", "rate_limited", "stall", "slow")
 			o.Stall = mode == "stall"
 			o.Mode = parseOutcome(mode)
+			if mode == "slow" {
+				if fv := f.get("factor"); fv != nil {
+					o.Slow = d.number(fv, p+".factor", 1, 1e6)
+				} else {
+					d.errorf(item, p+".factor", "required with mode slow: what the calls' latency is multiplied by (e.g. factor: 5)")
+				}
+			}
 		} else {
-			d.errorf(item, p+".mode", "required: hang, transient, rate_limited or stall")
+			d.errorf(item, p+".mode", "required: hang, transient, rate_limited, stall or slow")
 		}
 		f.finish()
 		out = append(out, o)

@@ -12,7 +12,7 @@ import "testing"
 // these (and the goldens: go test -run ErrorsGolden -update).
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, seed, steps, tools, warmup, workers"
-	toolKeys  = "cache, capabilities, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
+	toolKeys  = "adaptive_concurrency, cache, capabilities, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
 	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )
@@ -206,8 +206,8 @@ func TestParseTools(t *testing.T) {
 		{name: "retry_after/no-unit", tool: "retry_after: {dist: constant, value: 1}", want: "t.yaml:8: tools.t.retry_after.value: \"1\" has no unit: write e.g. 1ms or 1s"},
 		{name: "outages/scalar", tool: "outages: 10s", want: "t.yaml:8: tools.t.outages: must be a list, got \"10s\""},
 		{name: "outages/order", tool: "outages: [{start: 2s, end: 1s, mode: transient}]", want: "t.yaml:8: tools.t.outages[0].end: must be after start (2s), got 1s"},
-		{name: "outages/mode", tool: "outages: [{start: 1s, end: 2s, mode: down}]", want: "t.yaml:8: tools.t.outages[0].mode: must be one of hang, transient, rate_limited, stall, got \"down\""},
-		{name: "outages/missing", tool: "outages: [{}]", want: "t.yaml:8: tools.t.outages[0].start: required\nt.yaml:8: tools.t.outages[0].end: required\nt.yaml:8: tools.t.outages[0].mode: required: hang, transient, rate_limited or stall"},
+		{name: "outages/mode", tool: "outages: [{start: 1s, end: 2s, mode: down}]", want: "t.yaml:8: tools.t.outages[0].mode: must be one of hang, transient, rate_limited, stall, slow, got \"down\""},
+		{name: "outages/missing", tool: "outages: [{}]", want: "t.yaml:8: tools.t.outages[0].start: required\nt.yaml:8: tools.t.outages[0].end: required\nt.yaml:8: tools.t.outages[0].mode: required: hang, transient, rate_limited, stall or slow"},
 		{name: "outages/hang-no-timeout", tool: "outages: [{start: 1s, end: 2s, mode: hang}]", want: "t.yaml:6: steps.a.timeout: tool \"t\" can hang but the step has no timeout and the scenario no deadline: its runs would never end; set a timeout or a deadline",
 			bugged: "t.yaml:1: steps.a.timeout: tool \"t\" can hang but the step has no timeout and the scenario no deadline: its runs would never end; set a timeout or a deadline",
 			note:   crossCheckLine},

@@ -563,6 +563,9 @@ func OutageRows(cw *csv.Writer, cfg *system.Config, variant string) error {
 			if o.Stall {
 				mode = "stall"
 			}
+			if o.Slow > 0 {
+				mode = "slow"
+			}
 			if err := cw.Write([]string{variant, t.Name,
 				strconv.FormatFloat(o.Start.Seconds(), 'g', -1, 64),
 				strconv.FormatFloat(o.End.Seconds(), 'g', -1, 64), mode}); err != nil {

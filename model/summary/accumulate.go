@@ -136,6 +136,7 @@ func (a *Accumulator) Add(r *system.Result) {
 		ts.BusySeconds += st.BusySeconds
 		ts.WastedSeconds += st.WastedSeconds
 		ts.ClientWaitSeconds += st.ClientWaitSeconds
+		ts.Adaptive = ts.Adaptive.Merge(st.Adaptive)
 		tp.busy += float64(st.MeanBusy * r.ToolWindow.Seconds())
 		if r.ToolDelay[i] != nil {
 			tp.delay.Merge(r.ToolDelay[i])

@@ -22,6 +22,10 @@ const (
 	// tokenWait: the caller holds a client-side rate-limit token it waits
 	// for; its wake dials without reserving another.
 	tokenWait
+	// limitWait: the caller waits for a permit of the tool's adaptive
+	// concurrency limit (having its rate-limit token, if any); the grant
+	// wakes it to dial with the permit.
+	limitWait
 	// backingOff: the caller sleeps before its next attempt; its wake
 	// dials.
 	backingOff
@@ -102,7 +106,7 @@ func (m *Model) dial(ri int32) {
 	hit := tp.cache != nil && m.cacheHit(r, tp.cache)
 	// A client-side rate limit: wait for a token before dialing. The wait
 	// spends the deadline; a wait that would leave no lease is refused now.
-	if !hit && tp.clientLimit && a.state != tokenWait {
+	if !hit && tp.clientLimit && a.state != tokenWait && a.state != limitWait {
 		maxWait := deadline.Unlimited
 		if _, set := r.dl.Instant(); set {
 			maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
@@ -119,6 +123,11 @@ func (m *Model) dial(ri int32) {
 			m.s.At(now+capped(wait), evWake, ri, 0)
 			return
 		}
+	}
+	// An adaptive concurrency limit: take a permit, or wait for one in the
+	// callers' FIFO, or be refused.
+	if !hit && tp.adaptive && a.state != limitWait && !m.acquireLimit(ri, r, now) {
+		return
 	}
 	a.state = idle
 	// Metered calls reserve their declared maximum first; a reservation
@@ -301,6 +310,12 @@ const (
 // over if one can, else the run ends refused.
 func (m *Model) refuse(ri int32, why string) {
 	r := m.runs.At(ri)
+	if m.toolPlans[r.tool].adaptive {
+		m.releaseLimit(ri, r)
+		if r.cur.state == limitWait {
+			r.cur.state = idle // a fallback must take its own permit
+		}
+	}
 	if r.measured {
 		a := &m.res.Attempts
 		a.Refused++
@@ -309,6 +324,8 @@ func (m *Model) refuse(ri int32, why string) {
 			a.RefusedLease++
 		case refusedTokenWait:
 			a.RefusedTokenWait++
+		case refusedLimitWait, refusedLimit:
+			a.RefusedLimit++
 		}
 	}
 	if r.traced {
@@ -428,6 +445,10 @@ func (m *Model) draw(r *run, tp *toolPlan, hit bool) (o retry.Outcome, lat time.
 		for i := range tp.outages {
 			out := &tp.outages[i]
 			if now >= out.Start && now < out.End {
+				if out.Slow > 0 {
+					lat = seconds(float64(secs(lat) * out.Slow))
+					continue
+				}
 				o = out.Mode
 				hung = o == retry.Timeout
 			}
@@ -528,6 +549,9 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 		} else {
 			m.versions[r.tool]++
 		}
+	}
+	if m.toolPlans[r.tool].adaptive {
+		m.endLimit(ri, r, a.outcome)
 	}
 	elapsed := now - a.dialed
 	m.stepTime(ri, elapsed)

@@ -200,6 +200,9 @@ type Tool struct {
 	RateLimit *RateLimit
 	// Cache, when set, answers a share of calls without reaching the tool.
 	Cache *Cache
+	// Adaptive, when set, is the callers' adaptive concurrency limit on
+	// the tool (adaptive.go).
+	Adaptive *AdaptiveConcurrency
 	// Cost, when set, makes calls metered.
 	Cost *ToolCost
 	// Capabilities the tool declares (e.g. text, images), matched against
@@ -255,11 +258,14 @@ type Errors struct {
 
 // Outage is an interval [Start, End) during which every attempt dialed gets
 // Mode instead of its drawn outcome; with Stall (tools with Concurrency
-// only) the tool instead starts no new work while requests keep queueing.
+// only) the tool instead starts no new work while requests keep queueing;
+// with Slow > 0 the attempt keeps its drawn outcome and its drawn latency
+// is multiplied by Slow (a provider slowdown).
 type Outage struct {
 	Start, End time.Duration
 	Mode       retry.Outcome // Timeout means the tool hangs
 	Stall      bool
+	Slow       float64
 }
 
 // ScriptEntry fixes the outcome of attempt Attempt (1-based) of the step

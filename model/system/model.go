@@ -17,12 +17,13 @@ import (
 
 // Event kinds of the system model.
 const (
-	evArrival    sim.Kind = iota
-	evAttemptEnd          // Ref: run; the attempt's reply or its timeout
-	evWake                // Ref: run; a backoff sleep or a rate-limit wait is over
-	evToolDone            // Ref: request; a capacity tool finished serving it
-	evStall               // Ref: tool; a stall outage starts
-	evUnstall             // Ref: tool; a stall outage ends
+	evArrival     sim.Kind = iota
+	evAttemptEnd           // Ref: run; the attempt's reply or its timeout
+	evWake                 // Ref: run; a backoff sleep or a rate-limit wait is over
+	evToolDone             // Ref: request; a capacity tool finished serving it
+	evStall                // Ref: tool; a stall outage starts
+	evUnstall              // Ref: tool; a stall outage ends
+	evLimitGiveUp          // Ref: run; Arg: wait number; a wait for an adaptive concurrency permit outlasts the deadline
 )
 
 // Options are per-simulation settings that are not part of the scenario.
@@ -128,6 +129,11 @@ type Model struct {
 	versions  []uint64 // contention: committed writes per tool
 	tools     []toolState
 	ledger    *cost.Account // the scenario-wide budget, or nil
+	// limiters holds each tool's adaptive concurrency limiter (nil
+	// entries for tools without one; nil when no tool has one), permits
+	// each run slot's hold on one (adaptive.go).
+	limiters []*toolLimiter
+	permits  []permit
 	// resv holds, per run slot, the outstanding reservation against the
 	// ledger (with a ledger only): apart from the run table, which then
 	// holds no pointers for the collector to scan.
@@ -278,6 +284,9 @@ type ToolStats struct {
 	// ClientWaitSeconds is time callers waited for a client-side rate-limit
 	// token.
 	ClientWaitSeconds float64 `json:"client_wait_s"`
+	// Adaptive holds the figures of the tool's adaptive concurrency limit;
+	// nil without one.
+	Adaptive *AdaptiveStats `json:"adaptive_concurrency,omitempty"`
 	// MeanBusy is the time-average number of requests in service.
 	MeanBusy float64 `json:"mean_busy"`
 }
@@ -353,6 +362,7 @@ func New(cfg *Config, opt Options) *Model {
 			ts.bucket = b
 		}
 	}
+	m.initAdaptive()
 	m.versions = make([]uint64, len(cfg.Tools))
 	m.stepCfg = cfg.PlanSteps()
 	m.compileClasses(seed)
@@ -448,6 +458,8 @@ func (m *Model) Run() *Result {
 		case ev.Kind == evUnstall:
 			m.tools[ev.Ref].stalled = false
 			m.serveTool(ev.Ref)
+		case ev.Kind == evLimitGiveUp:
+			m.onLimitGiveUp(ev.Ref, ev.Arg)
 		}
 		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
 			if stop = m.guardStop(wallStart, m.s.Processed()); stop != "" {
@@ -541,6 +553,9 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 		}
 		r.Tools[i] = ts.stats
 	}
+	if m.limiters != nil {
+		m.finishAdaptive(r, end)
+	}
 	// The measured runs' timed-out reservations: the ledger also holds the
 	// warm-up's, and those of runs in flight at the end.
 	r.Cost.Unsettled = m.unsettled.Float64()
@@ -626,6 +641,9 @@ func (m *Model) startMeasuring(now time.Duration) {
 		if ts.delay != nil {
 			*ts.delay = stats.Histogram{}
 		}
+	}
+	if m.limiters != nil {
+		m.startMeasuringAdaptive(now)
 	}
 }
 
@@ -754,6 +772,9 @@ func (m *Model) alloc() int32 {
 	}
 	if m.ledger != nil {
 		m.resv = append(m.resv, cost.Reservation{})
+	}
+	if m.permits != nil {
+		m.permits = append(m.permits, permit{})
 	}
 	return ri
 }

@@ -125,6 +125,10 @@ type AttemptCounts struct {
 	Refused          int64 `json:"refused"`
 	RefusedLease     int64 `json:"refused_lease"`
 	RefusedTokenWait int64 `json:"refused_token_wait"`
+	// RefusedLimit counts calls refused by a tool's adaptive concurrency
+	// limit: on_limit: reject at the limit, or a wait for a slot that
+	// would outlast the deadline (also in Refused).
+	RefusedLimit int64 `json:"refused_concurrency_limit,omitempty"`
 	// WastedSeconds is the attempt time spent on attempts that did not
 	// succeed (timeouts and errors).
 	WastedSeconds float64 `json:"wasted_attempt_s"`
@@ -158,6 +162,7 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.Refused += o.Refused
 	a.RefusedLease += o.RefusedLease
 	a.RefusedTokenWait += o.RefusedTokenWait
+	a.RefusedLimit += o.RefusedLimit
 	a.WastedSeconds += o.WastedSeconds
 	a.BackoffSeconds += o.BackoffSeconds
 	a.Duplicates += o.Duplicates

@@ -47,6 +47,9 @@ type toolPlan struct {
 	contention bool
 	// retryAfter is what the tool sends with a 503 or 429, or nil.
 	retryAfter dist.Dist
+	// adaptive: callers hold a permit of the tool's adaptive concurrency
+	// limiter (Model.limiters) from dial to the attempt's end.
+	adaptive bool
 }
 
 // outcomeRule is one row of a tool's outcome table.
@@ -73,6 +76,7 @@ func compileTool(t *Tool) toolPlan {
 		deadlineAware: t.DeadlineAware,
 		contention:    t.Contention,
 		retryAfter:    t.RetryAfter,
+		adaptive:      t.Adaptive != nil,
 	}
 	if t.DeadlineAware {
 		p.dropFloor = dropFloor(t)

@@ -71,6 +71,7 @@ func NewSeries(tools int) *Series {
 	}
 	// Only rate-limited tools count calls, from nil.
 	s.ToolCalls = make([][]int64, tools)
+	s.ToolLimit = nil // adaptive concurrency's, made when a tool has it
 	return s
 }
 

@@ -25,6 +25,10 @@ type Series struct {
 	// ToolCalls holds, per tool with a rate limit and bin, the calls that
 	// reached the tool (ToolStats.Calls) in the bin; nil for other tools.
 	ToolCalls [][]int64
+	// ToolLimit holds, per tool with adaptive concurrency and bin, the
+	// time integral of its limit over the bin (limit × seconds: divide by
+	// the width for the bin's mean limit); nil without such tools.
+	ToolLimit [][]float64
 
 	// The bin index last returned and its interval [curLo, curHi): time
 	// mostly moves within one bin, which then needs no division. curHi = 0
@@ -175,6 +179,9 @@ func (s *Series) halve() {
 	for t, c := range s.ToolCalls {
 		s.ToolCalls[t] = halvePairs(c)
 	}
+	for t, c := range s.ToolLimit {
+		s.ToolLimit[t] = halvePairs(c)
+	}
 	s.Width *= 2
 	s.curLo, s.curHi, s.cur = 0, 0, 0
 }
@@ -239,6 +246,12 @@ func (s *Series) Merge(o *Series) {
 		for t, b := range o.ToolCalls {
 			c.ToolCalls[t] = slices.Clone(b)
 		}
+		if o.ToolLimit != nil {
+			c.ToolLimit = make([][]float64, len(o.ToolLimit))
+			for t, b := range o.ToolLimit {
+				c.ToolLimit[t] = slices.Clone(b)
+			}
+		}
 		for c.Width < s.Width {
 			c.halve()
 		}
@@ -255,4 +268,7 @@ func (s *Series) Merge(o *Series) {
 	}
 	s.ToolBusy = addBins(s.ToolBusy, oc.ToolBusy)
 	s.ToolCalls = addBins(s.ToolCalls, oc.ToolCalls)
+	if oc.ToolLimit != nil {
+		s.ToolLimit = addBins(s.ToolLimit, oc.ToolLimit)
+	}
 }
