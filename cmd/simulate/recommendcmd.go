@@ -19,7 +19,6 @@ import (
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/recommend"
 	"github.com/budgetsim/budgetsim/scenarios"
-	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 func init() {
@@ -185,51 +184,14 @@ func (e *env) recommendLog(f recommendFlags, opt recommend.Options, format strin
 	if f.maxSamples < 2 || f.maxSamples > latencylog.MaxMaxSamples {
 		return cli.Usagef("--max-samples: must be in [2, %d], got %d", latencylog.MaxMaxSamples, f.maxSamples)
 	}
-	// The first --max-samples samples are kept; past them, all go into a
-	// histogram and the slice is dropped, so memory is bounded whatever
-	// the log's length.
-	var kept []float64
-	var h *stats.Histogram
-	lo.Sample = func(v float64) {
-		if h != nil {
-			h.Add(v)
-			return
-		}
-		if len(kept) < f.maxSamples {
-			kept = append(kept, v)
-			return
-		}
-		h = stats.NewHistogram()
-		for _, x := range kept {
-			h.Add(x)
-		}
-		kept = nil
-		h.Add(v)
-	}
-	log, err := latencylog.ReadFile(f.latencies, lo)
+	r, err := recommend.FromLogFile(f.latencies, lo, f.maxSamples, opt)
 	if err != nil {
-		return err
-	}
-	var r *recommend.Recommendation
-	if h == nil {
-		log.Samples = kept
-		r, err = recommend.FromLog(log, opt)
-	} else {
-		if r, err = recommend.FromHistogram(h, 0, opt); err == nil {
-			r.File, r.Source, r.Date = log.File, log.Source, log.Date
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples, more than --max-samples %d: percentiles from a log-linear histogram of them all (relative error ≤ 1/256), the fit from at most 200000 of its quantiles", log.Count, f.maxSamples))
-		}
-	}
-	if err != nil {
-		if h != nil {
-			return fmt.Errorf("%s: %w", log.File, err)
-		}
 		return err
 	}
 	if format == "json" {
 		return render.JSON(e.stdout, r)
 	}
-	title := "recommend · " + log.File
+	title := "recommend · " + r.File
 	if r.Source != "" {
 		title += " · source " + r.Source
 	}
