@@ -985,6 +985,9 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("capabilities"); v != nil {
 			t.Capabilities = l.stringList(v, tf.field("capabilities"))
 		}
+		if v := tf.get("circuit_breaker"); v != nil {
+			t.CircuitBreaker = l.circuitBreaker(v, tf.field("circuit_breaker"))
+		}
 		for _, o := range t.Outages {
 			if o.Stall && t.Concurrency == 0 {
 				d.errorf(v0(tf.get("outages")), tf.field("outages"), "mode stall needs concurrency: a tool without a queue has nothing to stall")

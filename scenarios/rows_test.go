@@ -12,7 +12,7 @@ import "testing"
 // these (and the goldens: go test -run ErrorsGolden -update).
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, seed, steps, tools, warmup, workers"
-	toolKeys  = "adaptive_concurrency, cache, capabilities, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
+	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
 	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )

@@ -516,7 +516,8 @@ func HasLimitedTools(cfg *system.Config) bool {
 }
 
 // RefusalBreakdown formats the calls refused before dialing with their
-// reasons: "12 (floor 10, token wait 0, budget 2)", or "0".
+// reasons: "12 (floor 10, token wait 0, budget 2)", or "0"; a circuit
+// breaker's refusals are named when there are any.
 func RefusalBreakdown(a summary.AttemptsSummary, c *summary.CostSummary) string {
 	if a.Refused == 0 {
 		return "0"
@@ -525,8 +526,12 @@ func RefusalBreakdown(a summary.AttemptsSummary, c *summary.CostSummary) string 
 	if c != nil {
 		budget = c.Refused
 	}
-	return fmt.Sprintf("%s (floor %s, token wait %s, budget %s)", Number(float64(a.Refused)),
-		Number(float64(a.RefusedLease)), Number(float64(a.RefusedTokenWait)), Number(float64(budget)))
+	breaker := ""
+	if a.RefusedBreaker > 0 {
+		breaker = ", circuit breaker " + Number(float64(a.RefusedBreaker))
+	}
+	return fmt.Sprintf("%s (floor %s, token wait %s, budget %s%s)", Number(float64(a.Refused)),
+		Number(float64(a.RefusedLease)), Number(float64(a.RefusedTokenWait)), Number(float64(budget)), breaker)
 }
 
 // FallbackBreakdown formats the steps that switched to a fallback tool and,

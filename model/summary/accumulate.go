@@ -31,6 +31,7 @@ type Accumulator struct {
 	cost             CostSummary
 	tail             system.Tail
 	figs             []replicationFigures
+	breakers         []system.BreakerStats // per tool; nil without breakers
 }
 
 // StepCalls is one step's calls pooled over the replications added so
@@ -156,6 +157,7 @@ func (a *Accumulator) Add(r *system.Result) {
 		s.Attempts.PeakWindow = r.Series.Width.Seconds()
 	}
 	a.figs = append(a.figs, figures(r))
+	a.breakers = poolBreakers(a.breakers, r.Breakers)
 }
 
 // ReplicationFigure is one replication's headline figures: what a paired
@@ -208,6 +210,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Wait = percentiles(a.wait)
 	s.Steps = a.stepSummaries()
 	s.Recovery = recovery(cfg, a.series)
+	s.Breakers = breakerSummaries(cfg, a.breakers)
 	a.resources(&s)
 	tail := a.tail.Recompute(a.lat)
 	s.Tail = TailSummary{P99: tail.P99, N: tail.N}

@@ -52,6 +52,9 @@ type Summary struct {
 	// Recovery is present when a tool has outages: how long goodput took
 	// to come back after the last one ended.
 	Recovery *Recovery `json:"recovery,omitempty"`
+	// Breakers is present when a tool has a circuit breaker: what each
+	// did, in the order of the tools.
+	Breakers []BreakerSummary `json:"breakers,omitempty"`
 	// Confidence holds Student-t intervals over replications (nil when
 	// there is only one).
 	Confidence *Confidence `json:"confidence,omitempty"`

@@ -65,6 +65,7 @@ type attempt struct {
 	leaseCut bool          // the lease was bounded by the deadline, not the ceiling
 	hasRA    bool          // the answer carries a Retry-After
 	costHeld bool          // a reservation is held for the call
+	brkHeld  bool          // the tool's circuit breaker permitted the call
 	dialed   time.Duration
 	lease    time.Duration
 	latency  time.Duration // drawn
@@ -104,6 +105,12 @@ func (m *Model) dial(ri int32) {
 	// A cache in front of the tool answers hits without a token, a server
 	// slot or a charge.
 	hit := tp.cache != nil && m.cacheHit(r, tp.cache)
+	// A circuit breaker refuses locally what would reach its tool. A
+	// caller back from a wait (a token, a limiter slot) holds its permission.
+	if !hit && tp.breaker && !a.brkHeld && !m.breakerAllow(r, tp, lease) {
+		m.refuse(ri, refusedBreaker)
+		return
+	}
 	// A client-side rate limit: wait for a token before dialing. The wait
 	// spends the deadline; a wait that would leave no lease is refused now.
 	if !hit && tp.clientLimit && a.state != tokenWait && a.state != limitWait {
@@ -316,6 +323,9 @@ func (m *Model) refuse(ri int32, why string) {
 			r.cur.state = idle // a fallback must take its own permit
 		}
 	}
+	if r.cur.brkHeld {
+		m.breakerRelease(r)
+	}
 	if r.measured {
 		a := &m.res.Attempts
 		a.Refused++
@@ -326,6 +336,8 @@ func (m *Model) refuse(ri int32, why string) {
 			a.RefusedTokenWait++
 		case refusedLimitWait, refusedLimit:
 			a.RefusedLimit++
+		case refusedBreaker:
+			a.RefusedBreaker++
 		}
 	}
 	if r.traced {
@@ -555,6 +567,9 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 	}
 	elapsed := now - a.dialed
 	m.stepTime(ri, elapsed)
+	if a.brkHeld {
+		m.breakerRecord(r, o, elapsed)
+	}
 	m.settle(ri, r, o)
 	if a.ending == timedOut {
 		r.mayRan = true

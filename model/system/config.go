@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/arrival"
+	"github.com/budgetsim/budgetsim/model/breaker"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/model/retry"
@@ -208,6 +209,10 @@ type Tool struct {
 	// Capabilities the tool declares (e.g. text, images), matched against
 	// Step.Requires.
 	Capabilities []string
+	// CircuitBreaker, when set, is a client-side circuit breaker shared by
+	// every caller of the tool (see breaker.go); its OnTransition is not
+	// used.
+	CircuitBreaker *breaker.Config
 }
 
 // RateLimit is a tool's token bucket: Rate tokens per second, Burst at most.

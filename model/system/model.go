@@ -134,6 +134,9 @@ type Model struct {
 	// each run slot's hold on one (adaptive.go).
 	limiters []*toolLimiter
 	permits  []permit
+	// breakers holds, per tool, its circuit breaker (breaker.go); nil
+	// when no tool has one.
+	breakers []toolBreaker
 	// resv holds, per run slot, the outstanding reservation against the
 	// ledger (with a ledger only): apart from the run table, which then
 	// holds no pointers for the collector to scan.
@@ -255,7 +258,10 @@ type Result struct {
 	// Stopped is empty when the simulation ran to its natural end, else the
 	// guard or interrupt that stopped it (the result is then partial).
 	Stopped string
-	_       sim.CacheLinePad
+	// Breakers holds, per tool (Config.Tools order), what its circuit
+	// breaker did; nil when no tool has one, and zero for a tool without.
+	Breakers []BreakerStats
+	_        sim.CacheLinePad
 }
 
 // ToolStats are a tool's server-side figures over the measured window
@@ -363,6 +369,7 @@ func New(cfg *Config, opt Options) *Model {
 		}
 	}
 	m.initAdaptive()
+	m.breakers = m.newBreakers(cfg)
 	m.versions = make([]uint64, len(cfg.Tools))
 	m.stepCfg = cfg.PlanSteps()
 	m.compileClasses(seed)
@@ -542,6 +549,9 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 		}
 	}
 	r.ToolWindow = end - m.warmStart // warmStart is 0 until a run is measured
+	if m.breakers != nil {
+		m.finishBreakers(end)
+	}
 	for i := range m.tools {
 		ts := &m.tools[i]
 		switch {

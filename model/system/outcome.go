@@ -129,6 +129,9 @@ type AttemptCounts struct {
 	// limit: on_limit: reject at the limit, or a wait for a slot that
 	// would outlast the deadline (also in Refused).
 	RefusedLimit int64 `json:"refused_concurrency_limit,omitempty"`
+	// RefusedBreaker counts the calls an open circuit breaker refused (a
+	// fourth reason, absent from scenarios without one).
+	RefusedBreaker int64 `json:"refused_breaker,omitempty"`
 	// WastedSeconds is the attempt time spent on attempts that did not
 	// succeed (timeouts and errors).
 	WastedSeconds float64 `json:"wasted_attempt_s"`
@@ -163,6 +166,7 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.RefusedLease += o.RefusedLease
 	a.RefusedTokenWait += o.RefusedTokenWait
 	a.RefusedLimit += o.RefusedLimit
+	a.RefusedBreaker += o.RefusedBreaker
 	a.WastedSeconds += o.WastedSeconds
 	a.BackoffSeconds += o.BackoffSeconds
 	a.Duplicates += o.Duplicates

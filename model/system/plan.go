@@ -50,6 +50,9 @@ type toolPlan struct {
 	// adaptive: callers hold a permit of the tool's adaptive concurrency
 	// limiter (Model.limiters) from dial to the attempt's end.
 	adaptive bool
+	// breaker: a client-side circuit breaker (Model.breakers) permits or
+	// refuses each call that would reach the tool.
+	breaker bool
 }
 
 // outcomeRule is one row of a tool's outcome table.
@@ -77,6 +80,7 @@ func compileTool(t *Tool) toolPlan {
 		contention:    t.Contention,
 		retryAfter:    t.RetryAfter,
 		adaptive:      t.Adaptive != nil,
+		breaker:       t.CircuitBreaker != nil,
 	}
 	if t.DeadlineAware {
 		p.dropFloor = dropFloor(t)

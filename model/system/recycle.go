@@ -71,7 +71,8 @@ func NewSeries(tools int) *Series {
 	}
 	// Only rate-limited tools count calls, from nil.
 	s.ToolCalls = make([][]int64, tools)
-	s.ToolLimit = nil // adaptive concurrency's, made when a tool has it
+	s.ToolLimit = nil                                                  // adaptive concurrency's, made when a tool has it
+	s.BreakerOpen, s.BreakerHalfOpen, s.BreakerRefused = nil, nil, nil // a breaker's model sets them
 	return s
 }
 

@@ -29,6 +29,13 @@ type Series struct {
 	// time integral of its limit over the bin (limit × seconds: divide by
 	// the width for the bin's mean limit); nil without such tools.
 	ToolLimit [][]float64
+	// BreakerOpen and BreakerHalfOpen hold, per tool and bin, the seconds
+	// the tool's circuit breaker spent open and half-open in the bin;
+	// BreakerRefused the calls of measured runs it refused in the bin.
+	// They are nil when no tool has a breaker, and a tool without one has
+	// a nil row.
+	BreakerOpen, BreakerHalfOpen [][]float64
+	BreakerRefused               [][]int64
 
 	// The bin index last returned and its interval [curLo, curHi): time
 	// mostly moves within one bin, which then needs no division. curHi = 0
@@ -182,6 +189,7 @@ func (s *Series) halve() {
 	for t, c := range s.ToolLimit {
 		s.ToolLimit[t] = halvePairs(c)
 	}
+	halveBreakers(s)
 	s.Width *= 2
 	s.curLo, s.curHi, s.cur = 0, 0, 0
 }
@@ -252,6 +260,7 @@ func (s *Series) Merge(o *Series) {
 				c.ToolLimit[t] = slices.Clone(b)
 			}
 		}
+		cloneBreakers(&c)
 		for c.Width < s.Width {
 			c.halve()
 		}
@@ -271,4 +280,5 @@ func (s *Series) Merge(o *Series) {
 	if oc.ToolLimit != nil {
 		s.ToolLimit = addBins(s.ToolLimit, oc.ToolLimit)
 	}
+	mergeBreakers(s, oc)
 }
