@@ -202,6 +202,20 @@ func buildSections() []*Section {
 				Doc: "Limits that stop a runaway simulation with a partial result and a warning."},
 			{Name: "cost", Kind: KindMapping, Section: "budget_cost", Default: "no budgets", Example: "{run_budget: 100}",
 				Doc: "Cost budgets over the metered tools' calls (tools.NAME.cost)."},
+			{Name: "scheduling", Kind: KindMapping, Section: "scheduling", Default: "first come, first served", Example: "{workers: fair}",
+				Doc: "The order in which waiting runs get a worker: first come first served, by priority, or fair across tenants."},
+			{Name: "tenants", Kind: KindNamed, Section: "tenant", Default: "none: every run is the one tenant's", Example: "{free: {weight: 1, max_in_flight: 4}, paying: {weight: 3}}",
+				Doc: "The parties whose runs share the workers, by name, with their weights under fair scheduling and their caps on runs holding a worker."},
+		}},
+		{Name: "scheduling", Path: "scheduling", Doc: "How waiting runs are handed to workers. A run's priority and tenant are its class's.", Keys: []Key{
+			{Name: "workers", Kind: KindWord, Values: system.Disciplines(), Default: "fifo", Example: "fair",
+				Doc: "fifo: first come, first served. priority: strict, non-preemptive priority: the waiting run of the lowest priority value first (0 before 1), first come first served within a priority; a run holding a worker is never interrupted. fair: weighted fair queuing across tenants (start-time fair queuing): while tenants have runs waiting, each is handed runs in proportion to its weight, whatever the others send. Expired runs are dropped when they reach the head, and a full queue rejects, under each."},
+		}},
+		{Name: "tenant", Path: "tenants.NAME", Doc: "A tenant: a customer, a team or a tier whose runs share the workers.", Keys: []Key{
+			{Name: "weight", Kind: KindNumber, Min: 0, MinExclusive: true, Max: 1e9, Unit: "share", Default: "1", Example: "3",
+				Doc: "The tenant's share of the runs handed to workers under fair scheduling, relative to the other tenants with runs waiting. Other disciplines ignore it."},
+			{Name: "max_in_flight", Kind: KindInteger, Min: 1, Max: MaxWorkers, Unit: "runs", Default: "no cap", Example: "4",
+				Doc: "The most runs of the tenant holding a worker at once, under any discipline: a run of a tenant at its cap waits in the queue, even while workers are free, until one of the tenant's runs ends."},
 		}},
 		{Name: "class", Path: "classes[]", Doc: "A class of work: its share of the arrivals, its plan and deadline.", Keys: []Key{
 			{Name: "name", Kind: KindString, Required: true, Example: "chat",
@@ -393,6 +407,8 @@ func buildSections() []*Section {
 		{Name: "tool_queue", Path: "tools.NAME.queue", Doc: "A tool's waiting room.", Keys: []Key{
 			{Name: "capacity", Kind: KindInteger, Min: 0, Max: MaxQueue, Unit: "calls", Default: "unbounded", Example: "100",
 				Doc: "How many calls may wait; a call that finds it full gets a 503 at once."},
+			{Name: "discipline", Kind: KindWord, Values: system.Disciplines(), Default: "fifo", Example: "priority",
+				Doc: "The order in which waiting calls are served, by the calling runs' classes: fifo, priority (a call of the lowest priority value first, never interrupting one in service) or fair (weighted fair queuing across the tenants, by their weights; their max_in_flight caps runs, not calls, and does not apply here)."},
 		}},
 		{Name: "rate_limit", Path: "tools.NAME.rate_limit", Doc: "A token bucket: rate tokens a second, at most burst at once; each call takes one.", Keys: []Key{
 			{Name: "rate", Kind: KindRate, Required: true, Example: "6/s", Doc: "Tokens added per unit of time. Must be > 0."},

@@ -163,6 +163,8 @@ var placement = map[string][]string{
 	"guards":                 {"guards=BODY"},
 	"distribution":           {"tools.search.latency=BODY"},
 	"mixture_component":      {"tools.search.latency={dist: mixture, of: [BODY]}"},
+	"scheduling":             {"scheduling=BODY"},
+	"tenant":                 {"classes=[{name: acme}]", "tenants.acme=BODY"},
 }
 
 // context adds keys some examples need beside them.
@@ -220,6 +222,10 @@ func body(s *scenarios.Section, k scenarios.Key, value string) string {
 
 // sets places value for key k of section s into base.
 func sets(s *scenarios.Section, k scenarios.Key, value string) []string {
+	if s.Name == "scenario" && k.Name == "tenants" {
+		// A tenant's runs are those of the classes that name it.
+		return []string{"classes=[{name: free}, {name: paying}]", k.Name + "=" + value}
+	}
 	if s.Name == "scenario" {
 		return []string{k.Name + "=" + value}
 	}

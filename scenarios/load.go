@@ -440,6 +440,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 			cf.finish()
 		}
 	}
+	l.scheduling(f, cfg)
 	f.finish()
 	if len(d.errs) == 0 {
 		l.crossCheck(root, cfg)
@@ -940,6 +941,9 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 			if qf := d.keys(v, tf.field("queue"), "tool_queue"); qf != nil {
 				if c := qf.get("capacity"); c != nil {
 					t.QueueCapacity = int(d.integer(c, qf.field("capacity"), 0, MaxQueue))
+				}
+				if c := qf.get("discipline"); c != nil {
+					t.Discipline = l.discipline(c, qf.field("discipline"))
 				}
 				qf.finish()
 			}

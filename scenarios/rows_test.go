@@ -11,7 +11,7 @@ import "testing"
 // loader lists them in its messages. Adding a key to the format changes
 // these (and the goldens: go test -run ErrorsGolden -update).
 const (
-	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, seed, steps, tools, warmup, workers"
+	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
 	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
 	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
@@ -221,7 +221,7 @@ func TestParseTools(t *testing.T) {
 		{name: "concurrency/1e9", tool: "concurrency: 1e9", want: "t.yaml:8: tools.t.concurrency: must be in [1, 100000000], got 1e9"},
 		{name: "queue/no-concurrency", tool: "queue: {capacity: 5}", want: "t.yaml:8: tools.t.queue: a tool queue needs concurrency (the number of requests served at once)"},
 		{name: "queue/negative", tool: "concurrency: 2, queue: {capacity: -5}", want: "t.yaml:8: tools.t.queue.capacity: must be in [0, 100000000], got -5"},
-		{name: "queue/typo", tool: "concurrency: 2, queue: {size: 5}", want: "t.yaml:8: tools.t.queue.size: unknown key; allowed here: capacity"},
+		{name: "queue/typo", tool: "concurrency: 2, queue: {size: 5}", want: "t.yaml:8: tools.t.queue.size: unknown key; allowed here: capacity, discipline"},
 		{name: "deadline_aware/no-concurrency", tool: "deadline_aware: true", want: "t.yaml:8: tools.t.deadline_aware: needs concurrency: only a tool with a queue can drop work at dequeue"},
 		{name: "deadline_aware/word", tool: "concurrency: 1, deadline_aware: sure", want: "t.yaml:8: tools.t.deadline_aware: must be true or false, got \"sure\""},
 		{name: "drop_floor/no-unit", tool: "drop_floor: 5", want: "t.yaml:8: tools.t.drop_floor: \"5\" has no unit: write e.g. 5ms or 5s"},

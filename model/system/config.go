@@ -61,6 +61,9 @@ type Config struct {
 	// Classes split the runs into classes of work, each with its own plan
 	// and deadline (class.go); none means every run follows Steps.
 	Classes []Class
+	// Scheduling is the worker queue's discipline and the tenants
+	// (discipline.go). The zero value is FIFO without tenants.
+	Scheduling Scheduling
 }
 
 // Unbounded is the QueueCapacity of a waiting room without a limit.
@@ -184,12 +187,16 @@ type Tool struct {
 	// Jitter").
 	Contention bool
 	// Concurrency is the tool's server-side capacity: at most this many
-	// requests in service, the rest wait in its FIFO queue. 0 means
-	// unlimited (every call is served at once).
+	// requests in service, the rest wait in its queue, in the order of its
+	// Discipline. 0 means unlimited (every call is served at once).
 	Concurrency int
 	// QueueCapacity is the tool's waiting room when Concurrency > 0; a full
 	// queue answers 503 at once. Unbounded (-1) means no limit.
 	QueueCapacity int
+	// Discipline is the order the tool's queue serves in (FIFO by
+	// default), by the priorities and tenants of the calling runs'
+	// classes; the tenants' caps do not apply at a tool.
+	Discipline Discipline
 	// DeadlineAware tools receive each attempt's lease as a duration (as
 	// gRPC's grpc-timeout) and, at dequeue, drop work that can no longer
 	// finish inside it: remaining lease < DropFloor (default: the median

@@ -83,7 +83,7 @@ type run struct {
 type toolState struct {
 	_       sim.CacheLinePad
 	busy    int
-	queue   container.Ring
+	queue   waitQueue
 	bucket  *ratelimit.TokenBucket
 	stalled bool
 	stats   ToolStats
@@ -142,17 +142,18 @@ type Model struct {
 	// holds no pointers for the collector to scan.
 	resv []cost.Reservation
 
-	runs     container.Chunked[run]
-	free     []int32
-	stages   [][]time.Duration // per run slot, by chunk of 1<<container.ChunkBits slots: queue, one per step, backoff
-	nStages  int
-	reqs     container.Chunked[request]
-	freeReqs []int32
-	queue    container.Ring
-	busy     int
-	inSys    int
-	nArr     int64
-	pending  int64 // closed population: arrivals scheduled, not yet happened
+	runs         container.Chunked[run]
+	free         []int32
+	stages       [][]time.Duration // per run slot, by chunk of 1<<container.ChunkBits slots: queue, one per step, backoff
+	nStages      int
+	reqs         container.Chunked[request]
+	freeReqs     []int32
+	queue        waitQueue
+	schedClasses []schedClass // per class: its priority, tenant and cap (discipline.go)
+	busy         int
+	inSys        int
+	nArr         int64
+	pending      int64 // closed population: arrivals scheduled, not yet happened
 	// closedDone: a closed population with Runs has had all its measured
 	// arrivals and every measured run has ended; the simulation stops.
 	closedDone bool
@@ -354,7 +355,7 @@ func New(cfg *Config, opt Options) *Model {
 		m.toolRng[i] = sim.NewStream(seed, "tool:"+t.Name)
 		m.toolPlans[i] = compileTool(&cfg.Tools[i])
 		ts := &m.tools[i]
-		ts.queue.Init(16)
+		ts.queue.init(t.Discipline, cfg.Scheduling.Tenants, false, 16)
 		ts.busyTW.Start(0, 0) // restarted when the warm-up ends (startMeasuring)
 		if t.Concurrency > 0 {
 			ts.delay = NewHistogram()
@@ -396,7 +397,8 @@ func New(cfg *Config, opt Options) *Model {
 	m.res.Classes = newClassResults(len(cfg.Classes))
 	m.nStages = len(m.stepCfg) + 2
 	m.tail.init(m.nStages)
-	m.queue.Init(64)
+	m.queue.init(cfg.Scheduling.Workers, cfg.Scheduling.Tenants, true, 64)
+	m.schedClasses = compileSchedClasses(cfg)
 	// Free lists start with a cache line or more of their own (see
 	// sim.CacheLinePad): they are written on every run.
 	m.runs.Pool, m.reqs.Pool = &runChunks, &requestChunks
@@ -691,7 +693,8 @@ func (m *Model) onArrival() {
 			m.res.Classes[class].Runs.Arrived++
 		}
 	}
-	if m.busy >= cfg.Workers && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity {
+	c := &m.schedClasses[class]
+	if (m.busy >= cfg.Workers || m.queue.q != nil && m.queue.atCap(c)) && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity {
 		if measured {
 			m.res.Runs.Rejected++
 			if m.res.Classes != nil {
@@ -726,13 +729,17 @@ func (m *Model) onArrival() {
 	st := m.stagesOf(ri)
 	clear(st)
 	m.enter(now, measured)
+	if m.queue.q != nil {
+		m.queueRun(now, ri, c)
+		return
+	}
 	if m.busy < cfg.Workers {
 		m.takeWorker(now)
 		m.startService(ri)
 		return
 	}
 	r.queued = true
-	m.queue.Push(ri)
+	m.queue.ring.Push(ri)
 }
 
 // enter counts a run into the system at now: the peak, and the
@@ -866,6 +873,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.class, r.arrived)})
 	}
 	wasQueued := r.queued
+	c := m.classOf(r)
 	id := r.id
 	r.id = -1
 	r.cur.state = idle
@@ -881,12 +889,17 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	if wasQueued {
 		return
 	}
+	m.queue.done(now, c)
 	// The worker is free: serve the queue, dropping entries whose deadline
 	// passed while they waited (recorded as expired).
-	for m.queue.Len() > 0 {
-		next := m.queue.Pop()
+	for {
+		next, ok := m.queue.pop(now)
+		if !ok {
+			break
+		}
 		nr := m.runs.At(next)
 		if nr.dl.Expired(now) {
+			m.queue.done(now, m.classOf(nr))
 			nr.started = -1
 			m.end(next, Expired)
 			continue

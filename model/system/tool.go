@@ -11,6 +11,7 @@ type request struct {
 	run     int32
 	gen     uint32
 	tool    int32
+	class   int32 // the calling run's class (m.schedClasses)
 	arrived time.Duration
 	lease   time.Duration // instant the caller stops waiting
 	latency time.Duration
@@ -30,7 +31,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 	}
 	qi := m.allocReq()
 	q := m.reqs.At(qi)
-	*q = request{run: ri, gen: a.gen, tool: t, arrived: now, lease: now + lease, latency: a.latency}
+	*q = request{run: ri, gen: a.gen, tool: t, class: r.class, arrived: now, lease: now + lease, latency: a.latency}
 	if lease >= noLimit {
 		q.lease = noLimit
 	}
@@ -38,6 +39,12 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 	// goes to the head of the queue first (onToolDone), so a free slot with
 	// a queue behind it is a stalled tool's.
 	if ts.busy < tp.concurrency && !ts.stalled && ts.queue.Len() == 0 {
+		if ts.queue.q != nil {
+			// Through the discipline's queue, which counts the
+			// request in service until done.
+			ts.queue.push(now, qi, &m.schedClasses[q.class])
+			qi, _ = ts.queue.pop(now)
+		}
 		m.startRequest(qi)
 		return
 	}
@@ -51,7 +58,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.s.At(now, evAttemptEnd, ri, int64(a.gen))
 		return
 	}
-	ts.queue.Push(qi)
+	ts.queue.push(now, qi, &m.schedClasses[q.class])
 	if ts.queue.Len() > m.guards.MaxToolQueue {
 		m.toolQueueFull = t // the run loop stops after this event
 	}
@@ -90,9 +97,10 @@ func (m *Model) serveTool(t int32) {
 	ts := &m.tools[t]
 	now := m.s.Now()
 	for ts.busy < tp.concurrency && !ts.stalled && ts.queue.Len() > 0 {
-		qi := ts.queue.Pop()
+		qi, _ := ts.queue.pop(now)
 		q := m.reqs.At(qi)
 		if tp.deadlineAware && q.lease-now < tp.dropFloor {
+			ts.queue.done(now, &m.schedClasses[q.class])
 			ts.stats.Dropped++
 			if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
@@ -125,6 +133,7 @@ func (m *Model) onToolDone(qi int32) {
 	ts.busyTW.Add(now, -1)
 	ts.stats.Served++
 	ts.stats.BusySeconds += secs(q.latency)
+	ts.queue.done(now, &m.schedClasses[q.class])
 	m.res.Series.addBusy(now-q.latency, now, int(q.tool))
 	m.freeReq(qi)
 	// The freed slot goes to the head of the tool's queue before the
