@@ -168,20 +168,6 @@ func validClassName(s string) bool {
 	}) < 0
 }
 
-// stepHasDeadline reports whether every run that takes step i of
-// Config.PlanSteps has a deadline.
-func stepHasDeadline(cfg *system.Config, i int) bool {
-	if len(cfg.Classes) == 0 {
-		return cfg.Deadline > 0
-	}
-	for k := range cfg.Classes {
-		if first, end := cfg.ClassSteps(k); i >= first && i < end && cfg.Classes[k].Deadline <= 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // deadlineOwner names what lacks the deadline of step i, for an error.
 func deadlineOwner(cfg *system.Config, i int) string {
 	for k := range cfg.Classes {

@@ -1321,7 +1321,7 @@ func (l *loader) crossCheck(root *yaml.Node, cfg *system.Config) {
 		for _, s := range t.Script {
 			canHang = canHang || s.Outcome == retry.Timeout
 		}
-		if canHang && st.Timeout == 0 && !stepHasDeadline(cfg, i) {
+		if canHang && st.Timeout == 0 && !cfg.StepHasDeadline(i) {
 			d.errorf(root, path+".timeout", "tool %q can hang but the step has no timeout and %s no deadline: its runs would never end; set a timeout or a deadline", t.Name, deadlineOwner(cfg, i))
 		}
 		if !hasAll(t.Capabilities, st.Requires) && len(t.Capabilities) > 0 {

@@ -75,6 +75,9 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if err := ClassTable(w, s); err != nil {
+		return err
+	}
 
 	l := s.Little
 	withCI := func(v float64, i *summary.Interval, f func(float64) string) string {

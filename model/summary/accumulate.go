@@ -32,6 +32,7 @@ type Accumulator struct {
 	tail             system.Tail
 	figs             []replicationFigures
 	breakers         []system.BreakerStats // per tool; nil without breakers
+	classes          []classPool           // nil without classes (classes.go)
 }
 
 // StepCalls is one step's calls pooled over the replications added so
@@ -75,6 +76,7 @@ func NewAccumulator(cfg *system.Config, level float64) *Accumulator {
 		tools:  make([]toolPool, len(cfg.Tools)),
 		tail:   system.NewTail(len(cfg.PlanSteps()) + 2),
 	}
+	a.classes = newClassPools(cfg)
 	for i := range a.steps {
 		a.steps[i].Latency = system.NewHistogram()
 	}
@@ -158,6 +160,7 @@ func (a *Accumulator) Add(r *system.Result) {
 	}
 	a.figs = append(a.figs, figures(r))
 	a.breakers = poolBreakers(a.breakers, r.Breakers)
+	a.addClasses(r)
 }
 
 // ReplicationFigure is one replication's headline figures: what a paired
@@ -245,6 +248,7 @@ func (a *Accumulator) Summary() Summary {
 	if a.n >= 2 {
 		s.Confidence = confidence(a.figs, a.level, &s)
 	}
+	s.Classes = a.classSummaries(&s)
 	s.Warnings = append(s.Warnings, warnings(cfg, &s)...)
 	return s
 }

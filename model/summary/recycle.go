@@ -18,6 +18,7 @@ func (a *Accumulator) Recycle() {
 		system.RecycleHistogram(a.tools[i].delay)
 		a.tools[i].delay = nil
 	}
+	a.recycleClasses()
 	system.RecycleSeries(a.series)
 	a.series = nil
 	a.tail.Release()

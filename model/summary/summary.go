@@ -49,6 +49,9 @@ type Summary struct {
 	Tail TailSummary `json:"tail"`
 	// Cost is present when any tool is metered.
 	Cost *CostSummary `json:"cost,omitempty"`
+	// Classes holds each class of work's figures, by name; absent when the
+	// scenario has no classes.
+	Classes map[string]ClassSummary `json:"classes,omitempty"`
 	// Recovery is present when a tool has outages: how long goodput took
 	// to come back after the last one ended.
 	Recovery *Recovery `json:"recovery,omitempty"`
@@ -482,11 +485,15 @@ func warnings(cfg *system.Config, s *Summary) []string {
 		switch {
 		case cfg.QueueCapacity != system.Unbounded:
 			w = append(w, fmt.Sprintf("utilisation %s ≥ 1: the queue stays full and the rejection rate is set by capacity", load(rho)))
-		case cfg.Deadline > 0:
+		case cfg.EveryRunHasDeadline():
 			// A run whose deadline passes in the queue is dropped when
 			// it reaches its head: no run waits longer than its deadline,
 			// so the queue stays bounded and a steady state exists.
-			w = append(w, fmt.Sprintf("utilisation %s ≥ 1, but the %v deadline keeps the queue bounded by shedding work: %s", load(rho), cfg.Deadline, shed(cfg, s)))
+			dl := fmt.Sprintf("the %v deadline keeps", cfg.Deadline)
+			if len(cfg.Classes) > 0 {
+				dl = "the classes' deadlines keep"
+			}
+			w = append(w, fmt.Sprintf("utilisation %s ≥ 1, but %s the queue bounded by shedding work: %s", load(rho), dl, shed(cfg, s)))
 		default:
 			w = append(w, fmt.Sprintf("utilisation %s ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists", load(rho)))
 		}
@@ -513,7 +520,7 @@ func warnings(cfg *system.Config, s *Summary) []string {
 	if cfg.WarmupRuns == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != system.Batch && cfg.Arrivals.Process != system.Closed {
 		w = append(w, "no warm-up discarded: the first runs met an empty system, which biases waits low")
 	}
-	for _, st := range cfg.Steps {
+	for _, st := range cfg.PlanSteps() {
 		if p := st.Retry; p.Attempts > 1 && !p.MayRetry() {
 			w = append(w, fmt.Sprintf("step %s: retry.attempts is %d but the step is not declared idempotent (nor sends an idempotency key), so it is never retried; say idempotent: true if repeating it is harmless", st.Name, p.Attempts))
 		}
@@ -576,7 +583,7 @@ func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 func tailWarnings(cfg *system.Config) []string {
 	var w []string
 	used := make([]bool, len(cfg.Tools))
-	for _, st := range cfg.Steps {
+	for _, st := range cfg.PlanSteps() {
 		used[st.Tool] = true
 		for _, f := range st.Fallbacks {
 			used[f] = true
@@ -637,7 +644,7 @@ func toolWarnings(cfg *system.Config, s *Summary) []string {
 		}
 		if o.RateLimited {
 			fate := "the callers waiting for its tokens pile up until their deadlines refuse them"
-			if cfg.Deadline <= 0 {
+			if !cfg.EveryRunHasDeadline() {
 				fate = "with no deadline to refuse the callers waiting for its tokens, the wait grows with the run length and no steady state exists"
 			}
 			w = append(w, fmt.Sprintf("tool %s: the arrivals need %s calls/s and its client-side rate limit allows %s/s: %s", t.Name, load(o.CallRate), load(t.RateLimit.Rate), fate))
@@ -650,15 +657,15 @@ func toolWarnings(cfg *system.Config, s *Summary) []string {
 // the runs have a deadline, or every step that calls t (as its tool or a
 // fallback) has a timeout.
 func leaseBounded(cfg *system.Config, t int) bool {
-	if cfg.Deadline > 0 {
+	if cfg.EveryRunHasDeadline() {
 		return true
 	}
-	for _, st := range cfg.Steps {
+	for j, st := range cfg.PlanSteps() {
 		calls := st.Tool == t
 		for _, f := range st.Fallbacks {
 			calls = calls || f == t
 		}
-		if calls && st.Timeout <= 0 {
+		if calls && st.Timeout <= 0 && !cfg.StepHasDeadline(j) {
 			return false
 		}
 	}

@@ -365,3 +365,52 @@ func (c *ClassResult) attempt(retry bool) {
 		c.Retries++
 	}
 }
+
+// EveryRunHasDeadline reports whether every run has a deadline: the
+// scenario's, or each class's.
+func (c *Config) EveryRunHasDeadline() bool {
+	if len(c.Classes) == 0 {
+		return c.Deadline > 0
+	}
+	for i := range c.Classes {
+		if c.Classes[i].Deadline <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// StepHasDeadline reports whether every run that takes step i of
+// PlanSteps has a deadline.
+func (c *Config) StepHasDeadline(i int) bool {
+	if len(c.Classes) == 0 {
+		return c.Deadline > 0
+	}
+	for k := range c.Classes {
+		if first, end := c.ClassSteps(k); i >= first && i < end && c.Classes[k].Deadline <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// stepShares returns, for each step of PlanSteps, the expected number of
+// times a run takes it (the share of the runs whose class's plan holds
+// it; 1 for every step without classes).
+func (c *Config) stepShares() []float64 {
+	steps := c.PlanSteps()
+	out := make([]float64, len(steps))
+	if len(c.Classes) == 0 {
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	}
+	for k, share := range c.ClassShares() {
+		first, end := c.ClassSteps(k)
+		for i := first; i < end; i++ {
+			out[i] += share
+		}
+	}
+	return out
+}

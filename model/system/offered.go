@@ -26,12 +26,13 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 		return nil
 	}
 	var out []ToolOffer
+	steps, shares := cfg.PlanSteps(), cfg.stepShares()
 	for i := range cfg.Tools {
 		t := &cfg.Tools[i]
 		calls := 0.0
-		for _, st := range cfg.Steps {
+		for j, st := range steps {
 			if st.Tool == i {
-				calls++
+				calls += shares[j]
 			}
 		}
 		if t.Cache != nil {
@@ -61,12 +62,13 @@ func OfferedUtilisation(cfg *Config) (rho float64, ok bool) {
 		return 0, false
 	}
 	var service float64
-	for _, st := range cfg.Steps {
+	shares := cfg.stepShares()
+	for j, st := range cfg.PlanSteps() {
 		mean := cfg.Tools[st.Tool].Latency.Mean()
 		if st.Timeout > 0 {
 			mean = math.Min(mean, st.Timeout.Seconds())
 		}
-		service += mean
+		service += float64(shares[j] * mean)
 	}
 	return cfg.Arrivals.Rate * service / float64(cfg.Workers), true
 }

@@ -15,7 +15,7 @@ import (
 // tool without errors, outages, scripts, contention, capacity limits, rate
 // limits or caches. ok is false otherwise.
 func MMcParams(cfg *system.Config) (lambda, mu float64, ok bool) {
-	if cfg.Arrivals.Process != system.Poisson || cfg.Arrivals.Rate <= 0 || len(cfg.Steps) != 1 || len(cfg.Tools) != 1 {
+	if cfg.Arrivals.Process != system.Poisson || cfg.Arrivals.Rate <= 0 || len(cfg.Steps) != 1 || len(cfg.PlanSteps()) != 1 || len(cfg.Tools) != 1 {
 		return 0, 0, false
 	}
 	st, t := cfg.Steps[0], cfg.Tools[0]

@@ -122,7 +122,7 @@ func OfferedLoad(cfg *system.Config) Offered {
 		off.Utilisation = rho
 		off.Peak, off.PeakAt = rho, "workers"
 		if rho >= 1 {
-			unbounded := cfg.QueueCapacity == system.Unbounded && cfg.Deadline <= 0
+			unbounded := cfg.QueueCapacity == system.Unbounded && !cfg.EveryRunHasDeadline()
 			off.Unstable = off.Unstable || unbounded
 			why = append(why, fmt.Sprintf("offered utilisation %s ≥ 1 at the workers: %s", ratio(rho), overloadFate(rho, unbounded)))
 		}
@@ -137,7 +137,7 @@ func OfferedLoad(cfg *system.Config) Offered {
 			off.Peak, off.PeakAt = load, t.Name
 		}
 		if o.Utilisation >= 1 {
-			unbounded := t.QueueCapacity == system.Unbounded && cfg.Deadline <= 0
+			unbounded := t.QueueCapacity == system.Unbounded && !cfg.EveryRunHasDeadline()
 			off.Unstable = off.Unstable || unbounded
 			why = append(why, fmt.Sprintf("tool %s: offered utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots): %s", t.Name, ratio(o.Utilisation), ratio(o.CallRate), ratio(t.Latency.Mean()), t.Concurrency,
 				overloadFate(o.Utilisation, unbounded)))
@@ -159,7 +159,7 @@ func OfferedLoad(cfg *system.Config) Offered {
 // calledBy reports whether a step of cfg calls the tool named name, as
 // its tool or a fallback.
 func calledBy(cfg *system.Config, name string) bool {
-	for _, st := range cfg.Steps {
+	for _, st := range cfg.PlanSteps() {
 		if cfg.Tools[st.Tool].Name == name {
 			return true
 		}
