@@ -77,7 +77,7 @@ func TestParseDocument(t *testing.T) {
 		{name: "missing/steps", src: without("steps:"), want: "t.yaml:1: steps: required: the plan each run executes"},
 		{name: "missing/tools", src: without("tools:"), want: "t.yaml:1: tools: required: the backends the steps call",
 			bugged: "t.yaml:1: tools: required: the backends the steps call\nt.yaml:5: steps.a.tool: tool \"t\" is not defined under tools (defined: )", note: noTools},
-		{name: "missing/latency", src: strings.Replace(valid, "    latency: {dist: exponential, mean: 1s}\n", "    hang: 0\n", 1), want: "t.yaml:7: tools.t.latency: required (e.g. latency: {dist: exponential, mean: 1s})"},
+		{name: "missing/latency", src: strings.Replace(valid, "    latency: {dist: exponential, mean: 1s}\n", "    hang: 0\n", 1), want: "t.yaml:7: tools.t.latency: required (e.g. latency: {dist: exponential, mean: 1s}), or ttft for a model call"},
 		{name: "missing/everything", src: "{}\n", want: "t.yaml:1: name: required\nt.yaml:1: arrivals: required (e.g. arrivals: {rate: 9/s})\nt.yaml:1: workers: required: how many runs are served at once (≥ 1)\nt.yaml:1: tools: required: the backends the steps call\nt.yaml:1: steps: required: the plan each run executes"},
 		{name: "missing/everything-but-a-typo", src: "# a comment\nnmae: t\n", want: "t.yaml:2: name: required\nt.yaml:2: arrivals: required (e.g. arrivals: {rate: 9/s})\nt.yaml:2: workers: required: how many runs are served at once (≥ 1)\nt.yaml:2: tools: required: the backends the steps call\nt.yaml:2: steps: required: the plan each run executes\nt.yaml:2: nmae: unknown key (did you mean \"name\"?); allowed here: " + topKeys},
 		{name: "name/list", src: strings.Replace(valid, "name: t", "name: [a, b]", 1), want: "t.yaml:1: name: must be a single value, got a list"},

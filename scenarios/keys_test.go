@@ -146,17 +146,19 @@ var placement = map[string][]string{
 	"retry":                  {"retry=BODY"},
 	"backoff":                {"retry.backoff=BODY"},
 	"budget":                 {"retry.budget=BODY"},
-	"step":                   {"steps=[BODY]"},
+	"step":                   {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "steps=[BODY]"},
+	"step_tokens":            {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "steps=[{name: fetch, tool: search}, {name: summarize, tool: search, tokens: BODY}]"},
+	"tokens":                 {"tools.search.tokens=BODY"},
 	"class":                  {"classes=[BODY]"},
 	"tool":                   {"tools.search=BODY"},
 	"errors":                 {"tools.search.errors=BODY"},
 	"tool_queue":             {"tools.search.concurrency=2", "tools.search.queue=BODY"},
-	"rate_limit":             {"tools.search.rate_limit=BODY"},
+	"rate_limit":             {"tools.search.tokens={input: {dist: constant, value: 1}, output: {dist: constant, value: 0}}", "tools.search.rate_limit=BODY"},
 	"circuit_breaker":        {"tools.search.circuit_breaker=BODY"},
 	"circuit_breaker_window": {"tools.search.circuit_breaker.window=BODY"},
 	"cache":                  {"tools.search.cache=BODY"},
 	"adaptive_concurrency":   {"tools.search.adaptive_concurrency=BODY"},
-	"tool_cost":              {"tools.search.cost=BODY"},
+	"tool_cost":              {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "tools.search.cost=BODY"},
 	"cost_dim":               {"tools.search.cost={reserve: 70, dims: {tokens: BODY}}"},
 	"outage":                 {"tools.search.concurrency=2", "tools.search.outages=[BODY]"},
 	"script_entry":           {"tools.search.script=[BODY]"},
@@ -173,7 +175,14 @@ var context = map[string]string{
 	"tool.deadline_aware":           "concurrency: 2",
 	"arrivals.process":              "rate: 9/s",
 	"tool_cost.reserve":             "usage: {dist: constant, value: 5}",
-	"tool_cost.billed":              "usage: {dist: constant, value: 5}",
+	"tool_cost.billed":              "usage: {dist: constant, value: 5}, reserve: 70",
+	"tool_cost.usage":               "reserve: 70",
+	"tool_cost.dims":                "reserve: 70",
+	"tool.per_output_token":         "tokens: {input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}",
+	"rate_limit.burst":              "rate: 6/s",
+	"rate_limit.enforce":            "rate: 6/s",
+	"step_tokens.input_scale":       "input_from: fetch.output",
+	"step_tokens.input_plus":        "input_from: fetch.output",
 	"distribution.dist":             "mean: 1s",
 	"distribution.median":           "sigma: 0.5",
 	"circuit_breaker_window.bucket": "type: time",
@@ -212,6 +221,9 @@ func body(s *scenarios.Section, k scenarios.Key, value string) string {
 			continue
 		}
 		parts = append(parts, r.Name+": "+r.Example)
+	}
+	if s.Name == "tool" && k.Name != "latency" && k.Name != "ttft" {
+		parts = append(parts, "latency: {dist: exponential, mean: 100ms}")
 	}
 	parts = append(parts, k.Name+": "+value)
 	if c, ok := context[s.Name+"."+k.Name]; ok {

@@ -285,6 +285,8 @@ type loader struct {
 	arrivalsNode *yaml.Node
 	// classDrafts are the classes being read (classes.go).
 	classDrafts []classDraft
+	// toolCfgs are the tools read, for the steps' checks.
+	toolCfgs []system.Tool
 }
 
 // retryFields are the retry keys allowed at the top level (under retry:)
@@ -409,6 +411,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	toolIndex := map[string]int{}
 	if n := f.get("tools"); n != nil {
 		cfg.Tools = l.tools(n, toolIndex)
+		l.toolCfgs = cfg.Tools
 	} else {
 		d.errorf(root, "tools", "required: the backends the steps call")
 	}
@@ -788,6 +791,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, defa
 		return nil
 	}
 	seen := map[string]int{}
+	earlier := map[string]int{} // step name → index, for tokens.input_from
 	var out []system.Step
 	for i, item := range items {
 		path := fmt.Sprintf("%s[%d]", sp, i)
@@ -850,11 +854,18 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, defa
 		if v := f.get("requires"); v != nil {
 			st.Requires = l.stringList(v, f.field("requires"))
 		}
+		if v := f.get("tokens"); v != nil {
+			st.Tokens = l.stepTokens(v, f.field("tokens"), earlier)
+			if tools := l.toolCfgs; st.Tool >= 0 && st.Tool < len(tools) && tools[st.Tool].Tokens == nil && st.Tokens != nil {
+				d.errorf(v, f.field("tokens"), "tool %s declares no tokens: a step's tokens override those of a model call", tools[st.Tool].Name)
+			}
+		}
 		rf := defaults
 		l.retryKeys(f, &rf)
 		st.Retry = rf.policy
 		st.Budget = rf.budget
 		f.finish()
+		earlier[st.Name] = len(out)
 		out = append(out, st)
 	}
 	return out
@@ -893,10 +904,21 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 			out = append(out, t)
 			continue
 		}
-		if v := tf.get("latency"); v != nil {
+		if v, ttft := tf.get("latency"), tf.get("ttft"); v != nil {
 			t.Latency = l.dist(v, tf.field("latency"), true)
+			if ttft != nil {
+				d.errorf(ttft, tf.field("ttft"), "give latency or ttft (a model call's time to first token), not both")
+			}
+		} else if ttft != nil {
+			t.Latency = l.dist(ttft, tf.field("ttft"), true)
 		} else {
-			d.errorf(k, tf.field("latency"), "required (e.g. latency: {dist: exponential, mean: 1s})")
+			d.errorf(k, tf.field("latency"), "required (e.g. latency: {dist: exponential, mean: 1s}), or ttft for a model call")
+		}
+		if v := tf.get("tokens"); v != nil {
+			t.Tokens = l.tokens(v, tf.field("tokens"))
+		}
+		if v := tf.get("per_output_token"); v != nil && t.Tokens != nil {
+			t.Tokens.PerOutputToken = l.dist(v, tf.field("per_output_token"), true)
 		}
 		if v := tf.get("description"); v != nil {
 			d.str(v, tf.field("description"))
@@ -961,7 +983,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 			t.DropFloor = d.duration(v, tf.field("drop_floor"), MaxDuration)
 		}
 		if v := tf.get("rate_limit"); v != nil {
-			t.RateLimit = l.rateLimit(v, tf.field("rate_limit"))
+			t.RateLimit, t.TokenLimit = l.rateLimit(v, tf.field("rate_limit"))
 		}
 		if v := tf.get("cache"); v != nil {
 			if cf := d.keys(v, tf.field("cache"), "cache"); cf != nil {
@@ -992,6 +1014,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("circuit_breaker"); v != nil {
 			t.CircuitBreaker = l.circuitBreaker(v, tf.field("circuit_breaker"))
 		}
+		l.checkTokenTool(&t, tf)
 		for _, o := range t.Outages {
 			if o.Stall && t.Concurrency == 0 {
 				d.errorf(v0(tf.get("outages")), tf.field("outages"), "mode stall needs concurrency: a tool without a queue has nothing to stall")
@@ -1401,12 +1424,27 @@ func (l *loader) amount(n *yaml.Node, path string) cost.Amount {
 	return a
 }
 
-func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
+func (l *loader) rateLimit(n *yaml.Node, path string) (*system.RateLimit, *system.TokenLimit) {
 	d := l.d
 	f := d.keys(n, path, "rate_limit")
 	if f == nil {
-		return nil
+		return nil, nil
 	}
+	if f.has("rpm") || f.has("tpm") || f.has("itpm") || f.has("otpm") {
+		// Per-minute limits instead of a bucket of calls.
+		tl := l.tokenLimits(f)
+		for _, k := range []string{"rate", "burst"} {
+			if v := f.get(k); v != nil {
+				d.errorf(v, f.field(k), "give rate (and burst) or the per-minute limits rpm, tpm, itpm, otpm, not both")
+			}
+		}
+		if v := f.get("enforce"); v != nil {
+			tl.Client = d.oneOf(v, f.field("enforce"), "server", "client") == "client"
+		}
+		f.finish()
+		return nil, tl
+	}
+	l.tokenLimits(f) // none: marks the keys read
 	rl := &system.RateLimit{Burst: 1}
 	if v := f.get("rate"); v != nil {
 		before := len(d.errs)
@@ -1415,7 +1453,7 @@ func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
 			d.errorf(v, f.field("rate"), "must be > 0")
 		}
 	} else {
-		d.errorf(n, f.field("rate"), "required (e.g. rate: 2/s)")
+		d.errorf(n, f.field("rate"), "required (e.g. rate: 2/s), or per-minute limits (rpm, tpm, itpm, otpm)")
 	}
 	if v := f.get("burst"); v != nil {
 		rl.Burst = int(d.integer(v, f.field("burst"), 1, 1_000_000_000))
@@ -1429,7 +1467,7 @@ func (l *loader) rateLimit(n *yaml.Node, path string) *system.RateLimit {
 			d.errorf(n, path, "%v", err)
 		}
 	}
-	return rl
+	return rl, nil
 }
 
 func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
@@ -1439,9 +1477,15 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 		return nil
 	}
 	c := &system.ToolCost{}
+	if v := f.get("input_token"); v != nil {
+		c.InputToken = d.number(v, f.field("input_token"), 0, 1e9)
+	}
+	if v := f.get("output_token"); v != nil {
+		c.OutputToken = d.number(v, f.field("output_token"), 0, 1e9)
+	}
 	if v := f.get("reserve"); v != nil {
 		c.Reserve = l.amount(v, f.field("reserve"))
-	} else {
+	} else if !f.has("input_token") && !f.has("output_token") {
 		d.errorf(n, f.field("reserve"), "required: the call's declared maximum, reserved before dialing")
 	}
 	if v := f.get("usage"); v != nil {
@@ -1477,7 +1521,7 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 		c.BillSuccessOnly = d.oneOf(v, f.field("billed"), "request", "success") == "success"
 	}
 	f.finish()
-	if c.Usage == nil && len(c.Dims) == 0 && len(d.errs) == 0 {
+	if c.Usage == nil && len(c.Dims) == 0 && !f.has("input_token") && !f.has("output_token") && len(d.errs) == 0 {
 		d.errorf(n, f.field("usage"), "required: usage (a distribution of units per call) or dims")
 	}
 	return c

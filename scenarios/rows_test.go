@@ -12,8 +12,8 @@ import "testing"
 // these (and the goldens: go test -run ErrorsGolden -update).
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
-	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, queue, rate_limit, retry_after, script"
-	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"
+	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_output_token, queue, rate_limit, retry_after, script, tokens, ttft"
+	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tokens, tool"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )
 
@@ -226,7 +226,7 @@ func TestParseTools(t *testing.T) {
 		{name: "deadline_aware/word", tool: "concurrency: 1, deadline_aware: sure", want: "t.yaml:8: tools.t.deadline_aware: must be true or false, got \"sure\""},
 		{name: "drop_floor/no-unit", tool: "drop_floor: 5", want: "t.yaml:8: tools.t.drop_floor: \"5\" has no unit: write e.g. 5ms or 5s"},
 		{name: "rate_limit/scalar", tool: "rate_limit: 5/s", want: "t.yaml:8: tools.t.rate_limit: must be a mapping (key: value lines), got \"5/s\""},
-		{name: "rate_limit/no-rate", tool: "rate_limit: {burst: 5}", want: "t.yaml:8: tools.t.rate_limit.rate: required (e.g. rate: 2/s)"},
+		{name: "rate_limit/no-rate", tool: "rate_limit: {burst: 5}", want: "t.yaml:8: tools.t.rate_limit.rate: required (e.g. rate: 2/s), or per-minute limits (rpm, tpm, itpm, otpm)"},
 		{name: "rate_limit/bad", tool: "rate_limit: {rate: 5, burst: 0, enforce: both}", want: "t.yaml:8: tools.t.rate_limit.rate: \"5\" has no unit: write e.g. 5/s, 5/m or 5/h\nt.yaml:8: tools.t.rate_limit.burst: must be in [1, 1000000000], got 0\nt.yaml:8: tools.t.rate_limit.enforce: must be one of server, client, got \"both\"",
 			bugged: "t.yaml:8: tools.t.rate_limit.rate: \"5\" has no unit: write e.g. 5/s, 5/m or 5/h\nt.yaml:8: tools.t.rate_limit.rate: must be > 0\nt.yaml:8: tools.t.rate_limit.burst: must be in [1, 1000000000], got 0\nt.yaml:8: tools.t.rate_limit.enforce: must be one of server, client, got \"both\"",
 			note:   "load.go rateLimit(): a rate that failed to parse is also reported as \"must be > 0\""},

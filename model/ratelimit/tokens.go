@@ -75,6 +75,9 @@ type TokenLimits struct {
 	OTPM int // output tokens per minute
 }
 
+// Of returns the limit l of ls (0: not enforced).
+func (ls TokenLimits) Of(l Limit) int { return ls.get(l) }
+
 // get returns the limit l of ls.
 func (ls TokenLimits) get(l Limit) int {
 	switch l {

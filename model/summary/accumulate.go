@@ -52,9 +52,10 @@ type Stop struct {
 
 // toolPool is one tool's server-side figures so far.
 type toolPool struct {
-	ts    ToolSummary
-	busy  float64 // Σ mean busy × simulated time
-	delay *stats.Histogram
+	ts     ToolSummary
+	busy   float64 // Σ mean busy × simulated time
+	delay  *stats.Histogram
+	tokens system.TokenStats
 }
 
 // NewAccumulator returns an empty Accumulator for replications of cfg,
@@ -144,6 +145,7 @@ func (a *Accumulator) Add(r *system.Result) {
 		if r.ToolDelay[i] != nil {
 			tp.delay.Merge(r.ToolDelay[i])
 		}
+		tp.addTokens(r, i)
 	}
 	c := &a.cost
 	c.Spent += r.Cost.Spent
@@ -299,6 +301,11 @@ func (a *Accumulator) resources(s *Summary) {
 			}
 		}
 		ts.Load = math.Max(ts.Utilisation, ts.RateUtilisation)
+		if ts.Tokens = tokenSummary(&cfg.Tools[i], &tp.tokens, a.toolWindow); ts.Tokens != nil {
+			for _, l := range ts.Tokens.Limits {
+				ts.Load = math.Max(ts.Load, l.Utilisation)
+			}
+		}
 		if tp.delay.Count() > 0 {
 			ts.QueueDelayP50 = tp.delay.Quantile(0.5)
 			ts.QueueDelayP99 = tp.delay.Quantile(0.99)

@@ -185,6 +185,9 @@ type ToolSummary struct {
 	// QueueDelay is the waiting time at the tool (tools with capacity).
 	QueueDelayP50 float64 `json:"queue_delay_p50_s"`
 	QueueDelayP99 float64 `json:"queue_delay_p99_s"`
+	// Tokens is a model API's token figures (tools with tokens or token
+	// limits only).
+	Tokens *TokenSummary `json:"tokens,omitempty"`
 }
 
 // TailSummary is Tail with its stages named.

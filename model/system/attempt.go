@@ -131,6 +131,16 @@ func (m *Model) dial(ri int32) {
 			return
 		}
 	}
+	// A model call draws its tokens, and with a client-side token limit
+	// waits for capacity as above, holding its reservation
+	// through any later wait (tokens.go).
+	var tokLat time.Duration
+	if tp.tokened && !hit {
+		tokLat = m.prepareTokens(ri, r, tp)
+		if tp.tokenClient && !m.tk.calls[ri].held && !m.tokenClientWait(ri, r, tp) {
+			return
+		}
+	}
 	// An adaptive concurrency limit: take a permit, or wait for one in the
 	// callers' FIFO, or be refused.
 	if !hit && tp.adaptive && a.state != limitWait && !m.acquireLimit(ri, r, now) {
@@ -141,7 +151,7 @@ func (m *Model) dial(ri int32) {
 	// that does not fit is refused locally, like a lease below the floor.
 	a.costHeld = false
 	if c := tp.cost; c != nil && !hit {
-		if !m.reserve(ri, r, c.Reserve) {
+		if !m.reserve(ri, r, c.Reserve+m.tokenReserve(ri, tp)) {
 			if r.measured {
 				m.res.Cost.Refused++
 			}
@@ -168,6 +178,7 @@ func (m *Model) dial(ri int32) {
 		m.res.Series.bin(now).Attempts++
 	}
 	o, lat, hung := m.draw(r, tp, hit)
+	lat += tokLat
 	a.outcome, a.latency, a.ending = o, lat, answered
 	a.state = inFlight
 	if hung {
@@ -187,6 +198,9 @@ func (m *Model) dial(ri int32) {
 			a.hasRA = true
 			m.s.At(now, evAttemptEnd, ri, int64(a.gen))
 			return
+		}
+		if tp.tokenServer && !m.tokenAdmit(ri, r, tp) {
+			return // 429: the buckets lack its tokens
 		}
 		ts.stats.Calls++
 		if tp.clientLimit || tp.serverLimit {
@@ -266,7 +280,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
 	}
 	var actual cost.Amount
 	if (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway {
-		actual = m.usage(r, c)
+		actual = m.usage(r, c) + m.tokenUsage(ri, &m.toolPlans[r.tool], o)
 	}
 	r.spent += actual
 	if m.ledger != nil {
@@ -325,6 +339,9 @@ func (m *Model) refuse(ri int32, why string) {
 	}
 	if r.cur.brkHeld {
 		m.breakerRelease(r)
+	}
+	if m.tk != nil {
+		m.releaseTokens(ri)
 	}
 	if r.measured {
 		a := &m.res.Attempts
@@ -571,6 +588,9 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 		m.breakerRecord(r, o, elapsed)
 	}
 	m.settle(ri, r, o)
+	if m.tk != nil {
+		m.settleTokens(ri, r, o)
+	}
 	if a.ending == timedOut {
 		r.mayRan = true
 	}

@@ -139,6 +139,9 @@ type Step struct {
 	Fallbacks []int
 	// Requires lists the capabilities a tool must declare to serve the step.
 	Requires []string
+	// Tokens, when set, overrides the token counts of the step's calls to
+	// tools with Tokens.
+	Tokens *StepTokens
 }
 
 // BudgetKind names a retry budget.
@@ -213,6 +216,12 @@ type Tool struct {
 	Adaptive *AdaptiveConcurrency
 	// Cost, when set, makes calls metered.
 	Cost *ToolCost
+	// Tokens, when set, makes the tool a model API whose calls use input
+	// and output tokens (and, with PerOutputToken, take Latency as the
+	// time to first token plus a time per output token); TokenLimit, when
+	// set, is its provider's per-minute limits (tokens.go).
+	Tokens     *Tokens
+	TokenLimit *TokenLimit
 	// Capabilities the tool declares (e.g. text, images), matched against
 	// Step.Requires.
 	Capabilities []string
@@ -252,6 +261,11 @@ type ToolCost struct {
 	Usage           dist.Dist
 	Dims            []CostDim
 	BillSuccessOnly bool
+	// InputToken and OutputToken are prices per token of a tool with
+	// Tokens: a call reserves its input and reserved output tokens at
+	// these prices on top of Reserve, and settles its actual tokens (a
+	// failed answer bills its input alone) on top of Usage.
+	InputToken, OutputToken float64
 }
 
 // CostDim is one priced dimension of a call (input tokens, output tokens,

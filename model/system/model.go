@@ -181,6 +181,7 @@ type Model struct {
 	snapPending bool
 	sojournSum  float64
 	unsettled   cost.Amount
+	tk          *tokenModel // nil unless a tool uses tokens (tokens.go)
 	tail        tailTable
 	rec         AttemptRecord
 	_           sim.CacheLinePad
@@ -227,6 +228,9 @@ type Result struct {
 	// Classes holds each class's part of the figures above (Config.Classes
 	// order); nil when the scenario has no classes.
 	Classes []ClassResult
+	// Tokens holds each tool's token figures (Config.Tools order) over
+	// ToolWindow, or nil when no tool uses tokens.
+	Tokens []TokenStats
 	// Tail is the mean time per stage of the completed runs at the p99 of
 	// completion time, and the stage sums of every completed run.
 	Tail Tail
@@ -371,6 +375,7 @@ func New(cfg *Config, opt Options) *Model {
 	}
 	m.initAdaptive()
 	m.breakers = m.newBreakers(cfg)
+	m.tk = newTokenModel(cfg, seed)
 	m.versions = make([]uint64, len(cfg.Tools))
 	m.stepCfg = cfg.PlanSteps()
 	m.compileClasses(seed)
@@ -571,6 +576,9 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 	// The measured runs' timed-out reservations: the ledger also holds the
 	// warm-up's, and those of runs in flight at the end.
 	r.Cost.Unsettled = m.unsettled.Float64()
+	if m.tk != nil {
+		r.Tokens = m.tk.result()
+	}
 	r.SojournSum = m.sojournSum
 	r.Tail = m.tail.result(r.Latency)
 	return r
@@ -656,6 +664,9 @@ func (m *Model) startMeasuring(now time.Duration) {
 	}
 	if m.limiters != nil {
 		m.startMeasuringAdaptive(now)
+	}
+	if m.tk != nil {
+		m.tk.resetStats()
 	}
 }
 
@@ -792,6 +803,9 @@ func (m *Model) alloc() int32 {
 	}
 	if m.permits != nil {
 		m.permits = append(m.permits, permit{})
+	}
+	if m.tk != nil {
+		m.tk.alloc()
 	}
 	return ri
 }

@@ -43,7 +43,7 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 			continue
 		}
 		if t.Concurrency > 0 {
-			o.Utilisation = o.CallRate * t.Latency.Mean() / float64(t.Concurrency)
+			o.Utilisation = o.CallRate * t.MeanLatency() / float64(t.Concurrency)
 		}
 		rl := t.RateLimit
 		o.RateLimited = rl != nil && rl.Client && o.CallRate > rl.Rate

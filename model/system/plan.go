@@ -53,6 +53,12 @@ type toolPlan struct {
 	// breaker: a client-side circuit breaker (Model.breakers) permits or
 	// refuses each call that would reach the tool.
 	breaker bool
+	// tokened: calls draw tokens (tokens, nil if only limits) and count
+	// them against per-minute limits, waited for by the caller
+	// (tokenClient) or answered 429 by the provider (tokenServer).
+	tokened                  bool
+	tokens                   *Tokens
+	tokenClient, tokenServer bool
 }
 
 // outcomeRule is one row of a tool's outcome table.
@@ -111,5 +117,10 @@ func compileTool(t *Tool) toolPlan {
 	if rl := t.RateLimit; rl != nil {
 		p.clientLimit, p.serverLimit = rl.Client, !rl.Client
 	}
+	p.tokens = t.Tokens
+	if tl := t.TokenLimit; tl != nil {
+		p.tokenClient, p.tokenServer = tl.Client, !tl.Client
+	}
+	p.tokened = p.tokens != nil || t.TokenLimit != nil
 	return p
 }

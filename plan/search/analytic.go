@@ -24,7 +24,8 @@ func MMcParams(cfg *system.Config) (lambda, mu float64, ok bool) {
 		return 0, 0, false
 	}
 	if t.Latency == nil || !strings.HasPrefix(t.Latency.String(), "exponential(") || t.Errors != (system.Errors{}) ||
-		len(t.Outages) != 0 || len(t.Script) != 0 || t.Contention || t.Concurrency != 0 || t.RateLimit != nil || t.Cache != nil {
+		len(t.Outages) != 0 || len(t.Script) != 0 || t.Contention || t.Concurrency != 0 || t.RateLimit != nil || t.Cache != nil ||
+		t.TokenLimit != nil || t.Tokens != nil && t.Tokens.PerOutputToken != nil {
 		return 0, 0, false
 	}
 	mean := t.Latency.Mean()

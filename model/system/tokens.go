@@ -1,0 +1,455 @@
+package system
+
+import (
+	"math"
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/cost"
+	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/ratelimit"
+	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/sim"
+)
+
+// Model calls with tokens. A tool with Tokens is a model API: each call
+// draws its input and output tokens (from the "tokens" stream, keyed by
+// run, step and attempt, so no other draw moves), may take ttft (the
+// tool's latency) plus a time per output token, counts its tokens against
+// the provider's per-minute limits (model/ratelimit.TokenLimiter: reserve
+// before the call, settle after) and bills them at a price per token
+// through the cost ledger's reserve/settle. A scenario without tokens
+// compiles to a nil tokenModel and pays one nil check per dial, per
+// attempt's end and per refusal.
+
+// Tokens declares a tool's calls as model calls that use tokens.
+type Tokens struct {
+	// Input and Output are each call's token counts, rounded to whole
+	// tokens (negative draws count 0). A step may override them
+	// (Step.Tokens).
+	Input, Output dist.Dist
+	// MaxOutput is the call's max_tokens: a longer output is cut to it.
+	// 0 means no cap.
+	MaxOutput int64
+	// ReserveOutput is the output tokens a call reserves against the
+	// limits (and prices into its cost reservation) before it is sent,
+	// when its length is not known yet: max_tokens, or an estimate. The
+	// reservation is corrected to the actual usage when the call ends.
+	ReserveOutput int64
+	// PerOutputToken, when set, is the time per output token in seconds:
+	// a call takes the tool's latency (its time to first token) plus this
+	// draw times its output tokens.
+	PerOutputToken dist.Dist
+}
+
+// TokenLimit is a provider's per-minute limits on a tool (requests,
+// tokens, input and output tokens; 0 is not enforced), each a token bucket
+// of one minute's allowance refilled continuously. With Client
+// enforcement a caller reserves its call's tokens before dialing and waits
+// until every bucket has them (the wait spends its deadline; a wait that
+// would outlast it is refused locally); with provider enforcement a call
+// over a limit is answered 429 with a Retry-After of the time until the
+// buckets have refilled enough for it.
+type TokenLimit struct {
+	Limits ratelimit.TokenLimits
+	Client bool
+}
+
+// StepTokens overrides the token counts of a step's calls to a tool with
+// Tokens. Input and Output replace the tool's distributions (nil keeps
+// them); with InputFrom ≥ 0 the input is instead Scale × the output tokens
+// (or input tokens, with FromInput) of that earlier step's successful
+// call, plus Plus: a summary of fetched pages, a reply to a long prompt.
+type StepTokens struct {
+	Input, Output dist.Dist
+	// InputFrom is the index of an earlier step (-1: none).
+	InputFrom int
+	FromInput bool
+	Scale     float64
+	Plus      int64
+}
+
+// TokenStats are a token-limited or token-metered tool's figures over the
+// measured window (ToolStats' window): the tokens counted against its
+// limits (calls that timed out count their reservation: their usage is
+// unknown), the waits and 429s each limit caused, and its limiter's
+// backlog.
+type TokenStats struct {
+	// Calls is the calls that reached the tool and counted their tokens.
+	Calls  int64 `json:"calls"`
+	Input  int64 `json:"input_tokens"`
+	Output int64 `json:"output_tokens"`
+	// Binding counts, per limit (rpm, tpm, itpm, otpm), the calls that
+	// limit made wait (client) or turned away (provider).
+	Binding [4]int64 `json:"binding"`
+	// Waits and WaitSeconds are the client-side waits for capacity.
+	Waits       int64   `json:"waits"`
+	WaitSeconds float64 `json:"wait_s"`
+	// Backlog sums, over the calls that reserved with a client-side wait,
+	// each limit's backlog just after the reservation: the time until
+	// that bucket is full again, the sojourn of the single-server queue
+	// the waiting calls form (analytic.TokenQueue).
+	Backlog [4]float64 `json:"backlog_s"`
+	Reserve int64      `json:"reservations"`
+}
+
+// tokenCall is a run slot's current call to a tool with tokens.
+type tokenCall struct {
+	in, out int64
+	res     ratelimit.TokenReservation
+	held    bool // res is held at the tool's limiter
+	live    bool // drawn for the current attempt, not yet settled
+	tool    int32
+}
+
+// tokenTool is a tool's token state in one replication.
+type tokenTool struct {
+	lim   *ratelimit.TokenLimiter // nil: no token limits
+	stats TokenStats
+}
+
+// tokenStep is a step's compiled token counts.
+type tokenStep struct {
+	set       bool // the step overrides something
+	in, out   dist.Dist
+	from      int
+	fromInput bool
+	scale     float64
+	plus      int64
+}
+
+// tokenModel is the token state of a Model whose scenario uses tokens.
+type tokenModel struct {
+	rng   *sim.Stream
+	calls []tokenCall // per run slot
+	// outs holds, per run slot, the tokens of each step's successful call
+	// (output, then input), when some step reads them.
+	outs  []int64
+	nOuts int
+	tools []tokenTool
+	steps []tokenStep
+}
+
+// usesTokens reports whether cfg has a tool with tokens or token limits.
+func usesTokens(cfg *Config) bool {
+	for i := range cfg.Tools {
+		if cfg.Tools[i].Tokens != nil || cfg.Tools[i].TokenLimit != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// newTokenModel returns the token state of a replication seeded with seed,
+// or nil when cfg uses no tokens.
+func newTokenModel(cfg *Config, seed uint64) *tokenModel {
+	if !usesTokens(cfg) {
+		return nil
+	}
+	plan := cfg.PlanSteps()
+	tk := &tokenModel{rng: sim.NewStream(seed, "tokens"), tools: make([]tokenTool, len(cfg.Tools)), steps: make([]tokenStep, len(plan))}
+	for i := range cfg.Tools {
+		if tl := cfg.Tools[i].TokenLimit; tl != nil {
+			lim, err := ratelimit.NewTokenLimiter(tl.Limits)
+			if err != nil {
+				panic("system: invalid token limits (the loader validates them): " + err.Error())
+			}
+			tk.tools[i].lim = lim
+		}
+	}
+	// The plan's steps are the top-level steps, then each class's own:
+	// a step's input_from indexes its own list, at first in the plan.
+	first := make([]int, len(plan))
+	at := len(cfg.Steps)
+	for k := range cfg.Classes {
+		start := at
+		for range cfg.Classes[k].Steps {
+			first[at] = start
+			at++
+		}
+	}
+	for i, st := range plan {
+		ts := &tk.steps[i]
+		ts.from = -1
+		if s := st.Tokens; s != nil {
+			ts.set = true
+			ts.in, ts.out = s.Input, s.Output
+			ts.from, ts.fromInput, ts.scale, ts.plus = s.InputFrom, s.FromInput, s.Scale, s.Plus
+			if s.InputFrom >= 0 {
+				ts.from = first[i] + s.InputFrom
+				tk.nOuts = 2 * len(plan)
+			}
+		}
+	}
+	return tk
+}
+
+// alloc extends the per-slot tables for a new run slot.
+func (tk *tokenModel) alloc() {
+	tk.calls = append(tk.calls, tokenCall{})
+	for range tk.nOuts {
+		tk.outs = append(tk.outs, 0)
+	}
+}
+
+// roundTokens rounds a drawn token count to a whole number in [0, 2^40].
+func roundTokens(x float64) int64 {
+	if !(x > 0) {
+		return 0
+	}
+	return int64(math.Min(math.Round(x), ratelimit.MaxCallTokens))
+}
+
+// drawTokens draws the tokens of run ri's current call to a tool with
+// tokens and returns the time its output adds to the call's latency.
+func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
+	tk := m.tk
+	st := &tk.steps[r.step]
+	tk.rng.Key(uint64(r.id), uint64(r.step), uint64(r.cur.n))
+	rnd := tk.rng.Rand()
+	in, out := spec.Input, spec.Output
+	if st.set {
+		if st.in != nil {
+			in = st.in
+		}
+		if st.out != nil {
+			out = st.out
+		}
+	}
+	c := &tk.calls[ri]
+	if st.from >= 0 {
+		k := int(ri)*tk.nOuts + 2*st.from
+		if st.fromInput {
+			k++
+		}
+		c.in = min(roundTokens(float64(st.scale*float64(tk.outs[k]))+float64(st.plus)), ratelimit.MaxCallTokens)
+	} else {
+		c.in = roundTokens(in.Sample(rnd))
+	}
+	c.out = roundTokens(out.Sample(rnd))
+	if spec.MaxOutput > 0 {
+		c.out = min(c.out, spec.MaxOutput)
+	}
+	if spec.PerOutputToken == nil {
+		return 0
+	}
+	return seconds(float64(spec.PerOutputToken.Sample(rnd) * float64(c.out)))
+}
+
+// tokenReserve is what run ri's current call prices into its cost
+// reservation: its input and reserved output tokens at the tool's prices.
+func (m *Model) tokenReserve(ri int32, tp *toolPlan) cost.Amount {
+	c := tp.cost
+	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
+		return 0
+	}
+	tc := &m.tk.calls[ri]
+	a, err := cost.AmountFromFloat(float64(c.InputToken*float64(tc.in)) + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
+	if err != nil {
+		return 0
+	}
+	return a
+}
+
+// tokenUsage is what run ri's answered call bills for its tokens: input
+// and output at the tool's prices, or input alone when it failed.
+func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount {
+	c := tp.cost
+	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
+		return 0
+	}
+	tc := &m.tk.calls[ri]
+	u := float64(c.InputToken * float64(tc.in))
+	if o == retry.OK {
+		u += float64(c.OutputToken * float64(tc.out))
+	}
+	a, err := cost.AmountFromFloat(u)
+	if err != nil {
+		return 0
+	}
+	return a
+}
+
+// prepareTokens readies run ri's call to a tool with tokens or token
+// limits (not a cache hit): it draws the call's tokens and returns the
+// time its output adds to its latency.
+func (m *Model) prepareTokens(ri int32, r *run, tp *toolPlan) time.Duration {
+	tc := &m.tk.calls[ri]
+	tc.tool, tc.live = r.tool, true
+	if tp.tokens == nil {
+		tc.in, tc.out = 0, 0
+		return 0
+	}
+	return m.drawTokens(ri, r, tp.tokens)
+}
+
+// reservedUsage is what a call reserves against the limits.
+func (tc *tokenCall) reservedUsage(spec *Tokens) ratelimit.Usage {
+	out := int64(0)
+	if spec != nil {
+		out = spec.ReserveOutput
+	}
+	return ratelimit.Usage{Input: int(tc.in), Output: int(out)}
+}
+
+// tokenClientWait reserves run ri's call at its tool's limiter before it
+// is dialed and reports whether it may be dialed now. Otherwise the call
+// waits for capacity (a wake dials it, holding the reservation) or, when
+// the wait would outlast the run's deadline, is refused.
+func (m *Model) tokenClientWait(ri int32, r *run, tp *toolPlan) bool {
+	now := m.s.Now()
+	tt := &m.tk.tools[r.tool]
+	tc := &m.tk.calls[ri]
+	maxWait := time.Duration(math.MaxInt64)
+	if _, set := r.dl.Instant(); set {
+		maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
+	}
+	res, ok, err := tt.lim.AcquireAt(now, tc.reservedUsage(tp.tokens), maxWait)
+	if err != nil {
+		panic("system: token limiter: " + err.Error())
+	}
+	if res.Binding != ratelimit.None {
+		tt.stats.Binding[res.Binding]++
+	}
+	if !ok {
+		m.refuse(ri, refusedTokenWait)
+		return false
+	}
+	tc.res, tc.held = res, true
+	tt.stats.Reserve++
+	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
+		if left, on := tt.lim.TokensAt(now, l); on {
+			lim := limitOf(tt.lim.Limits(), l)
+			tt.stats.Backlog[l] += float64(float64(lim)-left) * 60 / float64(lim)
+		}
+	}
+	if res.Wait <= 0 {
+		return true
+	}
+	r.cur.state = tokenWait
+	tt.stats.Waits++
+	tt.stats.WaitSeconds += secs(res.Wait)
+	m.stepTime(ri, res.Wait)
+	m.s.At(now+capped(res.Wait), evWake, ri, 0)
+	return false
+}
+
+// limitOf returns limit l of ls.
+func limitOf(ls ratelimit.TokenLimits, l ratelimit.Limit) int { return ls.Of(l) }
+
+// tokenAdmit is the provider's side: it admits run ri's call if its tool's
+// buckets hold its tokens now, and otherwise answers it 429 with the time
+// until they do, and reports false.
+func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
+	now := m.s.Now()
+	a := &r.cur
+	tt := &m.tk.tools[r.tool]
+	tc := &m.tk.calls[ri]
+	res, retryAfter, ok, err := tt.lim.TryAcquireAt(now, tc.reservedUsage(tp.tokens))
+	if err != nil {
+		panic("system: token limiter: " + err.Error())
+	}
+	if ok {
+		tc.res, tc.held = res, true
+		return true
+	}
+	if res.Binding != ratelimit.None {
+		tt.stats.Binding[res.Binding]++
+	}
+	m.tools[r.tool].stats.RateLimited++
+	a.outcome, a.latency, a.ending, a.state = retry.RateLimited, 0, turnedAway, inFlight
+	if tp.retryAfter == nil {
+		a.retryAfter = capped(retryAfter)
+	}
+	a.hasRA = true
+	m.s.At(now, evAttemptEnd, ri, int64(a.gen))
+	return false
+}
+
+// settleTokens corrects the limiter once run ri's call has ended and
+// counts its tokens: an answered call settles its actual usage (input and
+// output when it succeeded, input alone when it failed), a call turned
+// away used nothing, and a call that timed out keeps its reservation
+// (its usage is unknown). Every call of a tool with tokens records its
+// tokens for the steps that read them.
+func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome) {
+	tk := m.tk
+	tc := &tk.calls[ri]
+	a := &r.cur
+	var used ratelimit.Usage
+	if tc.live {
+		tc.live = false
+		switch {
+		case a.ending == timedOut:
+			used = tc.reservedUsage(m.toolPlans[r.tool].tokens)
+		case a.ending == turnedAway:
+		case o == retry.OK:
+			used = ratelimit.Usage{Input: int(tc.in), Output: int(tc.out)}
+		default:
+			used = ratelimit.Usage{Input: int(tc.in)}
+		}
+		tt := &tk.tools[r.tool]
+		if tc.held {
+			tc.held = false
+			if a.ending != timedOut {
+				if err := tt.lim.Settle(m.s.Now(), tc.res, used); err != nil {
+					panic("system: token settle: " + err.Error())
+				}
+			}
+		}
+		if a.ending != turnedAway {
+			tt.stats.Calls++
+			tt.stats.Input += int64(used.Input)
+			tt.stats.Output += int64(used.Output)
+		}
+	}
+	if o == retry.OK && tk.nOuts > 0 {
+		k := int(ri)*tk.nOuts + 2*int(r.step)
+		tk.outs[k], tk.outs[k+1] = int64(used.Output), int64(used.Input)
+	}
+}
+
+// releaseTokens returns a reservation a call holds when it is refused
+// before it is sent (a budget or a lease refusal after its wait).
+func (m *Model) releaseTokens(ri int32) {
+	tc := &m.tk.calls[ri]
+	tc.live = false
+	if !tc.held {
+		return
+	}
+	tc.held = false
+	if err := m.tk.tools[tc.tool].lim.Settle(m.s.Now(), tc.res, ratelimit.Usage{}); err != nil {
+		panic("system: token settle: " + err.Error())
+	}
+}
+
+// resetStats starts the token figures again at the end of the warm-up.
+func (tk *tokenModel) resetStats() {
+	for i := range tk.tools {
+		tk.tools[i].stats = TokenStats{}
+	}
+}
+
+// result returns the token figures per tool.
+func (tk *tokenModel) result() []TokenStats {
+	out := make([]TokenStats, len(tk.tools))
+	for i := range tk.tools {
+		out[i] = tk.tools[i].stats
+	}
+	return out
+}
+
+// MeanLatency returns the mean time of a call to t: its latency (the time
+// to first token) plus, for a model call with a time per output token, the
+// mean time of its output (the two drawn independently, the output capped
+// at max_tokens as its mean is not: an upper estimate).
+func (t *Tool) MeanLatency() float64 {
+	m := t.Latency.Mean()
+	if tk := t.Tokens; tk != nil && tk.PerOutputToken != nil {
+		out := tk.Output.Mean()
+		if tk.MaxOutput > 0 {
+			out = math.Min(out, float64(tk.MaxOutput))
+		}
+		m += float64(tk.PerOutputToken.Mean() * out)
+	}
+	return m
+}

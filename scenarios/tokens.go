@@ -1,0 +1,175 @@
+package scenarios
+
+import (
+	"math"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/budgetsim/budgetsim/model/ratelimit"
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// Model calls with tokens: a tool's tokens, its ttft and per_output_token,
+// its per-minute limits (rate_limit.rpm, tpm, itpm, otpm) and token
+// prices (cost.input_token, output_token), and a step's token overrides.
+
+// maxTokensPerCall bounds a token count of one call in a scenario.
+const maxTokensPerCall = ratelimit.MaxCallTokens
+
+// tokens reads a tool's tokens mapping.
+func (l *loader) tokens(n *yaml.Node, path string) *system.Tokens {
+	d := l.d
+	f := d.keys(n, path, "tokens")
+	if f == nil {
+		return nil
+	}
+	t := &system.Tokens{}
+	if v := f.get("input"); v != nil {
+		t.Input = l.dist(v, f.field("input"), false)
+	} else {
+		d.errorf(n, f.field("input"), "required: the input (prompt) tokens of a call, a distribution of numbers")
+	}
+	if v := f.get("output"); v != nil {
+		t.Output = l.dist(v, f.field("output"), false)
+	} else {
+		d.errorf(n, f.field("output"), "required: the output tokens of a call, a distribution of numbers")
+	}
+	if v := f.get("max_output"); v != nil {
+		t.MaxOutput = d.integer(v, f.field("max_output"), 1, maxTokensPerCall)
+	}
+	if v := f.get("reserve_output"); v != nil {
+		t.ReserveOutput = d.integer(v, f.field("reserve_output"), 0, maxTokensPerCall)
+		if t.MaxOutput > 0 && t.ReserveOutput > t.MaxOutput {
+			d.errorf(v, f.field("reserve_output"), "%d is above max_output %d: a call never uses more than max_output", t.ReserveOutput, t.MaxOutput)
+		}
+	} else {
+		switch {
+		case t.MaxOutput > 0:
+			t.ReserveOutput = t.MaxOutput
+		case t.Output != nil:
+			mean := t.Output.Mean()
+			if math.IsInf(mean, 0) || mean > maxTokensPerCall {
+				d.errorf(n, f.field("reserve_output"), "required: the output's mean is %v; give max_output or reserve_output", mean)
+			} else {
+				t.ReserveOutput = int64(math.Ceil(max(mean, 0)))
+			}
+		}
+	}
+	f.finish()
+	return t
+}
+
+// tokenLimits reads the per-minute limits of a rate_limit mapping f, or
+// returns nil when it has none.
+func (l *loader) tokenLimits(f *fields) *system.TokenLimit {
+	d := l.d
+	tl := system.TokenLimit{}
+	any := false
+	for _, k := range []struct {
+		key string
+		to  *int
+	}{{"rpm", &tl.Limits.RPM}, {"tpm", &tl.Limits.TPM}, {"itpm", &tl.Limits.ITPM}, {"otpm", &tl.Limits.OTPM}} {
+		if v := f.get(k.key); v != nil {
+			*k.to = int(d.integer(v, f.field(k.key), 1, maxPerMinute))
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	return &tl
+}
+
+// maxPerMinute is the largest per-minute limit: a bucket of rate L/60 must
+// fit model/ratelimit.MaxRate.
+const maxPerMinute = 60_000_000_000
+
+// checkTokenTool checks that a tool's token keys fit together.
+func (l *loader) checkTokenTool(t *system.Tool, tf *fields) {
+	d := l.d
+	if t.Tokens == nil {
+		if tf.has("per_output_token") {
+			d.errorf(tf.get("per_output_token"), tf.field("per_output_token"), "needs tokens: {input, output}: the time per output token multiplies a call's output tokens")
+		}
+		if tl := t.TokenLimit; tl != nil {
+			rl := tf.get("rate_limit")
+			for _, k := range []struct {
+				key string
+				n   int
+			}{{"tpm", tl.Limits.TPM}, {"itpm", tl.Limits.ITPM}, {"otpm", tl.Limits.OTPM}} {
+				if k.n > 0 {
+					d.errorf(rl, tf.field("rate_limit."+k.key), "counts tokens: the tool needs tokens: {input, output}")
+				}
+			}
+		}
+		if c := t.Cost; c != nil && (c.InputToken > 0 || c.OutputToken > 0) {
+			d.errorf(tf.get("cost"), tf.field("cost"), "input_token and output_token price tokens: the tool needs tokens: {input, output}")
+		}
+		return
+	}
+	if tl := t.TokenLimit; tl != nil {
+		rl := tf.get("rate_limit")
+		for _, k := range []struct {
+			key string
+			n   int
+			res int64
+		}{{"tpm", tl.Limits.TPM, t.Tokens.ReserveOutput}, {"otpm", tl.Limits.OTPM, t.Tokens.ReserveOutput}} {
+			if k.n > 0 && k.res > int64(k.n) {
+				d.errorf(rl, tf.field("rate_limit."+k.key), "%d is below the %d output tokens a call reserves (tokens.reserve_output or max_output): no call could ever be admitted", k.n, k.res)
+			}
+		}
+	}
+}
+
+// stepTokens reads a step's tokens mapping; steps maps the earlier steps'
+// names to their indexes.
+func (l *loader) stepTokens(n *yaml.Node, path string, steps map[string]int) *system.StepTokens {
+	d := l.d
+	f := d.keys(n, path, "step_tokens")
+	if f == nil {
+		return nil
+	}
+	st := &system.StepTokens{InputFrom: -1, Scale: 1}
+	if v := f.get("input"); v != nil {
+		st.Input = l.dist(v, f.field("input"), false)
+	}
+	if v := f.get("output"); v != nil {
+		st.Output = l.dist(v, f.field("output"), false)
+	}
+	if v := f.get("input_from"); v != nil {
+		s := d.str(v, f.field("input_from"))
+		name, what, ok := strings.Cut(s, ".")
+		switch {
+		case !ok || what != "output" && what != "input":
+			d.errorf(v, f.field("input_from"), "must be STEP.output or STEP.input (an earlier step's tokens), got %q", s)
+		default:
+			i, found := steps[name]
+			if !found {
+				names := sortedKeys(steps)
+				d.errorf(v, f.field("input_from"), "step %q is not an earlier step%s (earlier: %s)", name, suggest(name, names), strings.Join(names, ", "))
+			}
+			st.InputFrom, st.FromInput = i, what == "input"
+		}
+		if st.Input != nil {
+			d.errorf(v, f.field("input_from"), "give input or input_from, not both")
+		}
+	}
+	if v := f.get("input_scale"); v != nil {
+		st.Scale = d.number(v, f.field("input_scale"), 0, 1e6)
+		if !f.has("input_from") {
+			d.errorf(v, f.field("input_scale"), "needs input_from")
+		}
+	}
+	if v := f.get("input_plus"); v != nil {
+		st.Plus = d.integer(v, f.field("input_plus"), 0, maxTokensPerCall)
+		if !f.has("input_from") {
+			d.errorf(v, f.field("input_plus"), "needs input_from")
+		}
+	}
+	f.finish()
+	return st
+}
+
+// tokenCostNeeded reports whether a tool cost mapping prices tokens.
+func tokenPriced(c *system.ToolCost) bool { return c.InputToken > 0 || c.OutputToken > 0 }
