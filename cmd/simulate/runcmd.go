@@ -115,7 +115,7 @@ func (e *env) run(args []string) error {
 		if err := render.JSON(e.stdout, summaryFile{provenance.Of(sc), sum}); err != nil {
 			return err
 		}
-	} else if err := writeSummaryTable(e.stdout, sc, &sum); err != nil {
+	} else if err := render.ScenarioSummaryTable(e.stdout, sc, &sum); err != nil {
 		return err
 	}
 	if outErr != nil {
@@ -267,13 +267,4 @@ func (e *env) list(args []string) error {
 		rows = append(rows, []string{n, sc.Description})
 	}
 	return render.Table(e.stdout, []string{"scenario", "description"}, rows)
-}
-
-func writeSummaryTable(w io.Writer, sc *scenarios.Scenario, s *summary.Summary) error {
-	title := "budgetsim · " + sc.Config.Name
-	if sc.Description != "" {
-		title += " — " + sc.Description
-	}
-	title += "\n" + provenance.Of(sc).Line()
-	return render.SummaryTable(w, title, s)
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -13,10 +12,8 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 
-	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
-	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 func init() {
@@ -154,7 +151,7 @@ func (e *env) finishSweep(rec *sweep.Record, dir, format string) error {
 // printSweep writes sweep.csv and sweep.json into dir (if set) and prints
 // the table or the JSON.
 func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, format string) error {
-	base, points, err := sweepPoints(rec.Spec, sums)
+	base, points, err := sweep.Provenance(rec.Spec, sums)
 	if err != nil {
 		return err
 	}
@@ -163,20 +160,12 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 		outErr = writeSweep(dir, sums, points)
 	}
 	if format == "json" {
-		sweepWarnings(e.stderr, sums) // stdout is the JSON alone
+		sweep.WriteWarnings(e.stderr, "simulate: warning: ", sums) // stdout is the JSON alone
 		if err := render.JSON(e.stdout, points); err != nil {
 			return err
 		}
-	} else {
-		if err := sweepTable(e.stdout, rec, base, sums); err != nil {
-			return err
-		}
-		labels := make([]string, len(sums))
-		warns := make([][]string, len(sums))
-		for i, p := range sums {
-			labels[i], warns[i] = p.Label, p.Summary.Warnings
-		}
-		render.WarningsByLabel(e.stdout, "points", labels, warns)
+	} else if err := sweep.WriteTable(e.stdout, rec, base.Line(), sums); err != nil {
+		return err
 	}
 	if outErr != nil {
 		return outFailed(dir, outErr)
@@ -238,106 +227,9 @@ func writeShard(dir string, rec *sweep.Record, sw *sweep.ShardWriter) error {
 	})
 }
 
-// sweepPoint is an element of sweep.json: a point's summary after the
-// provenance of the scenario it simulated (the sweep's overrides, then
-// the point's values).
-type sweepPoint struct {
-	Provenance provenance.Record `json:"provenance"`
-	sweep.PointSummary
-}
-
-// sweepPoints returns the provenance of the sweep's scenario (with the
-// overrides every point shares) and each point with its own, parsed from
-// one reading of the scenario's file.
-func sweepPoints(spec sweep.Spec, sums []sweep.PointSummary) (provenance.Record, []sweepPoint, error) {
-	var v scenarios.Variants
-	base, err := v.Load(spec.Scenario, spec.Sets)
-	if err != nil {
-		return provenance.Record{}, nil, err
-	}
-	points := make([]sweepPoint, len(sums))
-	for i, p := range sums {
-		sets := slices.Clone(spec.Sets)
-		for _, kv := range p.Point {
-			sets = append(sets, kv.Key+"="+kv.Value)
-		}
-		sc, err := v.Load(spec.Scenario, sets)
-		if err != nil {
-			return provenance.Record{}, nil, fmt.Errorf("point %s: %w", p.Label, err)
-		}
-		points[i] = sweepPoint{provenance.Of(sc), p}
-	}
-	return provenance.Of(base), points, nil
-}
-
 // writeSweep writes sweep.csv and sweep.json into dir, each atomically.
-func writeSweep(dir string, sums []sweep.PointSummary, points []sweepPoint) error {
+func writeSweep(dir string, sums []sweep.PointSummary, points []sweep.PointFile) error {
 	return writeFiles(dir,
 		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
 		outFile{"sweep.json", func(w io.Writer) error { return render.JSON(w, points) }})
-}
-
-// sweepWarnings prints, on stderr, the caveats a reader of the table must
-// not miss: thin p99.9 estimates, warm-up and stop-rule notes.
-func sweepWarnings(w io.Writer, sums []sweep.PointSummary) {
-	// p99.9 needs 10 samples above it: n ≥ 10/(1−0.999) completions.
-	const need = 10000
-	// A grid of thousands of points names the first few on stderr;
-	// sweep.json has every point's warnings.
-	const shown = 10
-	var thin []string
-	notes := 0
-	for _, s := range sums {
-		if n := s.Summary.Latency.N; n > 0 && n < need {
-			thin = append(thin, s.Label)
-		}
-		if s.Warmup.Note != "" {
-			if notes < shown {
-				fmt.Fprintf(w, "simulate: warning: %s: %s\n", s.Label, s.Warmup.Note)
-			}
-			notes++
-		}
-	}
-	if notes > shown {
-		fmt.Fprintf(w, "simulate: warning: %d more points have warm-up notes (each point's warnings are in sweep.json)\n", notes-shown)
-	}
-	if len(thin) > 0 {
-		fmt.Fprintf(w, "simulate: warning: %d of %d points have fewer than %d completed runs, so their p99.9 rests on fewer than 10 samples (add --runs or --replications): %s\n",
-			len(thin), len(sums), need, render.FirstFew(thin, shown))
-	}
-}
-
-func sweepTable(w io.Writer, rec *sweep.Record, base provenance.Record, sums []sweep.PointSummary) error {
-	spec := rec.Spec
-	mode := fmt.Sprintf("%d replication(s) per point", spec.Replications)
-	if spec.RelError > 0 {
-		mode = fmt.Sprintf("replications until ±%g relative error (batches of %d, at most %d)", spec.RelError, max(spec.Replications, 4), spec.MaxReplications)
-	}
-	seed := "" // the scenario's, once a point has a summary to say it
-	if len(sums) > 0 {
-		seed = fmt.Sprintf(" (seed %d)", sums[0].Summary.Seed)
-	}
-	fmt.Fprintf(w, "%s: %d points on common random numbers%s, %s\n", spec.Scenario, len(sums), seed, mode)
-	fmt.Fprintln(w, base.Line())
-	if rec.Partial {
-		fmt.Fprintf(w, "interrupted: %d of the %d points have results (a point cut short says partial in its warnings); rerun for the rest\n", len(sums), len(spec.Points()))
-	}
-	var rows [][]string
-	for _, p := range sums {
-		s := &p.Summary
-		success, p99 := render.Percent(s.SuccessRate), render.Seconds(s.Latency.P99)
-		if c := s.Confidence; c != nil {
-			success = render.PlusMinus(s.SuccessRate, c.SuccessRate.Lo, c.SuccessRate.Hi, render.Percent)
-			p99 = render.PlusMinus(s.Latency.P99, c.Latency.P99.Lo, c.Latency.P99.Hi, render.Seconds)
-		}
-		warm := p.Warmup.Source
-		switch p.Warmup.Source {
-		case sweep.WarmupMSER5, sweep.WarmupDefault:
-			warm = fmt.Sprintf("%d runs (%s)", p.Warmup.Runs, p.Warmup.Source)
-		}
-		rows = append(rows, []string{p.Label, strconv.Itoa(s.Replications), success,
-			render.Seconds(s.Latency.P50), p99, render.Seconds(s.Latency.P999),
-			render.Number(s.Little.Throughput) + "/s", render.Number(s.Little.TimeAvgInSystem), render.Number(s.Attempts.PerRun), warm})
-	}
-	return render.Table(w, []string{"point", "replications", "success", "p50", "p99", "p99.9", "throughput", "in system (L)", "attempts/run", "warm-up"}, rows)
 }

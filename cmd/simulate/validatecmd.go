@@ -64,35 +64,8 @@ func (e *env) validate(args []string) error {
 		if err := render.JSON(e.stdout, rep); err != nil {
 			return err
 		}
-	} else {
-		var rows [][]string
-		for _, c := range rep.Checks {
-			verdict := "agrees"
-			if !c.Pass {
-				verdict = "DISAGREES"
-			}
-			ci := fmt.Sprintf("[%s, %s]", render.Number(c.Lo), render.Number(c.Hi))
-			if c.Allowance > 0 {
-				ci += " ±" + render.Number(c.Allowance)
-			}
-			rows = append(rows, []string{c.Model, c.Figure, render.Number(c.Analytic), render.Number(c.Simulated), ci, verdict, c.Formula})
-		}
-		seeds := "each scenario's own seed"
-		if opt.HasSeed {
-			seeds = fmt.Sprintf("seed %d", opt.Seed)
-		}
-		fmt.Fprintf(e.stdout, "Simulated vs closed form: %d replications per model, %s; Student-t intervals at %.4g%% each (Bonferroni for a family-wise %g%%).\n", rep.Replications, seeds, 100*rep.CheckLevel, 100*rep.Level)
-		if err := render.Table(e.stdout, []string{"model", "figure", "analytic", "simulated", "CI", "verdict", "formula"}, rows); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, "A check agrees when the analytic value lies inside the interval (widened by the sketch's 0.39% relative error for percentiles).")
-		seen := map[string]bool{}
-		for _, c := range rep.Checks {
-			if c.Base != "" && !seen[c.Scenario] {
-				seen[c.Scenario] = true
-				fmt.Fprintf(e.stdout, "%s (%s) is %s with --set '%s'.\n", c.Model, c.Scenario, c.Base, strings.Join(c.Sets, "' --set '"))
-			}
-		}
+	} else if err := validate.WriteTable(e.stdout, &rep, opt); err != nil {
+		return err
 	}
 	if !rep.Passed() {
 		fmt.Fprintln(e.stderr, "simulate: validation failed: some figures disagree with their closed forms")

@@ -8,10 +8,23 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
+
+// ScenarioSummaryTable is SummaryTable under a title naming the scenario,
+// its description and its provenance: simulate run's table.
+func ScenarioSummaryTable(w io.Writer, sc *scenarios.Scenario, s *summary.Summary) error {
+	title := "budgetsim · " + sc.Config.Name
+	if sc.Description != "" {
+		title += " — " + sc.Description
+	}
+	title += "\n" + provenance.Of(sc).Line()
+	return SummaryTable(w, title, s)
+}
 
 // SummaryTable writes a Summary as tables: outcomes, latency percentiles,
 // Little's law and attempts, with confidence intervals when the summary has

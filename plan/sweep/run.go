@@ -115,6 +115,12 @@ func (s *Spec) Validate() error {
 // Points returns the grid of the spec's axes.
 func (s *Spec) Points() []Point { return Grid(s.Axes) }
 
+// PointSets returns the overrides that make point p's scenario: the
+// sweep's own (Sets), then the point's values in axis order.
+func (s *Spec) PointSets(p Point) []string {
+	return append(slices.Clone(s.Sets), p.Sets(s.Axes)...)
+}
+
 // batch is the stop rule's batch size.
 func (s *Spec) batch() int { return max(s.Replications, minBatch) }
 
@@ -331,7 +337,7 @@ func (r *runner) load(base *scenarios.Scenario) (fixed map[int]bool, err error) 
 	spec := &r.spec
 	loads := sim.Parallel(len(r.mine), r.opt.Parallel, func(k int) loaded {
 		pi := r.mine[k]
-		sets := append(slices.Clone(spec.Sets), r.points[pi].Sets(spec.Axes)...)
+		sets := spec.PointSets(r.points[pi])
 		sc, err := base.Reparse(sets)
 		if err != nil {
 			return loaded{err: fmt.Errorf("point %s: %w", r.points[pi].Label(spec.Axes), err)}

@@ -22,6 +22,8 @@ import (
 type PointSummary struct {
 	// Point holds the varied keys and their values, in axis order.
 	Point Values `json:"point"`
+	// Index is the point's place in the grid (Point.Index of Spec.Points).
+	Index int `json:"-"`
 	// Warmup is the warm-up the point's replications used.
 	Warmup Warmup `json:"warmup"`
 	// Summary pools the point's replications (summary.Summarize).
@@ -161,8 +163,7 @@ func (s *Summarizer) point(rp *RawPoint) (*openPoint, error) {
 	p := s.grid[rp.Index]
 	cfg := rp.cfg
 	if cfg == nil {
-		sets := append(slices.Clone(spec.Sets), p.Sets(spec.Axes)...)
-		sc, err := s.base.Reparse(sets)
+		sc, err := s.base.Reparse(spec.PointSets(p))
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %w", p.Label(spec.Axes), err)
 		}
@@ -222,7 +223,7 @@ func (s *Summarizer) Done(rp *RawPoint, interrupted bool) error {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("partial: interrupted after %d of %d replications", n, rp.Planned))
 	}
 	spec, p := s.spec, s.grid[rp.Index]
-	ps := PointSummary{Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: op.label}
+	ps := PointSummary{Index: rp.Index, Warmup: rp.Warmup, Summary: sum, Parameter: p.Parameter(spec.Axes), Value: p.Value(), Label: op.label}
 	for k, a := range spec.Axes {
 		ps.Point = append(ps.Point, KeyValue{a.Key, p.Values[k]})
 	}
