@@ -43,6 +43,7 @@ compare tool-bottleneck-workers tool-bottleneck --vary workers=20,40,80
 compare tool-bottleneck-fixes tool-bottleneck --vary tools.search.rate_limit.rate=2/s,4/s,6/s
 compare retry-storm retry-storm --vary tools.backend.deadline_aware=false,true --vary retry.attempts=1,3
 compare retry-storm-load retry-storm --vary arrivals.rate=20/s,30/s,40/s,60/s,90/s
+compare noisy-neighbour noisy-neighbour --vary scheduling.workers=fifo,fair
 
 "$sim" sweep mmc --vary workers=10..16:7 --replications 8 --runs 100000 --out results/sweep/mmc-workers >results/sweep/mmc-workers.txt 2>/dev/null
 plot results/sweep/mmc-workers

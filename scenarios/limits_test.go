@@ -246,8 +246,9 @@ func checkConfig(t testing.TB, what string, c *system.Config) {
 	if c.Workers < 1 || c.Workers > scenarios.MaxWorkers {
 		fail("Workers = %d", c.Workers)
 	}
-	if len(c.Steps) < 1 || len(c.Steps) > scenarios.MaxSteps {
-		fail("%d steps", len(c.Steps))
+	// Classes with steps of their own may leave the top level without.
+	if n := len(c.PlanSteps()); n < 1 || len(c.Steps) > scenarios.MaxSteps {
+		fail("%d steps, %d with the classes'", len(c.Steps), n)
 	}
 	if len(c.Tools) < 1 {
 		fail("no tools")
@@ -276,8 +277,8 @@ func checkConfig(t testing.TB, what string, c *system.Config) {
 			fail("batch of %d, Runs %d", c.Arrivals.Count, c.Runs)
 		}
 	case system.Open:
-		if c.Arrivals.Source == nil {
-			fail("open arrivals without a Source")
+		if c.Arrivals.Source == nil && !c.OwnClassArrivals() {
+			fail("open arrivals without a Source (nor classes with their own)")
 		}
 	case system.Closed:
 		if c.Arrivals.Users < 1 || c.Arrivals.Think == nil {

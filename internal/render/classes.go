@@ -9,13 +9,13 @@ import (
 
 // ClassTable writes the per-class table of a summary whose scenario has
 // classes of work (nothing otherwise): each class's share of the arrivals,
-// success rate, completion-time percentiles, mean wait, attempts and cost
-// per run, with the intervals the summary has.
+// success rate, completion-time percentiles, mean wait, share of the
+// workers' time, attempts and cost per run, with the intervals the summary has.
 func ClassTable(w io.Writer, s *summary.Summary) error {
 	if len(s.Classes) == 0 {
 		return nil
 	}
-	header := []string{"class", "share", "arrived", "success", "p50", "p90", "p99", "mean wait", "attempts/run", "retries"}
+	header := []string{"class", "share", "arrived", "success", "p50", "p90", "p99", "mean wait", "worker share", "attempts/run", "retries"}
 	cost := s.Cost != nil
 	if cost {
 		header = append(header, "cost/run", "cost/success")
@@ -40,7 +40,7 @@ func ClassTable(w io.Writer, s *summary.Summary) error {
 		if c.Wait.N > 0 {
 			wait = Seconds(c.Wait.Mean)
 		}
-		row := []string{name, Percent(c.Share), Number(float64(c.Runs.Arrived)), success, p50, p90, p99, wait, Number(c.PerRun), Number(float64(c.Retries))}
+		row := []string{name, Percent(c.Share), Number(float64(c.Runs.Arrived)), success, p50, p90, p99, wait, Percent(c.WorkerShare), Number(c.PerRun), Number(float64(c.Retries))}
 		if cost {
 			perRun, perSuccess := "–", "–"
 			if c.Cost != nil {

@@ -26,6 +26,10 @@ type ClassSummary struct {
 	Attempts int64   `json:"attempts"`
 	Retries  int64   `json:"retries"`
 	PerRun   float64 `json:"attempts_per_run"`
+	// WorkerShare is the share of the workers' time over the measured
+	// window that the class's runs held (summed over its ended runs); the
+	// shares of all classes add up to about the workers' utilisation.
+	WorkerShare float64 `json:"worker_share"`
 	// Cost is present when any tool is metered.
 	Cost *ClassCost `json:"cost,omitempty"`
 	// Confidence holds Student-t intervals over replications (nil when
@@ -55,6 +59,7 @@ type classPool struct {
 	lat, wait         *stats.Histogram
 	attempts, retries int64
 	cost              float64
+	busy              float64              // worker-seconds
 	figs              []replicationFigures // success, lat, wait only
 }
 
@@ -84,6 +89,7 @@ func (a *Accumulator) addClasses(r *system.Result) {
 		p.attempts += c.Attempts
 		p.retries += c.Retries
 		p.cost += c.Cost
+		p.busy += c.BusySeconds
 		var f replicationFigures
 		if c.Runs.Arrived > 0 {
 			f.success = float64(c.Runs.Completed) / float64(c.Runs.Arrived)
@@ -111,6 +117,9 @@ func (a *Accumulator) classSummaries(s *Summary) map[string]ClassSummary {
 		}
 		if s.Runs.Arrived > 0 {
 			c.Share = float64(p.runs.Arrived) / float64(s.Runs.Arrived)
+		}
+		if w := s.Rates.Window; w > 0 {
+			c.WorkerShare = p.busy / float64(float64(a.cfg.Workers)*w)
 		}
 		if p.runs.Arrived > 0 {
 			c.SuccessRate = float64(p.runs.Completed) / float64(p.runs.Arrived)

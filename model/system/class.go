@@ -328,6 +328,9 @@ type ClassResult struct {
 	Cost float64
 	// SojournSum is the total time in system of its runs that ended.
 	SojournSum float64
+	// BusySeconds is the worker-seconds held by its runs that ended after
+	// getting a worker (discipline.go).
+	BusySeconds float64
 }
 
 // newClassResults returns the per-class results of a scenario with n

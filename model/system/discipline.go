@@ -194,3 +194,12 @@ func (m *Model) queueRun(now time.Duration, ri int32, c *schedClass) {
 		}
 	}
 }
+
+// classWorkerTime adds to its class's BusySeconds the worker time of
+// measured run r, ending at now, if it held a worker: the class's share of
+// the workers, which the disciplines divide among tenants.
+func (m *Model) classWorkerTime(r *run, now time.Duration) {
+	if !r.queued {
+		m.res.Classes[r.class].BusySeconds += secs(now - r.started)
+	}
+}

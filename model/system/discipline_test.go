@@ -3,6 +3,7 @@ package system_test
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -240,5 +241,24 @@ func TestPriorityServesUrgentFirst(t *testing.T) {
 				t.Fatalf("classes %v: want both well represented", seen)
 			}
 		})
+	}
+}
+
+// TestClassWorkerTimeAddsUpToUtilisation: with every run measured and
+// ended (some cut off by their deadline while holding a worker), the
+// worker-seconds the classes' runs held add up to the workers' integrated
+// busy time, utilisation × workers × window.
+func TestClassWorkerTimeAddsUpToUtilisation(t *testing.T) {
+	for _, disc := range system.Disciplines() {
+		cfg := scenarioFile(t, capped, "scheduling.workers="+disc, "deadline=20s")
+		res := system.New(cfg, system.Options{}).Run()
+		busy := 0.0
+		for _, c := range res.Classes {
+			busy += c.BusySeconds
+		}
+		want := res.WorkerUtilisation * float64(cfg.Workers) * res.Window.Seconds()
+		if res.Runs.InFlight != 0 || res.Runs.DeadlineExceeded == 0 || math.Abs(busy-want) > 1e-9*want {
+			t.Errorf("%s: classes held %.6f worker-seconds, the workers were busy %.6f (in flight %d, deadline exceeded %d)", disc, busy, want, res.Runs.InFlight, res.Runs.DeadlineExceeded)
+		}
 	}
 }

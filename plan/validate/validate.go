@@ -2,7 +2,8 @@
 // theory: M/M/1, M/M/c (Erlang C), M/M/c/K, M/D/1 and M/G/1
 // (Pollaczek–Khinchine), closed populations with one and with several
 // workers (exact Mean Value Analysis), a tool with concurrency c behind more
-// workers (M/M/c, first-in first-out), and the utilisation law and Little's
+// workers (M/M/c, first-in first-out), M/G/1 with non-preemptive priority
+// classes (Cobham's mean wait of each class), and the utilisation law and Little's
 // law on each. Every check simulates independent replications of a bundled
 // scenario (for a closed population, agent-fleet reduced by overrides to
 // the product-form model MVA solves),
@@ -257,6 +258,79 @@ func models() []model {
 				estimate: func(r *system.Result) float64 { return r.Tools[0].MeanBusy }},
 			littleFigure,
 		}, "mmc", []string{"workers=4", "tools.server.concurrency=2", "arrivals.rate=1.7/s"}},
+		{"priority-mg1", "M/G/1 with non-preemptive priorities", []figure{
+			cobhamFigure(0), cobhamFigure(1), cobhamFigure(2),
+			utilisationFigure("utilisation law: U = ρ = Σ λ_k E[S_k]", func(c *system.Config) (float64, error) {
+				q, _, err := priorityMG1(c)
+				if err != nil {
+					return 0, err
+				}
+				return q.Rho()
+			}),
+			littleFigure,
+		}, "", nil},
+	}
+}
+
+// priorityMG1 is the M/G/1 priority queue of a scenario with one worker,
+// the priority discipline and Poisson arrivals split among classes by
+// weight (each class's arrivals are then a Poisson process of their own),
+// each class's plan one step: Cobham's classes in order of priority, the
+// classes of equal priority pooled into one (first come first served among
+// them), and each scenario class's index among Cobham's.
+func priorityMG1(cfg *system.Config) (analytic.PriorityMG1, []int, error) {
+	if cfg.Workers != 1 || cfg.Scheduling.Workers != system.PriorityOrder || cfg.Arrivals.Process != system.Poisson || len(cfg.Classes) == 0 || cfg.OwnClassArrivals() {
+		return analytic.PriorityMG1{}, nil, fmt.Errorf("not an M/G/1 priority queue: want one worker, scheduling.workers: priority, and Poisson arrivals split among classes by weight")
+	}
+	shares := cfg.ClassShares()
+	prios := make([]int, 0, len(cfg.Classes))
+	for _, c := range cfg.Classes {
+		if !slices.Contains(prios, c.Priority) {
+			prios = append(prios, c.Priority)
+		}
+	}
+	slices.Sort(prios)
+	// λ, λE[S] and λE[S²] of each priority.
+	lam, m1, m2 := make([]float64, len(prios)), make([]float64, len(prios)), make([]float64, len(prios))
+	index := make([]int, len(cfg.Classes))
+	for k, c := range cfg.Classes {
+		steps := cfg.StepsOf(k)
+		if len(steps) != 1 {
+			return analytic.PriorityMG1{}, nil, fmt.Errorf("class %s: %d steps, want 1", c.Name, len(steps))
+		}
+		s := cfg.Tools[steps[0].Tool].Latency
+		l := float64(cfg.Arrivals.Rate * shares[k])
+		i := slices.Index(prios, c.Priority)
+		index[k] = i
+		lam[i] += l
+		m1[i] += float64(l * s.Mean())
+		m2[i] += float64(l * dist.SecondMoment(s))
+	}
+	q := analytic.PriorityMG1{Classes: make([]analytic.PriorityClass, len(prios))}
+	for i := range prios {
+		q.Classes[i] = analytic.PriorityClass{Lambda: lam[i], MeanService: m1[i] / lam[i], SecondMoment: m2[i] / lam[i]}
+	}
+	return q, index, nil
+}
+
+// cobhamFigure is the mean wait of the scenario's class k (in the order of
+// its classes; its runs that got the worker) against Cobham's formula, σ_k
+// being the load of the classes up to k's priority.
+func cobhamFigure(k int) figure {
+	return figure{
+		name:    fmt.Sprintf("mean wait of class %d (s)", k),
+		formula: "Cobham: W_k = W0/((1 − σ_{k−1})(1 − σ_k)), W0 = Σ λ_i E[S_i²]/2",
+		analytic: func(c *system.Config) (float64, error) {
+			q, index, err := priorityMG1(c)
+			if err != nil {
+				return 0, err
+			}
+			if k >= len(index) {
+				return 0, fmt.Errorf("no class %d: the scenario has %d", k, len(index))
+			}
+			return q.MeanWait(index[k])
+		},
+		estimate: func(r *system.Result) float64 { return r.Classes[k].Wait.Mean() },
 	}
 }
 

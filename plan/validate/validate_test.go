@@ -4,7 +4,7 @@ import "testing"
 
 // TestClosedForms runs every validated model and requires each analytic
 // value to lie inside its Student-t interval over 10 replications, at a
-// family-wise level of 99.9% (Bonferroni over the 38 checks; percentiles
+// family-wise level of 99.9% (Bonferroni over the 43 checks; percentiles
 // widened by the sketch's relative error). A correct simulator fails by
 // chance with probability below 0.1%; the seeds are fixed, so the outcome
 // is reproducible, and TestDetectsABias shows a 5% bias falls outside.
@@ -25,8 +25,8 @@ func TestClosedForms(t *testing.T) {
 			utilisation++
 		}
 	}
-	if utilisation != 7 {
-		t.Errorf("%d worker-utilisation checks, want one per model but the tool queue (7)", utilisation)
+	if utilisation != 8 {
+		t.Errorf("%d worker-utilisation checks, want one per model but the tool queue (8)", utilisation)
 	}
 	for _, c := range rep.Checks {
 		if !c.Pass {
@@ -38,14 +38,15 @@ func TestClosedForms(t *testing.T) {
 	}
 }
 
-// TestDetectsABias: the checks must have power: on the M/D/1 and M/M/c/K
-// models a value 5% off the closed form must fall outside every interval
+// TestDetectsABias: the checks must have power: on the M/D/1, M/M/c/K and
+// priority M/G/1 models a value 5% off the closed form must fall outside
+// every interval
 // (Little's identity excluded: its analytic value is 0).
 func TestDetectsABias(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates")
 	}
-	rep, err := Run(Options{Replications: 10, Level: 0.999, Only: []string{"md1", "mmck"}})
+	rep, err := Run(Options{Replications: 10, Level: 0.999, Only: []string{"md1", "mmck", "priority-mg1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
