@@ -105,7 +105,7 @@ func (l *loader) classesLate(cfg *system.Config, toolIndex map[string]int, defau
 		c := &cfg.Classes[i]
 		f := dr.f
 		if v := f.get("steps"); v != nil {
-			c.Steps = l.stepsAt(v, f.field("steps"), toolIndex, defaults)
+			c.Steps = l.stepsAt(v, f.field("steps"), toolIndex, cfg.Tools, defaults, nil)
 			if c.Steps == nil {
 				// An empty or broken list: no plan of its own.
 				c.Steps = []system.Step{}

@@ -47,6 +47,7 @@ const (
 	KindNamed                        // a mapping from names of the user's choice to mappings of Key.Section
 	KindDistribution                 // a distribution of durations (section "distribution")
 	KindUsage                        // a distribution of plain numbers (section "distribution")
+	KindWait                         // one of Key.Values, or a mapping of the keys of Key.Section
 )
 
 var kindNames = map[Kind]string{
@@ -55,6 +56,7 @@ var kindNames = map[Kind]string{
 	KindWords: "word or list of words", KindWarmup: "integer or duration", KindMapping: "mapping",
 	KindList: "list of mappings", KindNamed: "mapping of names to mappings",
 	KindDistribution: "distribution of durations", KindUsage: "distribution of numbers",
+	KindWait: "word or mapping",
 }
 
 // String returns the kind's name as the reference prints it.
@@ -323,16 +325,22 @@ func buildSections() []*Section {
 		{Name: "step", Path: "steps[]", Doc: "One call of a run's plan, with its own timeout; it takes every retry key too, overriding the top-level retry.", Include: []string{"retry"}, Keys: []Key{
 			{Name: "name", Kind: KindString, Required: true, Example: "search",
 				Doc: "The step's name, unique in the plan; --set steps.NAME.KEY=… selects it."},
-			{Name: "tool", Kind: KindString, Required: true, Example: "search",
+			{Name: "tool", Kind: KindString, Default: "none: required, except on a parallel step", Example: "search",
 				Doc: "The tool the step calls, a name under tools."},
 			{Name: "timeout", Kind: KindDuration, Default: "none: only the deadline bounds an attempt", Example: "2s",
-				Doc: "The ceiling of each attempt; the lease is min(timeout, remaining − floor)."},
+				Doc: "The ceiling of each attempt; the lease is min(timeout, remaining − floor). On a parallel step, its members' default."},
 			{Name: "fallback", Kind: KindWords, Default: "none", Example: "[cheap]",
 				Doc: "Tools tried in order when the step fails on its tool or is refused, if their capabilities cover requires. After a timeout only an idempotent step falls back: the call may have run."},
 			{Name: "requires", Kind: KindWords, Default: "none", Example: "[text]",
 				Doc: "Capabilities a tool must declare to serve the step."},
 			{Name: "tokens", Kind: KindMapping, Section: "step_tokens", Default: "the tool's tokens", Example: "{output: {dist: uniform, min: 100, max: 300}}",
 				Doc: "The step's own token counts for its calls to a tool with tokens."},
+			{Name: "parallel", Kind: KindList, Section: "member", Default: "none: the step is one call", Example: "[{name: page1, tool: search}, {name: page2, tool: search}]",
+				Doc: "Makes the step a group of calls made at once, each with its own tool, timeout, retries and lease, under the run's deadline; the run goes on when wait is met and cancels the rest. The step's retry keys and timeout are the members' defaults. See docs/parallel-and-hedging.md."},
+			{Name: "wait", Kind: KindWait, Section: "wait", Values: []string{"all", "any"}, Default: "all", Example: "{first: 1}",
+				Doc: "When a parallel step is done: all members succeeded, any one did, or {first: K} of them did. It fails as soon as too few can still succeed."},
+			{Name: "hedge", Kind: KindMapping, Section: "hedge", Default: "none", Example: "{delay: 200ms, max_attempts: 2}",
+				Doc: "Hedged requests (gRPC's hedging policy, Polly's hedging strategy): after delay with no answer another attempt starts in parallel; the first success wins and the rest are cancelled. Each hedge is an attempt: it needs a lease from the deadline and the retry budget's leave. Only an idempotent step hedges."},
 		}},
 		{Name: "step_tokens", Path: "steps[].tokens", Doc: "A step's token counts, overriding its tool's. The input may instead follow an earlier step's tokens: input_scale × that step's tokens + input_plus (a summary of fetched pages).", Keys: []Key{
 			{Name: "input", Kind: KindUsage, Default: "the tool's", Example: "{dist: uniform, min: 2000, max: 6000}",
@@ -345,6 +353,32 @@ func buildSections() []*Section {
 				Doc: "The factor on input_from's tokens."},
 			{Name: "input_plus", Kind: KindInteger, Min: 0, Max: maxTokensPerCall, Unit: "tokens", Default: "0", Example: "300",
 				Doc: "Tokens added to input_from's (an instruction, a system prompt)."},
+		}},
+		{Name: "member", Path: "steps[].parallel[]", Doc: "One call of a parallel step; it takes every retry key too, overriding the step's.", Include: []string{"retry"}, Keys: []Key{
+			{Name: "name", Kind: KindString, Required: true, Example: "page1",
+				Doc: "The member's name, unique among the plan's steps and members."},
+			{Name: "tool", Kind: KindString, Required: true, Example: "search",
+				Doc: "The tool the member calls, a name under tools."},
+			{Name: "timeout", Kind: KindDuration, Default: "the parallel step's", Example: "2s",
+				Doc: "The ceiling of each attempt of the member."},
+			{Name: "fallback", Kind: KindWords, Default: "none", Example: "[cheap]",
+				Doc: "Tools the member falls back to, as a step's fallback."},
+			{Name: "requires", Kind: KindWords, Default: "none", Example: "[text]",
+				Doc: "Capabilities a tool must declare to serve the member."},
+		}},
+		{Name: "wait", Path: "steps[].wait", Doc: "A parallel step that waits for the first K of its members.", Keys: []Key{
+			{Name: "first", Kind: KindInteger, Required: true, Min: 1, Max: math.MaxInt64, Unit: "members", Example: "1",
+				Doc: "How many members must succeed, at most the number of members."},
+		}},
+		{Name: "hedge", Path: "steps[].hedge", Doc: "A step's hedging policy.", Keys: []Key{
+			{Name: "delay", Kind: KindString, Required: true, Example: "p95",
+				Doc: "How long after an attempt starts the next one does: a duration (0 sends all at once), or pNN, the NN-th percentile of the step's observed first-attempt latency in the same replication (Dean and Barroso, \"The Tail at Scale\"), after min_samples of them; before that, initial_delay."},
+			{Name: "max_attempts", Kind: KindInteger, Min: 1, Max: 11, Unit: "attempts", Default: "2", Example: "3",
+				Doc: "Attempts at most, the first included (gRPC's maxAttempts, Polly's MaxHedgedAttempts + 1)."},
+			{Name: "min_samples", Kind: KindInteger, Min: 1, Max: 1_000_000, Unit: "first attempts", Default: "100", Example: "50",
+				Doc: "With a percentile delay: the first attempts observed before the estimate is used."},
+			{Name: "initial_delay", Kind: KindDuration, Default: "that percentile of the tool's latency distribution", Example: "500ms",
+				Doc: "With a percentile delay: the delay until min_samples first attempts have been observed."},
 		}},
 		{Name: "tool", Path: "tools.NAME", Doc: "A backend. A call's outcome is drawn from errors (and hang), then outages and the script override it.", Keys: []Key{
 			{Name: "latency", Kind: KindDistribution, Default: "required, unless ttft is given", Example: "{dist: lognormal, median: 300ms, p99: 1500ms}",

@@ -149,6 +149,9 @@ var placement = map[string][]string{
 	"step":                   {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "steps=[BODY]"},
 	"step_tokens":            {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "steps=[{name: fetch, tool: search}, {name: summarize, tool: search, tokens: BODY}]"},
 	"tokens":                 {"tools.search.tokens=BODY"},
+	"member":                 {"steps=[{name: fetch, parallel: [BODY]}]"},
+	"wait":                   {"steps=[{name: fetch, parallel: [{name: page1, tool: search}, {name: page2, tool: search}], wait: BODY}]"},
+	"hedge":                  {"steps=[{name: search, tool: search, idempotent: true, hedge: BODY}]"},
 	"class":                  {"classes=[BODY]"},
 	"tool":                   {"tools.search=BODY"},
 	"errors":                 {"tools.search.errors=BODY"},
@@ -186,6 +189,13 @@ var context = map[string]string{
 	"distribution.dist":             "mean: 1s",
 	"distribution.median":           "sigma: 0.5",
 	"circuit_breaker_window.bucket": "type: time",
+	"step.wait":                     "parallel: [{name: page1, tool: search}]",
+	"step.hedge":                    "tool: search, idempotent: true",
+	"step.name":                     "tool: search",
+	"step.timeout":                  "tool: search",
+	"step.fallback":                 "tool: search",
+	"step.requires":                 "tool: search",
+	"step.tokens":                   "tool: search",
 }
 
 // body returns a flow mapping of section s with key k set to value, the

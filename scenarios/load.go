@@ -23,6 +23,7 @@ import (
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/latencylog"
 	"github.com/budgetsim/budgetsim/model/ratelimit"
 	"github.com/budgetsim/budgetsim/model/retry"
@@ -417,7 +418,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	}
 	stepsNode := f.get("steps")
 	if stepsNode != nil {
-		cfg.Steps = l.steps(stepsNode, toolIndex, defaults)
+		cfg.Steps, cfg.Groups = l.steps(stepsNode, toolIndex, cfg.Tools, defaults)
 	}
 	if classesNode != nil {
 		l.classesLate(cfg, toolIndex, defaults)
@@ -771,13 +772,16 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 	return &b
 }
 
-func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, defaults retryFields) []system.Step {
-	return l.stepsAt(n, "steps", toolIndex, defaults)
+func (l *loader) steps(n *yaml.Node, toolIndex map[string]int, tools []system.Tool, defaults retryFields) ([]system.Step, []system.Group) {
+	var groups []system.Group
+	steps := l.stepsAt(n, "steps", toolIndex, tools, defaults, &groups)
+	return steps, groups
 }
 
 // stepsAt reads a list of steps at path sp (steps, or a class's
-// classes.NAME.steps).
-func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, defaults retryFields) []system.Step {
+// classes.NAME.steps). Its parallel and hedged steps are added to groups;
+// with groups nil (a class's own steps), it has none.
+func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tools []system.Tool, defaults retryFields, groupsOut *[]system.Group) []system.Step {
 	d := l.d
 	items := d.sequence(n, sp)
 	if items == nil {
@@ -793,67 +797,84 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, defa
 	seen := map[string]int{}
 	earlier := map[string]int{} // step name → index, for tokens.input_from
 	var out []system.Step
+	var groups []system.Group
+	if groupsOut != nil {
+		groups = *groupsOut
+		defer func() { *groupsOut = groups }()
+	}
 	for i, item := range items {
 		path := fmt.Sprintf("%s[%d]", sp, i)
 		f := d.keys(item, path, "step")
 		if f == nil {
 			continue
 		}
-		l.stepNodes = append(l.stepNodes, item)
 		st := system.Step{}
-		if v := f.get("name"); v != nil {
-			s, ok := d.scalar(v, path+".name")
-			st.Name = s
-			if ok && s == "" {
-				d.errorf(v, path+".name", "must not be empty")
+		st.Name = l.stepName(f, item, path, sp, seen)
+		if groupsOut == nil {
+			for _, key := range []string{"parallel", "wait", "hedge"} {
+				if v := f.get(key); v != nil {
+					d.errorf(v, f.field(key), "only the top-level steps have parallel steps and hedges")
+				}
 			}
-			if line, dup := seen[st.Name]; dup {
-				d.errorf(v, path+".name", "duplicate step name %q (first at line %d)", st.Name, line)
-			}
-			seen[st.Name] = v.Line
-			path = sp + "." + st.Name
-			f.path = path
-		} else {
-			d.errorf(item, path+".name", "required")
 		}
-		l.stepPaths = append(l.stepPaths, path)
-		if v := f.get("tool"); v != nil {
-			name, isScalar := d.scalar(v, f.field("tool"))
-			idx, ok := toolIndex[name]
-			if !ok && isScalar && len(toolIndex) > 0 {
-				names := sortedKeys(toolIndex)
-				d.errorf(v, f.field("tool"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
+		if pn := f.get("parallel"); pn != nil && groupsOut != nil {
+			for _, key := range []string{"tool", "fallback", "requires", "hedge", "tokens"} {
+				if v := f.get(key); v != nil {
+					d.errorf(v, f.field(key), "a parallel step has none: each member has its own (under parallel)")
+				}
 			}
-			st.Tool = idx
-		} else {
+			rf := defaults
+			l.retryKeys(f, &rf)
+			var timeout time.Duration
+			if v := f.get("timeout"); v != nil {
+				timeout = d.duration(v, f.field("timeout"), MaxDuration)
+			}
+			g := system.Group{Name: st.Name, First: len(out)}
+			members := d.sequence(pn, f.field("parallel"))
+			if len(members) == 0 && members != nil {
+				d.errorf(pn, f.field("parallel"), "needs at least one member")
+			}
+			for j, mn := range members {
+				mpath := fmt.Sprintf("%s.parallel[%d]", f.path, j)
+				mf := d.keys(mn, mpath, "member")
+				if mf == nil {
+					continue
+				}
+				l.stepNodes = append(l.stepNodes, mn)
+				ms := system.Step{Timeout: timeout, Group: len(groups) + 1}
+				ms.Name = l.stepName(mf, mn, mpath, sp, seen)
+				l.stepPaths = append(l.stepPaths, mf.path)
+				l.call(mf, mn, &ms, toolIndex)
+				mrf := rf
+				l.retryKeys(mf, &mrf)
+				ms.Retry, ms.Budget = mrf.policy, mrf.budget
+				mf.finish()
+				earlier[ms.Name] = len(out)
+				out = append(out, ms)
+			}
+			g.Members = len(out) - g.First
+			if len(out)+len(groups) > MaxSteps {
+				d.errorf(pn, f.field("parallel"), "at most %d steps and members in all", MaxSteps)
+			}
+			g.K = g.Members
+			if v := f.get("wait"); v != nil {
+				g.K = l.wait(v, f.field("wait"), g.Members)
+			}
+			f.finish()
+			if g.Members > 0 {
+				groups = append(groups, g)
+			}
+			continue
+		}
+		if v := f.get("wait"); v != nil {
+			d.errorf(v, f.field("wait"), "only a parallel step waits for its members")
+		}
+		l.stepNodes = append(l.stepNodes, item)
+		l.stepPaths = append(l.stepPaths, f.path)
+		if f.get("tool") == nil {
 			d.errorf(item, f.field("tool"), "required: which tool the step calls")
 		}
-		if v := f.get("timeout"); v != nil {
-			st.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
-		}
-		if v := f.get("fallback"); v != nil {
-			for _, name := range l.stringList(v, f.field("fallback")) {
-				idx, ok := toolIndex[name]
-				if !ok {
-					names := sortedKeys(toolIndex)
-					d.errorf(v, f.field("fallback"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
-					continue
-				}
-				if idx == st.Tool {
-					d.errorf(v, f.field("fallback"), "tool %q is the step's own tool", name)
-					continue
-				}
-				for _, prev := range st.Fallbacks {
-					if prev == idx {
-						d.errorf(v, f.field("fallback"), "tool %q is listed twice", name)
-					}
-				}
-				st.Fallbacks = append(st.Fallbacks, idx)
-			}
-		}
-		if v := f.get("requires"); v != nil {
-			st.Requires = l.stringList(v, f.field("requires"))
-		}
+		l.call(f, item, &st, toolIndex)
 		if v := f.get("tokens"); v != nil {
 			st.Tokens = l.stepTokens(v, f.field("tokens"), earlier)
 			if tools := l.toolCfgs; st.Tool >= 0 && st.Tool < len(tools) && tools[st.Tool].Tokens == nil && st.Tokens != nil {
@@ -864,11 +885,161 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, defa
 		l.retryKeys(f, &rf)
 		st.Retry = rf.policy
 		st.Budget = rf.budget
+		if v := f.get("hedge"); v != nil && groupsOut != nil {
+			if h := l.hedge(v, f.field("hedge"), st, tools); h != nil {
+				groups = append(groups, system.Group{Name: st.Name, First: len(out), Members: 1, K: 1, Hedge: h})
+				st.Group = len(groups)
+			}
+		}
 		f.finish()
 		earlier[st.Name] = len(out)
 		out = append(out, st)
 	}
 	return out
+}
+
+// stepName reads the name of a step or member (f, at node item), unique
+// in the plan.
+func (l *loader) stepName(f *fields, item *yaml.Node, path, sp string, seen map[string]int) string {
+	d := l.d
+	v := f.get("name")
+	if v == nil {
+		d.errorf(item, path+".name", "required")
+		return ""
+	}
+	s, ok := d.scalar(v, path+".name")
+	if ok && s == "" {
+		d.errorf(v, path+".name", "must not be empty")
+	}
+	if line, dup := seen[s]; dup {
+		d.errorf(v, path+".name", "duplicate step name %q (first at line %d)", s, line)
+	}
+	seen[s] = v.Line
+	if !strings.Contains(path, ".parallel[") {
+		f.path = sp + "." + s
+	} else {
+		f.path = path[:strings.LastIndex(path, ".parallel[")] + ".parallel." + s
+	}
+	return s
+}
+
+// call reads the keys of one call (a step or a member): its tool, timeout,
+// fallbacks and required capabilities.
+func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map[string]int) {
+	d := l.d
+	if v := f.get("tool"); v != nil {
+		name, isScalar := d.scalar(v, f.field("tool"))
+		idx, ok := toolIndex[name]
+		if !ok && isScalar && len(toolIndex) > 0 {
+			names := sortedKeys(toolIndex)
+			d.errorf(v, f.field("tool"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
+		}
+		st.Tool = idx
+	} else if f.sec.Name == "member" {
+		d.errorf(item, f.field("tool"), "required: which tool the member calls")
+	}
+	if v := f.get("timeout"); v != nil {
+		st.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
+	}
+	if v := f.get("fallback"); v != nil {
+		for _, name := range l.stringList(v, f.field("fallback")) {
+			idx, ok := toolIndex[name]
+			if !ok {
+				names := sortedKeys(toolIndex)
+				d.errorf(v, f.field("fallback"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
+				continue
+			}
+			if idx == st.Tool {
+				d.errorf(v, f.field("fallback"), "tool %q is the step's own tool", name)
+				continue
+			}
+			for _, prev := range st.Fallbacks {
+				if prev == idx {
+					d.errorf(v, f.field("fallback"), "tool %q is listed twice", name)
+				}
+			}
+			st.Fallbacks = append(st.Fallbacks, idx)
+		}
+	}
+	if v := f.get("requires"); v != nil {
+		st.Requires = l.stringList(v, f.field("requires"))
+	}
+}
+
+// wait reads a parallel step's wait: all, any or {first: K}, and returns K.
+func (l *loader) wait(n *yaml.Node, path string, members int) int {
+	d := l.d
+	if resolve(n).Kind == yaml.ScalarNode {
+		switch d.oneOf(n, path, "all", "any") {
+		case "any":
+			return 1
+		default:
+			return members
+		}
+	}
+	f := d.keys(n, path, "wait")
+	if f == nil {
+		return members
+	}
+	k := members
+	if v := f.get("first"); v != nil {
+		k = int(d.integer(v, f.field("first"), 1, math.MaxInt64))
+		if k > members && members > 0 {
+			d.errorf(v, f.field("first"), "must be at most the number of members (%d), got %d", members, k)
+			k = members
+		}
+	} else {
+		d.errorf(n, f.field("first"), "required: how many members must succeed")
+	}
+	f.finish()
+	return max(k, 1)
+}
+
+// hedge reads step st's hedging policy; only an idempotent step hedges.
+func (l *loader) hedge(n *yaml.Node, path string, st system.Step, tools []system.Tool) *system.Hedge {
+	d := l.d
+	f := d.keys(n, path, "hedge")
+	if f == nil {
+		return nil
+	}
+	h := &system.Hedge{MaxAttempts: 2}
+	if !st.Retry.Idempotent {
+		d.errorf(n, path, "only an idempotent step hedges: running the call twice must be safe (set idempotent: true on the step, or in retry)")
+	}
+	if v := f.get("max_attempts"); v != nil {
+		h.MaxAttempts = int(d.integer(v, f.field("max_attempts"), 1, hedge.MaxAttemptsLimit))
+	}
+	minSamples, initial := f.get("min_samples"), f.get("initial_delay")
+	if v := f.get("delay"); v != nil {
+		s, ok := d.scalar(v, f.field("delay"))
+		if ok && strings.HasPrefix(s, "p") {
+			q, err := strconv.ParseFloat(s[1:], 64)
+			if err != nil || !(q > 0 && q < 100) {
+				d.errorf(v, f.field("delay"), "a percentile is p followed by a number in (0, 100), e.g. p95; got %q", s)
+			}
+			h.Percentile = q / 100
+			h.MinSamples = 100
+			if minSamples != nil {
+				h.MinSamples = int(d.integer(minSamples, f.field("min_samples"), 1, 1_000_000))
+			}
+			if initial != nil {
+				h.Delay = d.duration(initial, f.field("initial_delay"), MaxDuration)
+			} else if err == nil && st.Tool < len(tools) && tools[st.Tool].Latency != nil && h.Percentile > 0 && h.Percentile < 1 {
+				h.Delay = time.Duration(math.Round(float64(tools[st.Tool].Latency.Quantile(h.Percentile) * 1e9)))
+			}
+		} else if ok {
+			h.Delay = d.duration(v, f.field("delay"), MaxDuration)
+			for key, kv := range map[string]*yaml.Node{"min_samples": minSamples, "initial_delay": initial} {
+				if kv != nil {
+					d.errorf(kv, f.field(key), "only a percentile delay (e.g. delay: p95) has one")
+				}
+			}
+		}
+	} else {
+		d.errorf(n, f.field("delay"), "required: a duration, or a percentile of observed latency such as p95")
+	}
+	f.finish()
+	return h
 }
 
 func sortedKeys(m map[string]int) []string {

@@ -176,6 +176,8 @@ func keySchema(s *Section, k Key, numbers bool) map[string]any {
 		in := map[string]any{"type": "integer"}
 		bounds(in, k)
 		m["anyOf"] = []any{in, durationSchema()}
+	case KindWait:
+		m["anyOf"] = []any{map[string]any{"enum": k.Values}, map[string]any{"$ref": "#/$defs/" + k.Section}}
 	case KindMapping:
 		m["$ref"] = "#/$defs/" + k.Section
 	case KindList:
@@ -273,7 +275,7 @@ file, line and field of every mistake.
 		for _, k := range s.Keys {
 			typ := k.Kind.String()
 			switch k.Kind {
-			case KindMapping, KindList, KindNamed:
+			case KindMapping, KindList, KindNamed, KindWait:
 				typ += " of [" + k.Section + "](#" + k.Section + ")"
 			case KindDistribution, KindUsage:
 				typ = "[" + typ + "](#distribution)"
@@ -312,6 +314,8 @@ func displayPath(s *Section) string {
 // rangeText describes the values key k accepts.
 func rangeText(s *Section, k Key) string {
 	switch k.Kind {
+	case KindWait:
+		return quoteList(k.Values) + ", or a mapping"
 	case KindWord, KindWords:
 		if len(k.Values) == 0 {
 			return "any word"

@@ -13,7 +13,7 @@ import "testing"
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
 	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_output_token, queue, rate_limit, retry_after, script, tokens, ttft"
-	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tokens, tool"
+	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, hedge, idempotency_key, idempotent, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )
 
@@ -298,5 +298,29 @@ func TestParseDistributions(t *testing.T) {
 		{name: "empirical/absolute", lat: "{dist: empirical, file: /etc/passwd}", want: "t.yaml:8: tools.t.latency.file: \"/etc/passwd\" is outside the scenario's directory: give a path relative to it, without \"..\"",
 			bugged: "t.yaml:8: tools.t.latency.file: cannot read \"/etc/passwd\": file does not exist", note: outsideDir},
 		{name: "empirical/extra-key", lat: "{dist: empirical, file: lat.txt, unit: ms}", want: "t.yaml:8: tools.t.latency.unit: unknown key; allowed here: dist, file, max_samples"},
+	})
+}
+
+func TestParseGroups(t *testing.T) {
+	par := "name: g, parallel: [{name: p1, tool: t}, {name: p2, tool: t}]"
+	runRows(t, []row{
+		{name: "parallel/valid", stepAll: par + ", wait: {first: 1}", want: ""},
+		{name: "parallel/any", stepAll: par + ", wait: any", want: ""},
+		{name: "parallel/tool", stepAll: par + ", tool: t", want: "t.yaml:6: steps.g.tool: a parallel step has none: each member has its own (under parallel)"},
+		{name: "parallel/hedge", stepAll: par + ", hedge: {delay: 1s}", want: "t.yaml:6: steps.g.hedge: a parallel step has none: each member has its own (under parallel)"},
+		{name: "parallel/empty", stepAll: "name: g, parallel: []", want: "t.yaml:6: steps.g.parallel: needs at least one member"},
+		{name: "parallel/member-tool", stepAll: "name: g, parallel: [{name: p1}]", want: "t.yaml:6: steps.g.parallel.p1.tool: required: which tool the member calls"},
+		{name: "parallel/member-typo", stepAll: "name: g, parallel: [{name: p1, tool: t, tmeout: 1s}]", want: "t.yaml:6: steps.g.parallel.p1.tmeout: unknown key (did you mean \"timeout\"?); allowed here: allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"},
+		{name: "parallel/duplicate", stepAll: "name: g, parallel: [{name: g, tool: t}]", want: "t.yaml:6: steps.g.parallel[0].name: duplicate step name \"g\" (first at line 6)"},
+		{name: "wait/too-many", stepAll: par + ", wait: {first: 3}", want: "t.yaml:6: steps.g.wait.first: must be at most the number of members (2), got 3"},
+		{name: "wait/zero", stepAll: par + ", wait: {first: 0}", want: "t.yaml:6: steps.g.wait.first: must be ≥ 1, got 0"},
+		{name: "wait/word", stepAll: par + ", wait: most", want: "t.yaml:6: steps.g.wait: must be one of all, any, got \"most\""},
+		{name: "wait/not-parallel", step: "wait: any", want: "t.yaml:6: steps.a.wait: only a parallel step waits for its members"},
+		{name: "hedge/valid", step: "idempotent: true, hedge: {delay: p95, max_attempts: 3}", want: ""},
+		{name: "hedge/not-idempotent", step: "hedge: {delay: 100ms}", want: "t.yaml:6: steps.a.hedge: only an idempotent step hedges: running the call twice must be safe (set idempotent: true on the step, or in retry)"},
+		{name: "hedge/percentile", step: "idempotent: true, hedge: {delay: p100}", want: "t.yaml:6: steps.a.hedge.delay: a percentile is p followed by a number in (0, 100), e.g. p95; got \"p100\""},
+		{name: "hedge/no-delay", step: "idempotent: true, hedge: {max_attempts: 2}", want: "t.yaml:6: steps.a.hedge.delay: required: a duration, or a percentile of observed latency such as p95"},
+		{name: "hedge/min-samples-fixed", step: "idempotent: true, hedge: {delay: 1s, min_samples: 5}", want: "t.yaml:6: steps.a.hedge.min_samples: only a percentile delay (e.g. delay: p95) has one"},
+		{name: "hedge/attempts", step: "idempotent: true, hedge: {delay: 1s, max_attempts: 12}", want: "t.yaml:6: steps.a.hedge.max_attempts: must be in [1, 11], got 12"},
 	})
 }

@@ -176,27 +176,25 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 	return nil
 }
 
+// parseAxes parses the --vary arguments; sweep.CheckAxes checks them as
+// a whole, naming each axis by its argument.
 func parseAxes(varies []string) ([]sweep.Axis, error) {
-	if len(varies) == 0 {
-		return nil, cli.Usagef("--vary: at least one key=a..b:n or key=v1,v2,… is required")
-	}
-	var axes []sweep.Axis
-	points := 1
+	axes := make([]sweep.Axis, 0, len(varies))
 	for _, v := range varies {
 		a, err := sweep.ParseAxis(v)
 		if err != nil {
 			return nil, cli.Usagef("--vary %v", err)
 		}
-		for _, b := range axes {
-			if b.Key == a.Key {
-				return nil, cli.Usagef("--vary %s: %s is varied twice: vary each key once (two --vary of different keys form a grid)", v, a.Key)
-			}
-		}
 		axes = append(axes, a)
-		points *= len(a.Values)
-		if points > sweep.MaxPoints {
-			return nil, cli.Usagef("--vary: the grid has more than %d points", sweep.MaxPoints)
+	}
+	err := sweep.CheckAxes(axes, func(i int) string {
+		if i < 0 {
+			return "--vary"
 		}
+		return "--vary " + varies[i]
+	})
+	if err != nil {
+		return nil, cli.Usagef("%v", err)
 	}
 	return axes, nil
 }

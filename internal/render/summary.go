@@ -142,7 +142,7 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 
 	a := s.Attempts
 	if a.Attempts > 0 || a.Refused > 0 {
-		if err := Table(w, []string{"attempts", "value"}, [][]string{
+		if err := Table(w, []string{"attempts", "value"}, append([][]string{
 			{"attempts dialed", Number(float64(a.Attempts))},
 			{"per run", Number(a.PerRun)},
 			{"retries", Number(float64(a.Retries))},
@@ -155,11 +155,11 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 			{"fallbacks (withheld: may have run, not idempotent)", FallbackBreakdown(a)},
 			{"possible duplicate executions", Number(float64(a.Duplicates))},
 			{fmt.Sprintf("peak attempt rate (per %s)", Seconds(a.PeakWindow)), Number(a.PeakRate) + "/s"},
-		}); err != nil {
+		}, cancelledRow(a)...)); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
-		if err := Table(w, []string{"step", "tool", "answered", "p50", "p90", "p99", "max", "timeouts (hangs)"}, StepRows(s.Steps)); err != nil {
+		if err := Table(w, []string{"step", "tool", "answered", "p50", "p90", "p99", "max", "timeouts (hangs)"}, StepRows(s.Steps, s.Groups...)); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -329,10 +329,26 @@ func ToolLoad(t summary.ToolSummary) string {
 // StepRows are the per-step table's rows: the step, its tool (→ its
 // fallbacks, in order), the answered attempts and their latency
 // percentiles, then the timeouts with, in brackets, how many were hangs
-// rather than slow calls.
-func StepRows(steps []summary.StepSummary) [][]string {
+// rather than slow calls. A parallel or hedged step (groups) gets a row of
+// its own before its members: its time from start to satisfied, and its
+// failed groups and cancelled calls; its members' rows are indented.
+func StepRows(steps []summary.StepSummary, groups ...summary.GroupSummary) [][]string {
 	var rows [][]string
+	member := map[string]bool{}
+	for _, g := range groups {
+		for _, m := range g.Members {
+			member[m] = true
+		}
+	}
 	for _, st := range steps {
+		for _, g := range groups {
+			if len(g.Members) > 0 && g.Members[0] == st.Name {
+				rows = append(rows, GroupRow(g))
+			}
+		}
+		if member[st.Name] {
+			st.Name = "└ " + st.Name
+		}
 		l := st.Latency
 		p50, p90, p99, mx := "–", "–", "–", "–"
 		if l.N > 0 {
@@ -608,4 +624,30 @@ func OutagesCSV(w io.Writer, cfg *system.Config, variant string) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// GroupRow is a parallel or hedged step's row of the step table.
+func GroupRow(g summary.GroupSummary) []string {
+	l := g.Latency
+	p50, p90, p99, mx := "–", "–", "–", "–"
+	if l.N > 0 {
+		p50, p90, p99, mx = Seconds(l.P50), Seconds(l.P90), Seconds(l.P99), Seconds(l.Max)
+	}
+	name, kind := fmt.Sprintf("%s (%s of %d)", g.Name, g.Wait, len(g.Members)), "parallel"
+	ended := fmt.Sprintf("%d failed, %d cancelled", g.Failed, g.Cancelled)
+	if g.Wait == "hedge" {
+		name = fmt.Sprintf("%s (hedged at %s, ≤ %d attempts)", g.Name, g.Delay, g.MaxAttempts)
+		kind = "hedged"
+		ended = fmt.Sprintf("%d failed, %d hedges, %d cancelled", g.Failed, g.Hedges, g.Cancelled)
+	}
+	return []string{name, kind, Number(float64(g.Satisfied)), p50, p90, p99, mx, ended}
+}
+
+// cancelledRow is the attempts table's row of calls cancelled by a parallel
+// or hedged step, when there were any.
+func cancelledRow(a summary.AttemptsSummary) [][]string {
+	if a.Cancelled == 0 {
+		return nil
+	}
+	return [][]string{{"cancelled (a parallel or hedged step was decided)", Number(float64(a.Cancelled))}}
 }

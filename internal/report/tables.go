@@ -166,7 +166,7 @@ func littleSection(s *summary.Summary) Section {
 			},
 		})
 		var rows []Row
-		for _, r := range render.StepRows(s.Steps) {
+		for _, r := range render.StepRows(s.Steps, s.Groups...) {
 			rows = append(rows, row(r...))
 		}
 		sec.Tables = append(sec.Tables, Table{

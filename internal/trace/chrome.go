@@ -23,7 +23,40 @@ type Chrome struct {
 	n   int // events written
 	buf []byte
 	err error
+	// named holds the member lanes whose thread has been named.
+	named map[int64]bool
 }
+
+// laneTid returns the thread of r's call: the run's own (tid = run number)
+// or, for a member of a parallel or hedged step, whose calls overlap the
+// run's and each other's, a thread of its own, numbered above every run's
+// and named "run N · member", so that Perfetto draws the calls side by
+// side instead of as one thread's overlapping slices.
+func (c *Chrome) laneTid(r *system.AttemptRecord) int64 {
+	if r.Lane == 0 {
+		return r.Run
+	}
+	tid := laneBase + r.Run*maxLanes + int64(r.Lane)
+	if !c.named[tid] {
+		if c.named == nil {
+			c.named = map[int64]bool{}
+		}
+		c.named[tid] = true
+		c.add(chromeEvent{Name: "thread_name", Ph: "M", Tid: tid,
+			Args: map[string]any{"name": fmt.Sprintf("run %d · %s #%d", r.Run, r.Step, r.Lane)}})
+		c.add(chromeEvent{Name: "thread_sort_index", Ph: "M", Tid: tid,
+			Args: map[string]any{"sort_index": r.Run*maxLanes + int64(r.Lane)}})
+	}
+	return tid
+}
+
+// Member threads are numbered from laneBase, maxLanes per run: a run's
+// calls in a group are at most its members (system's groups hold at most
+// scenarios.MaxSteps) or a hedge's attempts (at most 11).
+const (
+	laneBase = int64(1) << 40
+	maxLanes = int64(1) << 12
+)
 
 type chromeEvent struct {
 	Name string         `json:"name"`
@@ -62,13 +95,25 @@ func (c *Chrome) Attempt(r *system.AttemptRecord) {
 		args["remaining_s"] = r.Remaining.Seconds()
 	}
 	name := fmt.Sprintf("%s #%d %s", r.Step, r.Attempt, r.Outcome)
-	if r.Latency == 0 {
-		c.add(chromeEvent{Name: name, Cat: "refusal", Ph: "i", S: "t", Ts: us(r.Start), Tid: r.Run, Args: args})
+	cat := "attempt"
+	switch {
+	case r.Group:
+		name, cat = r.Step+" "+r.Decision, "group"
+		delete(args, "attempt")
+		delete(args, "tool")
+		delete(args, "resend_count")
+		delete(args, "outcome")
+	case r.Decision == "cancelled":
+		name = fmt.Sprintf("%s #%d cancelled", r.Step, r.Attempt)
+	}
+	tid := c.laneTid(r)
+	if r.Latency == 0 && !r.Group {
+		c.add(chromeEvent{Name: name, Cat: "refusal", Ph: "i", S: "t", Ts: us(r.Start), Tid: tid, Args: args})
 	} else {
-		c.add(chromeEvent{Name: name, Cat: "attempt", Ph: "X", Ts: us(r.Start), Dur: dur(r.Latency), Tid: r.Run, Args: args})
+		c.add(chromeEvent{Name: name, Cat: cat, Ph: "X", Ts: us(r.Start), Dur: dur(r.Latency), Tid: tid, Args: args})
 	}
 	if r.Backoff > 0 {
-		c.add(chromeEvent{Name: "backoff", Cat: "backoff", Ph: "X", Ts: us(r.Start + r.Latency), Dur: dur(r.Backoff), Tid: r.Run,
+		c.add(chromeEvent{Name: "backoff", Cat: "backoff", Ph: "X", Ts: us(r.Start + r.Latency), Dur: dur(r.Backoff), Tid: tid,
 			Args: map[string]any{"sleep_s": r.Backoff.Seconds()}})
 	}
 }

@@ -40,7 +40,11 @@ func secs(d time.Duration) string {
 // Attempt writes one attempt line.
 func (t *JSONL) Attempt(r *system.AttemptRecord) {
 	b := t.buf[:0]
-	b = append(b, `{"event":"attempt","run":`...)
+	if r.Group {
+		b = append(b, `{"event":"group","run":`...)
+	} else {
+		b = append(b, `{"event":"attempt","run":`...)
+	}
 	b = strconv.AppendInt(b, r.Run, 10)
 	b = append(b, `,"step":`...)
 	b = appendString(b, r.Step)
@@ -76,6 +80,10 @@ func (t *JSONL) Attempt(r *system.AttemptRecord) {
 	b = strconv.AppendInt(b, int64(r.ResendCount), 10)
 	b = append(b, `,"decision":`...)
 	b = appendString(b, r.Decision)
+	if r.Lane > 0 {
+		b = append(b, `,"lane":`...)
+		b = strconv.AppendInt(b, int64(r.Lane), 10)
+	}
 	b = append(b, "}\n"...)
 	t.write(b)
 }

@@ -25,6 +25,7 @@ type Accumulator struct {
 	// that measured at least one arrival.
 	span, gaps       float64
 	steps            []StepCalls
+	groups           []groupPool
 	stops            []Stop
 	util, toolWindow float64
 	tools            []toolPool
@@ -76,6 +77,7 @@ func NewAccumulator(cfg *system.Config, level float64) *Accumulator {
 		steps:  make([]StepCalls, len(cfg.PlanSteps())),
 		tools:  make([]toolPool, len(cfg.Tools)),
 		tail:   system.NewTail(len(cfg.PlanSteps()) + 2),
+		groups: newGroupPools(cfg),
 	}
 	a.classes = newClassPools(cfg)
 	for i := range a.steps {
@@ -126,6 +128,7 @@ func (a *Accumulator) Add(r *system.Result) {
 			st.Hangs += r.StepHangs[i]
 		}
 	}
+	a.addGroups(r)
 	a.util += float64(r.WorkerUtilisation * r.Window.Seconds())
 	a.toolWindow += r.ToolWindow.Seconds()
 	for i := range a.tools {
@@ -214,6 +217,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Latency = percentiles(a.lat)
 	s.Wait = percentiles(a.wait)
 	s.Steps = a.stepSummaries()
+	s.Groups = a.groupSummaries()
 	s.Recovery = recovery(cfg, a.series)
 	s.Breakers = breakerSummaries(cfg, a.breakers)
 	a.resources(&s)
@@ -226,6 +230,14 @@ func (a *Accumulator) Summary() Summary {
 			name = "backoff"
 		case i > 0:
 			name = "step:" + cfg.PlanSteps()[i-1].Name
+			if g := cfg.PlanSteps()[i-1].Group; g > 0 && cfg.Groups[g-1].Hedge == nil {
+				// A parallel step's time is its first member's stage; the
+				// members overlap, so they have none of their own.
+				if cfg.Groups[g-1].First != i-1 {
+					continue
+				}
+				name = "step:" + cfg.Groups[g-1].Name
+			}
 		}
 		s.Tail.Stages = append(s.Tail.Stages, StageShare{Stage: name, Seconds: sec})
 	}

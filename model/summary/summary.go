@@ -39,6 +39,8 @@ type Summary struct {
 	Attempts AttemptsSummary `json:"attempts"`
 	// Steps is each step of the plan as its callers saw it.
 	Steps []StepSummary `json:"steps"`
+	// Groups are the parallel steps and hedged steps, when the plan has any.
+	Groups []GroupSummary `json:"groups,omitempty"`
 	// Workers is the run-level capacity; Tools the per-tool block.
 	Workers WorkersSummary `json:"workers"`
 	Tools   []ToolSummary  `json:"tools"`

@@ -313,7 +313,7 @@ func (m *Model) grantLimit(tl *toolLimiter) {
 		p.ticket, p.held = t, true
 		m.s.Cancel(p.giveUp)
 		m.waitEnded(ri, tl, p)
-		m.s.At(now, evWake, ri, 0)
+		r.cur.timer = m.s.At(now, evWake, ri, 0) // kept: a parallel step may cancel the call before it dials
 	}
 }
 

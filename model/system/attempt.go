@@ -66,6 +66,7 @@ type attempt struct {
 	hasRA    bool          // the answer carries a Retry-After
 	costHeld bool          // a reservation is held for the call
 	brkHeld  bool          // the tool's circuit breaker permitted the call
+	hit      bool          // a cache answered the call
 	dialed   time.Duration
 	lease    time.Duration
 	latency  time.Duration // drawn
@@ -111,6 +112,7 @@ func (m *Model) dial(ri int32) {
 		m.refuse(ri, refusedBreaker)
 		return
 	}
+	a.hit = hit
 	// A client-side rate limit: wait for a token before dialing. The wait
 	// spends the deadline; a wait that would leave no lease is refused now.
 	if !hit && tp.clientLimit && a.state != tokenWait && a.state != limitWait {
@@ -127,7 +129,7 @@ func (m *Model) dial(ri int32) {
 			a.state = tokenWait
 			ts.stats.ClientWaitSeconds += secs(wait)
 			m.stepTime(ri, wait)
-			m.s.At(now+capped(wait), evWake, ri, 0)
+			a.timer = m.s.At(now+capped(wait), evWake, ri, 0)
 			return
 		}
 	}
@@ -236,7 +238,7 @@ func (m *Model) dial(ri int32) {
 
 // reserve reserves amount from the budget of run ri (r) and the scenario's.
 func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
-	if m.cfg.RunBudget > 0 && r.spent+amount > m.cfg.RunBudget {
+	if m.cfg.RunBudget > 0 && m.payer(r).spent+amount > m.cfg.RunBudget {
 		return false
 	}
 	if m.ledger != nil {
@@ -265,7 +267,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
 	a.costHeld = false
 	c := m.toolPlans[r.tool].cost
 	if a.ending == timedOut {
-		r.spent += a.reserved // unknown usage: the budget keeps it reserved
+		m.payer(r).spent += a.reserved // unknown usage: the budget keeps it reserved
 		if r.measured {
 			m.unsettled += a.reserved
 		}
@@ -282,7 +284,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
 	if (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway {
 		actual = m.usage(r, c) + m.tokenUsage(ri, &m.toolPlans[r.tool], o)
 	}
-	r.spent += actual
+	m.payer(r).spent += actual
 	if m.ledger != nil {
 		if err := m.ledger.Settle(m.resv[ri], actual); err != nil {
 			panic("system: cost settle: " + err.Error())
@@ -553,6 +555,10 @@ func (m *Model) attemptEnded(ri int32) {
 		m.nextStep(ri, r)
 		return
 	}
+	if r.parent != 0 && m.steps[r.step].hedger != nil {
+		m.hedgeFailed(ri, r, o, elapsed) // a hedged attempt is not retried: the next hedge is
+		return
+	}
 	d := m.decide(r, o)
 	if r.traced {
 		sleep := time.Duration(-1)
@@ -653,6 +659,10 @@ func (m *Model) decide(r *run, o retry.Outcome) retry.Decision {
 // nextStep moves a run whose attempt succeeded to its next step, or ends
 // it completed.
 func (m *Model) nextStep(ri int32, r *run) {
+	if r.parent != 0 {
+		m.memberEnded(ri, Completed) // a member of a group succeeded
+		return
+	}
 	r.step++
 	if r.step == m.classes[r.class].end {
 		m.end(ri, Completed)
@@ -701,7 +711,7 @@ func (m *Model) advance(ri int32, r *run, o retry.Outcome, d retry.Decision) {
 		return
 	}
 	a.state = backingOff
-	m.s.At(m.s.Now()+capped(d.Sleep), evWake, ri, 0)
+	a.timer = m.s.At(m.s.Now()+capped(d.Sleep), evWake, ri, 0)
 }
 
 func (m *Model) traceRefusal(r *run, st *Step, why string) {
@@ -710,7 +720,7 @@ func (m *Model) traceRefusal(r *run, st *Step, why string) {
 	*rec = AttemptRecord{
 		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.cur.n),
 		Start: now, Remaining: r.dl.Remaining(now), Served: -1, Outcome: retry.Refused, Backoff: -1,
-		ResendCount: int(r.cur.n) - 1, Decision: why, HasDeadline: m.classes[r.class].deadline > 0,
+		ResendCount: int(r.cur.n) - 1, Decision: why, HasDeadline: m.classes[r.class].deadline > 0, Lane: lane(r),
 	}
 	m.opt.Tracer.Attempt(rec)
 }
@@ -733,6 +743,16 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 		ResendCount: int(a.n) - 1,
 		Decision:    decision,
 		HasDeadline: m.classes[r.class].deadline > 0,
+		Lane:        lane(r),
 	}
 	m.opt.Tracer.Attempt(rec)
+}
+
+// payer is the run whose run budget r's calls spend: r, or the run r is a
+// member of.
+func (m *Model) payer(r *run) *run {
+	if r.parent != 0 {
+		return m.runs.At(r.parent - 1)
+	}
+	return r
 }

@@ -56,6 +56,9 @@ type Config struct {
 	// with a Cost reserve their declared maximum from both before dialing.
 	RunBudget      cost.Amount
 	ScenarioBudget cost.Amount
+	// Groups are the plan's parallel steps and hedged steps: the places
+	// where a run has more than one call outstanding (group.go).
+	Groups []Group
 	// Guards bound a runaway model.
 	Guards Guards
 	// Classes split the runs into classes of work, each with its own plan
@@ -142,6 +145,42 @@ type Step struct {
 	// Tokens, when set, overrides the token counts of the step's calls to
 	// tools with Tokens.
 	Tokens *StepTokens
+	// Group, when > 0, makes the step a member of Config.Groups[Group-1]:
+	// one call of a parallel step, or a hedged step.
+	Group int
+}
+
+// Group is a set of calls a run makes at once and waits on together.
+//
+// A parallel step is Members consecutive entries of Config.Steps from
+// First, each a call with its own tool, timeout, retries and lease (all
+// under the run's one deadline); the run goes on when K of them have
+// succeeded (K = 1: any; K = Members: all) and cancels the others. It
+// fails as soon as fewer than K can still succeed.
+//
+// A hedged step is one entry (Members = 1) with Hedge set: its first
+// attempt is joined by another after the hedging delay, up to
+// Hedge.MaxAttempts, and the first success wins (K = 1).
+type Group struct {
+	Name    string
+	First   int
+	Members int
+	K       int
+	Hedge   *Hedge
+}
+
+// Hedge is a step's hedging policy (model/hedge.Policy): MaxAttempts
+// attempts at most, the first included, each started Delay after the one
+// before; with Percentile > 0 the delay is that quantile of the step's
+// observed first-attempt latency once MinSamples have been seen (Delay
+// until then). An attempt that fails with an outcome the step's retry
+// policy would retry starts the next one at once; any other failure ends
+// the step.
+type Hedge struct {
+	MaxAttempts int
+	Delay       time.Duration
+	Percentile  float64
+	MinSamples  int
 }
 
 // BudgetKind names a retry budget.

@@ -24,6 +24,7 @@ const (
 	evStall                // Ref: tool; a stall outage starts
 	evUnstall              // Ref: tool; a stall outage ends
 	evLimitGiveUp          // Ref: run; Arg: wait number; a wait for an adaptive concurrency permit outlasts the deadline
+	evHedge                // Ref: run; a hedged step's next attempt is due (Arg: the group's gen)
 )
 
 // Options are per-simulation settings that are not part of the scenario.
@@ -73,6 +74,12 @@ type run struct {
 
 	// cur is the current attempt.
 	cur attempt
+
+	// parent is the slot + 1 of the run this one is a member of (a call
+	// of a parallel or hedged step, group.go), 0 for a run; member is its
+	// index in the group.
+	parent int32
+	member int32
 
 	spent     cost.Amount // run budget: settled and held so far
 	stepStart time.Duration
@@ -184,7 +191,10 @@ type Model struct {
 	tk          *tokenModel // nil unless a tool uses tokens (tokens.go)
 	tail        tailTable
 	rec         AttemptRecord
-	_           sim.CacheLinePad
+	// groups holds, per run slot, the group its run waits on (group.go);
+	// empty when the scenario has none.
+	groups []*groupRun
+	_      sim.CacheLinePad
 }
 
 // Result is what one simulation measured, after the warm-up.
@@ -212,6 +222,9 @@ type Result struct {
 	// never have answered (a hang: the tool's hang rate, an outage or a
 	// scripted timeout); the rest were slow calls cut off by their lease.
 	StepHangs []int64
+	// Groups holds, per parallel or hedged step (Config.Groups order),
+	// what its groups measured; nil when the scenario has none.
+	Groups []GroupResult
 	// Tools holds each tool's server-side figures (Config.Tools order) over
 	// ToolWindow.
 	Tools []ToolStats
@@ -381,9 +394,20 @@ func New(cfg *Config, opt Options) *Model {
 	m.compileClasses(seed)
 	m.steps = make([]stepPlan, len(m.stepCfg))
 	for i, st := range m.stepCfg {
-		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout}
+		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, group: int32(st.Group)}
 		if st.Budget != nil {
 			m.steps[i].budget = newBudget(st.Budget)
+		}
+		if st.Group > 0 {
+			if h := cfg.Groups[st.Group-1].Hedge; h != nil {
+				m.steps[i].hedger = newHedger(h)
+			}
+		}
+	}
+	if len(cfg.Groups) > 0 {
+		m.res.Groups = make([]GroupResult, len(cfg.Groups))
+		for i := range m.res.Groups {
+			m.res.Groups[i].Latency = NewHistogram()
 		}
 	}
 	if cfg.ScenarioBudget > 0 {
@@ -474,6 +498,8 @@ func (m *Model) Run() *Result {
 			m.serveTool(ev.Ref)
 		case ev.Kind == evLimitGiveUp:
 			m.onLimitGiveUp(ev.Ref, ev.Arg)
+		case ev.Kind == evHedge:
+			m.onHedge(ev.Ref, ev.Arg)
 		}
 		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
 			if stop = m.guardStop(wallStart, m.s.Processed()); stop != "" {
@@ -526,7 +552,7 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 	r.Stopped = stop
 	for i := range int32(m.runs.Len()) {
 		// Runs still in the system (in a queue, an attempt or a sleep).
-		if run := m.runs.At(i); run.id >= 0 && run.measured {
+		if run := m.runs.At(i); run.id >= 0 && run.measured && run.parent == 0 {
 			r.Runs.InFlight++
 			if r.Classes != nil {
 				r.Classes[run.class].Runs.InFlight++
@@ -844,6 +870,10 @@ func (m *Model) beginStep(ri int32) {
 	r.mayRan = false
 	r.tool = m.steps[r.step].tool
 	r.stepStart = m.s.Now()
+	if m.steps[r.step].group > 0 {
+		m.beginGroup(ri, r)
+		return
+	}
 	m.dial(ri)
 }
 
@@ -866,6 +896,10 @@ func (m *Model) workersChanging() {
 // end records run ri's outcome, frees its worker and serves the queue.
 func (m *Model) end(ri int32, o RunOutcome) {
 	r := m.runs.At(ri)
+	if r.parent != 0 {
+		m.memberEnded(ri, o) // a member of a group ends, not a run
+		return
+	}
 	now := m.s.Now()
 	if r.measured {
 		m.measuredRunEnded(now)

@@ -151,6 +151,9 @@ type AttemptCounts struct {
 	// UnsafeFallbacks counts fallbacks withheld because an attempt of the
 	// step may have executed (it timed out) and the step is not idempotent.
 	UnsafeFallbacks int64 `json:"fallbacks_withheld_unsafe"`
+	// Cancelled counts calls cancelled because their parallel or hedged
+	// step was decided without them.
+	Cancelled int64 `json:"cancelled,omitempty"`
 }
 
 // Merge adds o's counters to a.
@@ -174,4 +177,5 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.BudgetDenied += o.BudgetDenied
 	a.Fallbacks += o.Fallbacks
 	a.UnsafeFallbacks += o.UnsafeFallbacks
+	a.Cancelled += o.Cancelled
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/retry"
 )
 
@@ -72,6 +73,11 @@ type stepPlan struct {
 	tool    int32
 	timeout time.Duration
 	budget  retry.Budget // nil: none
+	// group, when > 0, is the Config.Groups entry (1-based) the step
+	// belongs to: a run reaching it starts the group (group.go).
+	group int32
+	// hedger keeps a hedged step's delay, and its percentile estimate.
+	hedger *hedge.Hedger
 }
 
 // compileTool builds t's plan.

@@ -99,10 +99,12 @@ func (m *Model) serveTool(t int32) {
 	for ts.busy < tp.concurrency && !ts.stalled && ts.queue.Len() > 0 {
 		qi, _ := ts.queue.pop(now)
 		q := m.reqs.At(qi)
-		if tp.deadlineAware && q.lease-now < tp.dropFloor {
+		a := &m.runs.At(q.run).cur
+		gone := !a.state.outstanding() || a.gen != q.gen // the caller gave up, or cancelled the call
+		if tp.deadlineAware && (q.lease-now < tp.dropFloor || gone) {
 			ts.queue.done(now, &m.schedClasses[q.class])
 			ts.stats.Dropped++
-			if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+			if !gone {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
 				// becomes an immediate one.
 				m.s.Cancel(a.timer)

@@ -39,6 +39,14 @@ type AttemptRecord struct {
 	ResendCount int
 	// Decision is why the run retried or stopped after this attempt.
 	Decision string
+	// Lane is 0 for a run's own calls, and 1 + the member's index for the
+	// calls of a member of a parallel or hedged step, which overlap the
+	// run's other calls.
+	Lane int
+	// Group marks the record of a parallel or hedged step as a whole
+	// (Step is its name, Tool empty): Latency is its time, from its start
+	// to its end.
+	Group bool
 }
 
 // RunRecord describes one traced run from arrival to its end.

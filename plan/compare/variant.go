@@ -313,7 +313,7 @@ func Grid(axes []Axis) ([]Variant, error) {
 	for _, a := range axes {
 		total *= len(a.Choices)
 		if total > sweep.MaxPoints {
-			return nil, fmt.Errorf("the grid has more than %d points", sweep.MaxPoints)
+			return nil, fmt.Errorf("--vary: the grid has more than %d points", sweep.MaxPoints)
 		}
 		seen := map[string]bool{}
 		for _, c := range a.Choices {

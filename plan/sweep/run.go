@@ -65,23 +65,13 @@ func (s *Spec) Validate() error {
 	if s.Scenario == "" {
 		return fmt.Errorf("scenario: required")
 	}
-	if len(s.Axes) == 0 {
-		return fmt.Errorf("axes: at least one key to vary is required")
-	}
-	total := 1
-	for i, a := range s.Axes {
-		if a.Key == "" || len(a.Values) == 0 {
-			return fmt.Errorf("axes[%d]: needs a key and at least one value", i)
+	if err := CheckAxes(s.Axes, func(i int) string {
+		if i < 0 {
+			return "axes"
 		}
-		for j := range i {
-			if s.Axes[j].Key == a.Key {
-				return fmt.Errorf("axes[%d]: %s is already varied by axes[%d]: vary each key once (different keys form a grid)", i, a.Key, j)
-			}
-		}
-		total *= len(a.Values)
-		if total > MaxPoints {
-			return fmt.Errorf("axes: the grid has more than %d points", MaxPoints)
-		}
+		return fmt.Sprintf("axes[%d]", i)
+	}); err != nil {
+		return err
 	}
 	if s.Replications < 1 || s.Replications > 10000 {
 		return fmt.Errorf("replications: must be in [1, 10000], got %d", s.Replications)
@@ -108,6 +98,34 @@ func (s *Spec) Validate() error {
 	}
 	if s.Shard < 0 || s.Shard >= s.Shards {
 		return fmt.Errorf("shard: must be in [0, %d), got %d", s.Shards, s.Shard)
+	}
+	return nil
+}
+
+// CheckAxes reports the first problem with the axes of a sweep: none at
+// all, an axis without a key or values, a key varied twice, or a grid of
+// more than MaxPoints points (checked as it grows, so the product never
+// overflows). name(i) names axis i in the message, name(-1) the axes as a
+// whole: "axes[1]" and "axes" for a Spec, the --vary argument and
+// "--vary" on the command line.
+func CheckAxes(axes []Axis, name func(i int) string) error {
+	if len(axes) == 0 {
+		return fmt.Errorf("%s: at least one key to vary is required", name(-1))
+	}
+	total := 1
+	for i, a := range axes {
+		if a.Key == "" || len(a.Values) == 0 {
+			return fmt.Errorf("%s: needs a key and at least one value", name(i))
+		}
+		for j := range i {
+			if axes[j].Key == a.Key {
+				return fmt.Errorf("%s: %s is varied twice (also by %s): vary each key once (different keys form a grid)", name(i), a.Key, name(j))
+			}
+		}
+		total *= len(a.Values)
+		if total > MaxPoints {
+			return fmt.Errorf("%s: the grid has more than %d points", name(-1), MaxPoints)
+		}
 	}
 	return nil
 }

@@ -544,7 +544,7 @@ func TestSpecRefusesAKeyVariedTwice(t *testing.T) {
 	spec := sweep.Spec{Scenario: "mmc", Axes: []sweep.Axis{{Key: "workers", Values: []string{"10", "11"}}, {Key: "workers", Values: []string{"12"}}},
 		Replications: 1, Level: 0.95}
 	err := spec.Validate()
-	if err == nil || err.Error() != "axes[1]: workers is already varied by axes[0]: vary each key once (different keys form a grid)" {
+	if err == nil || err.Error() != "axes[1]: workers is varied twice (also by axes[0]): vary each key once (different keys form a grid)" {
 		t.Errorf("Validate() = %v, want the second axis refused", err)
 	}
 }

@@ -1,0 +1,404 @@
+package system
+
+import (
+	"time"
+
+	"github.com/budgetsim/budgetsim/model/hedge"
+	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/sim"
+	"github.com/budgetsim/budgetsim/sim/stats"
+)
+
+// Groups: more than one call outstanding per run. A run that reaches a
+// parallel step or a hedged step (Config.Groups) makes each of its calls a
+// member: a run slot of its own in the run table, whose parent field points
+// back at the run. A member is an ordinary run to every handler (dial, the
+// tool's queue, the caller's timeout, retries, fallbacks, the cost
+// reservation, the trace), keyed by its parent's id, so that its draws are
+// those of the step and attempt it makes, with the run's deadline and its
+// own lease and attempt state. Where an ordinary run would go on to its
+// next step or end, a member reports to its parent instead (memberEnded),
+// and the group decides: it waits, is satisfied (its parent goes on), or
+// fails (its parent falls back or ends). When a group ends, the members
+// still running are cancelled (cancelMember): their timers are removed,
+// their requests left to the tool (a deadline-aware tool drops those still
+// queued; the others' work is wasted), and their slots freed.
+//
+// A scenario without groups never reaches this file: its steps' group is
+// 0, its runs' parent is 0.
+
+// groupRun is the state of the group a run waits on, kept per run slot.
+type groupRun struct {
+	gen    uint32 // the group begun on this slot: an evHedge for an older one is stale
+	g      int32  // Config.Groups index
+	start  time.Duration
+	ok     int32   // members that succeeded
+	failed int32   // members that failed
+	live   int32   // members running
+	kids   []int32 // run slot of each member (or hedged attempt), -1 once ended
+	// A hedged step: attempts launched, the delay in force, the timer of
+	// the next hedge, and stopped once the retry budget or the deadline
+	// refused one.
+	launched int32
+	delay    time.Duration
+	timer    sim.Timer
+	stopped  bool
+	last     RunOutcome // the outcome of the latest failed member
+}
+
+// GroupResult is what one group (Config.Groups order) measured over the
+// measured runs.
+type GroupResult struct {
+	// Latency is the time from the group's start to its being satisfied
+	// (K members succeeded, or a hedged attempt won), in seconds.
+	Latency *stats.Histogram
+	// Satisfied and Failed count the groups that ended either way.
+	Satisfied, Failed int64
+	// Cancelled counts the calls cancelled when their group ended: the
+	// losers, and the hedges that lost.
+	Cancelled int64
+	// Hedges counts the attempts a hedged step launched after its first.
+	Hedges int64
+}
+
+// groupOf returns run slot ri's group state.
+func (m *Model) groupOf(ri int32) *groupRun {
+	for int(ri) >= len(m.groups) {
+		m.groups = append(m.groups, nil)
+	}
+	gs := m.groups[ri]
+	if gs == nil {
+		gs = &groupRun{kids: make([]int32, 0, 4)}
+		m.groups[ri] = gs
+	}
+	return gs
+}
+
+// beginGroup starts the group of run pi's current step.
+func (m *Model) beginGroup(pi int32, r *run) {
+	now := m.s.Now()
+	gi := m.steps[r.step].group - 1
+	g := &m.cfg.Groups[gi]
+	gs := m.groupOf(pi)
+	gs.gen++
+	gs.g, gs.start = gi, now
+	gs.ok, gs.failed, gs.live, gs.launched = 0, 0, 0, 0
+	gs.kids = gs.kids[:0]
+	gs.stopped = false
+	gs.last = Failed
+	r.cur.state = idle
+	if g.Hedge != nil {
+		gs.delay = m.steps[r.step].hedger.Delay()
+		gs.launched = 1
+		m.spawn(pi, gs, r.step, 1)
+		m.scheduleHedge(pi, gs, now)
+		return
+	}
+	for j := range g.Members {
+		m.spawn(pi, gs, int32(g.First+j), 1)
+	}
+}
+
+// spawn starts a member of pi's group at step, as attempt n: its dial is
+// an event at this instant, so that no member ends (and no group is
+// decided) while the group is being set up.
+func (m *Model) spawn(pi int32, gs *groupRun, step, n int32) {
+	now := m.s.Now()
+	ci := m.alloc()
+	p := m.runs.At(pi) // the run table's chunks do not move when it grows
+	c := m.runs.At(ci)
+	gen := c.cur.gen // the slot's: events of its last call are stale
+	*c = run{}
+	c.cur.gen = gen + 1
+	c.id, c.arrived, c.started, c.measured, c.traced = p.id, p.arrived, p.started, p.measured, p.traced
+	c.class = p.class
+	c.dl = p.dl
+	c.parent = pi + 1
+	c.member = int32(len(gs.kids))
+	c.step = step
+	c.tool = m.steps[step].tool
+	c.stepStart = now
+	c.cur.n = n
+	c.cur.dialed = -1
+	gs.kids = append(gs.kids, ci)
+	gs.live++
+	c.cur.state = backingOff
+	c.cur.timer = m.s.At(now, evWake, ci, 0)
+}
+
+// scheduleHedge schedules the next hedge of a hedged step, due the delay
+// after the attempt launched at from.
+func (m *Model) scheduleHedge(pi int32, gs *groupRun, from time.Duration) {
+	g := &m.cfg.Groups[gs.g]
+	if int(gs.launched) >= g.Hedge.MaxAttempts || gs.stopped || gs.delay == hedge.Never {
+		return
+	}
+	gs.timer = m.s.At(from+capped(gs.delay), evHedge, pi, int64(gs.gen))
+}
+
+// onHedge launches a hedge whose delay is over (arg: the group's gen).
+func (m *Model) onHedge(pi int32, gen int64) {
+	gs := m.groups[pi]
+	if gs.gen != uint32(gen) {
+		return // a stale timer (cannot happen: ended groups cancel theirs)
+	}
+	m.hedgeNow(pi, gs)
+}
+
+// hedgeNow launches the next attempt of pi's hedged step now, if the
+// policy, the retry budget and the deadline allow one: a hedge is an
+// attempt like a retry (gRFC A6 throttles hedges with the retry tokens).
+func (m *Model) hedgeNow(pi int32, gs *groupRun) {
+	r := m.runs.At(pi)
+	g := &m.cfg.Groups[gs.g]
+	if int(gs.launched) >= g.Hedge.MaxAttempts || gs.stopped {
+		return
+	}
+	now := m.s.Now()
+	sp := &m.steps[r.step]
+	if _, ok := r.dl.TryLease(now, sp.timeout); !ok {
+		gs.stopped = true
+		return
+	}
+	if sp.budget != nil && !sp.budget.AllowRetry(now, retry.Transient) {
+		if r.measured {
+			m.res.Attempts.BudgetDenied++
+		}
+		gs.stopped = true
+		return
+	}
+	gs.launched++
+	if r.measured {
+		m.res.Groups[gs.g].Hedges++
+	}
+	m.spawn(pi, gs, r.step, gs.launched)
+	m.scheduleHedge(pi, gs, now)
+}
+
+// hedgeFailed handles the failure o of an attempt of a hedged step (run
+// ci): an outcome the step's retry policy would retry is non-fatal and
+// starts the next attempt at once (gRFC A6 nonFatalStatusCodes, Polly's
+// ShouldHandle); any other ends the step.
+func (m *Model) hedgeFailed(ci int32, c *run, o retry.Outcome, elapsed time.Duration) {
+	st := &m.stepCfg[c.step]
+	outcome := Failed
+	if o == retry.Timeout && c.cur.leaseCut {
+		outcome = DeadlineExceeded
+	}
+	fatal := !o.Retryable() || !st.Retry.MayRetry()
+	if c.traced {
+		why := "hedge_non_fatal"
+		if fatal {
+			why = "hedge_fatal"
+		}
+		m.traceAttempt(c, st, o, elapsed, -1, why)
+	}
+	if !fatal {
+		m.memberEnded(ci, outcome)
+		return
+	}
+	pi, gs := m.detach(ci, c)
+	gs.failed++
+	m.failGroup(pi, gs, outcome)
+}
+
+// lane is the trace lane of r's calls: 0 for a run's own, 1 + the member
+// index for a member's.
+func lane(r *run) int {
+	if r.parent == 0 {
+		return 0
+	}
+	return int(r.member) + 1
+}
+
+// detach takes member ci (c) out of its group and frees its slot; it
+// returns the parent's slot and group.
+func (m *Model) detach(ci int32, c *run) (int32, *groupRun) {
+	pi := c.parent - 1
+	gs := m.groups[pi]
+	if m.cfg.Groups[gs.g].Hedge != nil && c.member == 0 && c.cur.dialed >= 0 {
+		m.steps[c.step].hedger.Observe(m.s.Now() - c.cur.dialed)
+	}
+	gs.kids[c.member] = -1
+	gs.live--
+	if gs.live < 0 {
+		panic("system: a member ended outside its group")
+	}
+	m.freeMember(ci, c)
+	return pi, gs
+}
+
+// memberEnded takes the end of member ci (Completed, or how it failed),
+// frees its slot and lets the group decide.
+func (m *Model) memberEnded(ci int32, o RunOutcome) {
+	pi, gs := m.detach(ci, m.runs.At(ci))
+	g := &m.cfg.Groups[gs.g]
+	if o == Completed {
+		gs.ok++
+		if int(gs.ok) >= g.K {
+			m.satisfyGroup(pi, gs)
+		}
+		return
+	}
+	gs.failed++
+	gs.last = o
+	if g.Hedge != nil {
+		// A non-fatal failure: the next attempt at once.
+		m.s.Cancel(gs.timer)
+		m.hedgeNow(pi, gs)
+		if gs.live == 0 {
+			m.failGroup(pi, gs, o)
+		}
+		return
+	}
+	if g.Members-int(gs.failed) < g.K {
+		m.failGroup(pi, gs, o)
+	}
+}
+
+// freeMember returns member slot ci to the free list.
+func (m *Model) freeMember(ci int32, c *run) {
+	c.id = -1
+	c.parent = 0
+	c.cur.state = idle
+	m.free = append(m.free, ci)
+}
+
+// endGroup cancels the members of pi's group still running and its
+// pending hedge, and returns the group's time so far.
+func (m *Model) endGroup(pi int32, gs *groupRun) time.Duration {
+	m.s.Cancel(gs.timer)
+	gs.stopped = true
+	for j, ci := range gs.kids {
+		if ci < 0 {
+			continue
+		}
+		gs.kids[j] = -1
+		gs.live--
+		m.cancelMember(ci, gs)
+	}
+	gs.gen++ // nothing of this group may act any more
+	return m.s.Now() - gs.start
+}
+
+// satisfyGroup: K members succeeded (a hedged attempt won); the run goes on
+// after the group's last step.
+func (m *Model) satisfyGroup(pi int32, gs *groupRun) {
+	gi := gs.g
+	el := m.endGroup(pi, gs)
+	r := m.runs.At(pi)
+	g := &m.cfg.Groups[gi]
+	m.stepTime(pi, el)
+	if r.measured {
+		gr := &m.res.Groups[gi]
+		gr.Satisfied++
+		gr.Latency.Add(secs(el))
+	}
+	if r.traced {
+		m.traceGroup(r, g, el, "group_satisfied")
+	}
+	r.step = int32(g.First + g.Members - 1)
+	m.nextStep(pi, r)
+}
+
+// failGroup: the group can no longer be satisfied. A hedged step falls
+// back like any step; a parallel step ends the run with outcome o.
+func (m *Model) failGroup(pi int32, gs *groupRun, o RunOutcome) {
+	gi := gs.g
+	el := m.endGroup(pi, gs)
+	r := m.runs.At(pi)
+	g := &m.cfg.Groups[gi]
+	m.stepTime(pi, el)
+	if r.measured {
+		m.res.Groups[gi].Failed++
+	}
+	if r.traced {
+		m.traceGroup(r, g, el, "group_failed")
+	}
+	if g.Hedge != nil && o == Failed {
+		r.cur.n = 1
+		r.cur.prevSleep = 0
+		r.cur.prevOutcome = retry.OK
+		if m.tryFallback(pi) {
+			return
+		}
+	}
+	m.end(pi, o)
+}
+
+// cancelMember cancels member ci of a group that ended: its pending wake
+// or timeout is removed, its call (if dialed) is counted as cancelled and
+// its work as wasted, and its slot is freed. Its request stays in the
+// tool's queue or service: a deadline-aware tool drops it at dequeue
+// (serveTool), any other serves it for nothing (onToolDone).
+func (m *Model) cancelMember(ci int32, gs *groupRun) {
+	c := m.runs.At(ci)
+	a := &c.cur
+	now := m.s.Now()
+	m.s.Cancel(a.timer) // a wake, a token wait or a caller's timeout; else a no-op
+	if a.state == limitWait && !m.permits[ci].held {
+		// It waits for an adaptive concurrency permit: it leaves the queue.
+		p := &m.permits[ci]
+		m.limiters[c.tool].waiting--
+		m.s.Cancel(p.giveUp)
+		p.seq = 0
+	}
+	if a.state.outstanding() {
+		g := &m.cfg.Groups[gs.g]
+		elapsed := now - a.dialed
+		if g.Hedge != nil && c.member == 0 {
+			m.steps[c.step].hedger.Observe(elapsed) // a lower bound (see hedge.Hedger.Delay)
+		}
+		tp := &m.toolPlans[c.tool]
+		if !tp.capacity && !a.hit && a.ending == answered && a.state == inFlight && a.latency > 0 {
+			// An unlimited tool serves the call to its end, for nobody
+			// (a call that would time out was counted so at dial).
+			m.tools[c.tool].stats.WastedSeconds += secs(a.latency)
+		}
+		if a.costHeld {
+			a.ending = timedOut // its usage is unknown to the caller
+			m.settle(ci, c, retry.Timeout)
+		}
+		if c.measured {
+			m.res.Attempts.WastedSeconds += secs(elapsed)
+			m.res.Attempts.Cancelled++
+			m.res.Groups[gs.g].Cancelled++
+		}
+		if c.traced {
+			m.traceAttempt(c, &m.stepCfg[c.step], retry.Timeout, elapsed, -1, "cancelled")
+		}
+	}
+	if m.permits != nil && m.permits[ci].held {
+		m.releaseLimit(ci, c) // a cancelled call tells the limit nothing
+	}
+	if a.brkHeld {
+		m.breakerRelease(c) // nor the circuit breaker
+	}
+	a.gen++
+	m.freeMember(ci, c)
+}
+
+// traceGroup records a group's span on its run's own lane.
+func (m *Model) traceGroup(r *run, g *Group, el time.Duration, decision string) {
+	now := m.s.Now()
+	o := retry.OK
+	if decision != "group_satisfied" {
+		o = retry.Permanent
+	}
+	rec := &m.rec
+	*rec = AttemptRecord{
+		Run: r.id, Step: g.Name, Tool: "", Attempt: 1, Start: now - el, Granted: el,
+		Remaining: r.dl.Remaining(now - el), Served: -1, Outcome: o, Latency: el, Backoff: -1,
+		Decision: decision, HasDeadline: m.classes[r.class].deadline > 0, Group: true,
+	}
+	m.opt.Tracer.Attempt(rec)
+}
+
+// newHedger returns the hedger of a step with policy h.
+func newHedger(h *Hedge) *hedge.Hedger {
+	hg, err := hedge.New(hedge.Policy{MaxAttempts: h.MaxAttempts, Delay: h.Delay, Percentile: h.Percentile, MinSamples: h.MinSamples})
+	if err != nil {
+		panic("system: invalid hedge (the loader validates it): " + err.Error())
+	}
+	return hg
+}
