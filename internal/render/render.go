@@ -1,6 +1,9 @@
-// Package render turns budgetsim's data models (summaries, comparisons,
-// validation reports) into text: aligned tables via tablewriter, JSON and
-// CSV. It is the edge of the program: nothing in sim/ or model/ imports it.
+// Package render turns budgetsim's summaries and results into text
+// (SummaryTable; the summary, CDF, series and tools CSV files) and holds the
+// primitives the plan packages write their own tables with: aligned
+// tables via tablewriter, number, duration and percentage formats, JSON
+// and CSV. It is the edge of the program: nothing in sim/ or model/
+// imports it.
 package render
 
 import (

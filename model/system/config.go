@@ -12,8 +12,8 @@ import (
 
 // Config is a validated, compiled scenario: everything the simulator needs,
 // in exact units (durations in nanoseconds, rates per second). The scenarios
-// package builds it from YAML and reports errors with file and line; Validate
-// re-checks the invariants the simulator relies on.
+// package builds it from YAML and checks it, reporting errors with file and
+// line; the simulator relies on those checks and does not repeat them.
 type Config struct {
 	// Name is the scenario's name.
 	Name string

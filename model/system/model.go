@@ -332,7 +332,9 @@ type CostStats struct {
 	Overrun int64 `json:"overruns"`
 }
 
-// New builds a model of cfg. cfg must have passed Validate.
+// New builds a model of cfg, which must be as the scenarios package
+// builds it: checked, defaults applied. It may panic on a Config those
+// checks refuse.
 func New(cfg *Config, opt Options) *Model {
 	seed := sim.ReplicationSeed(cfg.Seed, opt.Replication)
 	m := &Model{

@@ -67,6 +67,11 @@
 // [stats.Histogram.Quantile] to within its relative error 1/256. The fits
 // are plan/fit's maximum-likelihood fits ranked by Kolmogorov–Smirnov
 // distance.
+//
+// # Text
+//
+// WriteLog and WritePlan write a recommendation as "simulate recommend"
+// prints it: each figure in a table with the reasoning behind it.
 package recommend
 
 import (

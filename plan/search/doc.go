@@ -19,5 +19,6 @@
 // interval at the answer and just below it.
 //
 // Simulator is the Prober that runs the scenario; tests can pass any
-// function.
+// function. WriteTable writes an Answer as "simulate plan" prints it, and
+// Answer.Rows gives its probes as sweep.csv rows.
 package search

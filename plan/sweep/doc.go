@@ -33,11 +33,16 @@
 // Files (written by cmd/simulate):
 //
 //   - sweep.csv: CSVHeader, one line per point.
-//   - sweep.json: a JSON array of PointSummary: {"point": {key: value, …},
-//     "warmup": {runs, source, note}, "summary": summary.Summary}.
+//   - sweep.json: a JSON array of PointFile: {"provenance": …, "point":
+//     {key: value, …}, "warmup": {runs, source, note}, "summary":
+//     summary.Summary}, built by Provenance.
 //   - shard-i-of-n.json (ShardFile): a Record as JSON lines, format
 //     Format: a header, one line per point, each with its CRC-32C, and a
 //     trailer with the SHA-256 of the file (Record.WriteTo). ReadRecord
 //     and ShardReader refuse any damage; MergeShards merges files point by
 //     point.
+//
+// WriteTable writes the summaries as "simulate sweep" prints them;
+// WriteWarnings writes the caveats a reader of sweep.json alone must not
+// miss.
 package sweep

@@ -11,7 +11,8 @@
 // estimates, and passes when the analytic value lies inside it, widened on
 // each side by the percentile sketch's stated relative error where the
 // figure is a percentile. The analytic values are computed from the
-// scenario's own parameters.
+// scenario's own parameters. WriteTable writes a Report as "simulate
+// validate" prints it.
 package validate
 
 import (
