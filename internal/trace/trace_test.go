@@ -82,8 +82,8 @@ func TestChromeFormat(t *testing.T) {
 }
 
 // TestChromeStreams: the Chrome trace is written as records come, not held
-// until the end (200 k traced runs of mmc took 750 MB when it was), and
-// Close completes the same document an all-at-once encoding gives.
+// until the end (memory would grow with the traced runs), and Close
+// completes the same document an all-at-once encoding gives.
 func TestChromeStreams(t *testing.T) {
 	var b bytes.Buffer
 	c := NewChrome(&b)

@@ -1,7 +1,8 @@
 // Package system is budgetsim's model of an agent service: runs arrive,
-// wait for a worker, and call tools step by step under timeouts, retries
-// with backoff, a run deadline, rate limits, budgets, caches, outages,
-// circuit breakers, adaptive concurrency limits and token limits. It is
+// wait for a worker, and call tools step by step (a step may make several
+// calls in parallel, or hedge one) under timeouts, retries with backoff, a
+// run deadline, rate limits, budgets, caches, outages, circuit breakers,
+// adaptive concurrency limits and token limits. It is
 // the one simulation every command runs, from the textbook queues to a
 // retry storm; it builds on the engine in package sim and on the policy
 // packages (model/retry, model/backoff, model/breaker, model/adaptive,
@@ -41,7 +42,9 @@
 // the run elsewhere and is dropped. When an attempt ends, the handler
 // accounts for it (counters, cost, stage time), decides what follows with
 // retry.Decide, the pure function a production client would run, and
-// advances the run to its next step, a retry, a fallback or its end.
+// advances the run to its next step, a retry, a fallback or its end. The
+// calls of a parallel or hedged step are member runs of a group (group.go)
+// that take the same handlers and report to the group instead of going on.
 //
 // # Determinism
 //

@@ -7,12 +7,12 @@ import (
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
-// A replication allocates about 400 KB of histograms and time series, a
-// summary.Accumulator about as much again. A sweep of small points or a
-// planner's probes run thousands of them, and as garbage they set the pace
-// of the collector: with two cores, a sweep of 200 points of 20 000 runs
-// spent a sixth of its time collecting. Those who pool a Result and keep
-// nothing of it hand its memory back (Result.Recycle, and
+// A replication allocates hundreds of kilobytes of histograms and time
+// series, a summary.Accumulator about as much again. A sweep of small
+// points or a planner's probes run thousands of them, so as garbage they
+// would set the pace of the collector, whose work grows with the bytes
+// allocated, not with the events simulated. Those who pool a Result and
+// keep nothing of it hand its memory back (Result.Recycle, and
 // summary.Accumulator.Recycle through RecycleHistogram, RecycleSeries and
 // Tail.Release), and later simulations in the process take it from these
 // pools, zeroed.

@@ -260,13 +260,11 @@ func TestCommonRandomNumbers(t *testing.T) {
 	}
 }
 
-// TestAllocationsDoNotGrowWithRuns: the engine and model allocate per
-// simulation (tables, sketches), not per event: ten times the runs must not
-// cost ten times the allocations.
 // TestBatchMemoryDoesNotGrowWithItsSize: a batch arrives all at once, but
 // the model feeds it through the engine one arrival at a time, so a batch
 // of a million with a small waiting room allocates no more than one of ten
-// thousand (it used to schedule every arrival up front: 100 M took 15 GB).
+// thousand (scheduled up front, a batch's arrivals would take memory in
+// proportion to its size).
 func TestBatchMemoryDoesNotGrowWithItsSize(t *testing.T) {
 	allocs := func(count int64) (float64, uint64) {
 		cfg := load(t, "seed-queue", "queue={capacity: 100}")
@@ -291,6 +289,9 @@ func TestBatchMemoryDoesNotGrowWithItsSize(t *testing.T) {
 	}
 }
 
+// TestAllocationsDoNotGrowWithRuns: the engine and model allocate per
+// simulation (tables, sketches), not per event: ten times the runs must not
+// cost ten times the allocations.
 func TestAllocationsDoNotGrowWithRuns(t *testing.T) {
 	allocs := func(runs string) float64 {
 		cfg := load(t, "mmc", "runs="+runs, "warmup=0")
@@ -364,8 +365,8 @@ func TestToolQueueGuard(t *testing.T) {
 // TestHeldCostDoesNotGrowWithTimeouts: every attempt at a metered tool that
 // hangs times out, so its usage is unknown and its reservation stays held
 // against the scenario budget. The books keep the amount, not a record per
-// call: 10× the runs allocate less than twice the bytes (it used to grow
-// ~80 MB a second).
+// call: 10× the runs allocate less than twice the bytes (a record per held
+// call would grow with every timeout).
 func TestHeldCostDoesNotGrowWithTimeouts(t *testing.T) {
 	run := func(runs string) (bytes uint64, unsettled float64) {
 		cfg := load(t, "mmc", "runs="+runs, "warmup=0", "cost={scenario_budget: 1000000000}",
