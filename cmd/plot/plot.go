@@ -172,7 +172,7 @@ func readInputs(o *options) (*inputs, error) {
 	in := &inputs{o: o}
 	if o.dir != "" {
 		var err error
-		if in.dir, err = charts.ReadDir(o.dir, objective); err != nil {
+		if in.dir, err = charts.ReadDir(o.dir, charts.ParseObjective); err != nil {
 			return nil, err
 		}
 		if len(o.slos) > 0 {
@@ -181,7 +181,7 @@ func readInputs(o *options) (*inputs, error) {
 			}
 			in.dir.Target.Objectives = nil
 			for _, s := range o.slos {
-				obj, _ := objective(s) // checked by the flag
+				obj, _ := charts.ParseObjective(s) // checked by the flag
 				in.dir.Target.Objectives = append(in.dir.Target.Objectives, obj)
 			}
 		}
@@ -224,14 +224,4 @@ func (in *inputs) charts() []charts.Build {
 		}})
 	}
 	return bs
-}
-
-// objective converts an objective in simulate plan's grammar
-// (search.ParseSLO) into what the charts draw.
-func objective(s string) (charts.Objective, error) {
-	slo, err := search.ParseSLO(s)
-	if err != nil {
-		return charts.Objective{}, err
-	}
-	return charts.Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}, nil
 }

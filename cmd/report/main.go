@@ -41,7 +41,6 @@ import (
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/report"
-	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -117,7 +116,7 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 
 // reportDir writes the report of a results directory (report.FromDir).
 func reportDir(stdout io.Writer, dir, out, date string) error {
-	d, err := charts.ReadDir(dir, objective)
+	d, err := charts.ReadDir(dir, charts.ParseObjective)
 	if err != nil {
 		return err
 	}
@@ -146,14 +145,4 @@ func writePage(stdout io.Writer, r *report.Report, out string) error {
 	}
 	fmt.Fprintln(stdout, out)
 	return nil
-}
-
-// objective converts a plan's objective (search.ParseSLO's grammar) into
-// what the charts draw.
-func objective(s string) (charts.Objective, error) {
-	slo, err := search.ParseSLO(s)
-	if err != nil {
-		return charts.Objective{}, err
-	}
-	return charts.Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}, nil
 }

@@ -87,8 +87,8 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 
 // ReadDir reads every input dir holds, checking them all before anything
 // is drawn, so that a malformed file draws no chart at all. objective
-// parses plan.json's objectives (plan/search's grammar, which this package
-// does not import).
+// parses plan.json's objectives (ParseObjective reads plan/search's
+// grammar; tests may pass any function).
 func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error) {
 	d := &Dir{Path: dir, has: map[string]bool{}}
 	var err error
