@@ -320,7 +320,7 @@ func SeriesRows(cw *csv.Writer, variant string, s *system.Series) error {
 // a tool with neither concurrency nor a rate limit (no capacity to share),
 // the mean number of its calls in service, which is what it contributes.
 func ToolLoad(t summary.ToolSummary) string {
-	if t.Concurrency == 0 && t.RateLimit == 0 {
+	if t.Concurrency == 0 && t.RateLimit == 0 && (t.Tokens == nil || len(t.Tokens.Limits) == 0) {
 		return Number(t.MeanBusy) + " in service"
 	}
 	return Percent(t.Load)
@@ -380,6 +380,7 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 		if t.RateLimit > 0 {
 			capacity += fmt.Sprintf(", %s/s", Number(t.RateLimit))
 		}
+		capacity = tokenCapacity(capacity, t)
 		delay := "–"
 		if t.Concurrency > 0 {
 			delay = Seconds(t.QueueDelayP50) + " / " + Seconds(t.QueueDelayP99)
@@ -391,6 +392,9 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if err := TokensTable(w, s.Tools); err != nil {
+		return err
+	}
 	if s.Tail.N > 0 {
 		var rows [][]string
 		shares := s.Tail.Shares()

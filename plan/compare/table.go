@@ -59,6 +59,12 @@ func WriteTable(w io.Writer, res *Result) error {
 		}
 		rows = append(rows, row)
 	}
+	if th, cells := tokenColumns(out); th != nil {
+		header = append(header, th...)
+		for i := range rows {
+			rows[i] = append(rows[i], cells[i]...)
+		}
+	}
 	count := fmt.Sprintf("%d variants", len(out))
 	if len(out) == 1 {
 		count = "1 variant"

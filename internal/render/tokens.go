@@ -1,0 +1,68 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/budgetsim/budgetsim/model/summary"
+)
+
+// TokensTable writes, for each model API (a tool with tokens), a line
+// with its tokens per call and per second, and a table of its per-minute
+// limits: what each counted per second against its allowance, the calls
+// it made wait or turned away, and the calls per second it admits at the
+// measured tokens per call. It writes nothing when no tool has tokens.
+func TokensTable(w io.Writer, tools []summary.ToolSummary) error {
+	var rows [][]string
+	any := false
+	for _, t := range tools {
+		tk := t.Tokens
+		if tk == nil {
+			continue
+		}
+		any = true
+		line := fmt.Sprintf("Model API %s: %s input + %s output tokens per call, %s tokens/s", t.Name, Number(tk.InputPerCall), Number(tk.OutputPerCall), Number(tk.TokensPerSecond))
+		if tk.Binding != "" {
+			line += fmt.Sprintf("; limits enforced by the %s, %s nearest its allowance", tk.Enforce, tk.Binding)
+		}
+		if tk.Waits > 0 {
+			line += fmt.Sprintf("; %d calls waited %s in all", tk.Waits, Seconds(tk.WaitSeconds))
+		}
+		fmt.Fprintln(w, line+".")
+		for _, l := range tk.Limits {
+			name := t.Name
+			if l.Limit == tk.Binding {
+				name += " ← binds"
+			}
+			rows = append(rows, []string{name, fmt.Sprintf("%s %d", l.Limit, l.PerMinute), Number(l.UsedPerSecond), Number(l.LimitPerSecond),
+				Percent(l.Utilisation), Number(float64(l.Blocked)), Number(l.CallCap)})
+		}
+	}
+	if !any {
+		return nil
+	}
+	if len(rows) > 0 {
+		if err := Table(w, []string{"model API", "limit per minute", "used per s", "allowance per s", "use", "calls blocked", "calls/s it admits"}, rows); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// tokenCapacity is a model API's size cell: its per-minute limits in place
+// of "unlimited", or after its concurrency.
+func tokenCapacity(capacity string, t summary.ToolSummary) string {
+	if t.Tokens == nil || len(t.Tokens.Limits) == 0 {
+		return capacity
+	}
+	var parts []string
+	for _, l := range t.Tokens.Limits {
+		parts = append(parts, fmt.Sprintf("%s %d", l.Limit, l.PerMinute))
+	}
+	if t.Concurrency == 0 {
+		return strings.Join(parts, ", ")
+	}
+	return capacity + ", " + strings.Join(parts, ", ")
+}
