@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 
@@ -93,7 +94,17 @@ func (e *env) plan(args []string) error {
 	}
 	simr := &search.Simulator{Scenario: scenario, Sets: sf.AllSets(), Range: rng, Level: prob.LookLevel(), Parallel: sf.Parallel, Interrupt: e.interrupted}
 	prob.Offered = simr.Offered
+	// Progress: how many values have been probed, and the replications of
+	// the current one. The search decides its next value from this one's
+	// intervals, so there is no total to estimate the time left from.
+	prog := cli.NewProgress(e.stderr, "plan", time.Now)
+	probed := map[float64]bool{}
+	simr.Progress = func(v float64, done, n int) {
+		probed[v] = true
+		prog.Status(fmt.Sprintf("%d values probed; %s=%s: %d/%d replications", len(probed), rng.Key, rng.Format(v), done, n))
+	}
 	ans, err := search.Search(prob, simr.Probe)
+	prog.Done()
 	if ans == nil {
 		return err
 	}

@@ -83,9 +83,7 @@ func (p *Progress) Update(pointsDone, points, reps, repsTotal int) {
 	if elapsed < ProgressDelay || (now.Sub(p.last) < 100*time.Millisecond && reps < repsTotal) {
 		return
 	}
-	p.last = now
 	var b strings.Builder
-	fmt.Fprintf(&b, "\r%s: ", p.what)
 	if points > 0 {
 		fmt.Fprintf(&b, "%d/%d points, ", pointsDone, points)
 	}
@@ -94,8 +92,30 @@ func (p *Progress) Update(pointsDone, points, reps, repsTotal int) {
 		left := time.Duration(float64(elapsed) * float64(repsTotal-reps) / float64(reps))
 		fmt.Fprintf(&b, ", %s left", roundLeft(left))
 	}
-	b.WriteString("\033[K") // clear what a longer line left
-	io.WriteString(p.w, b.String())
+	p.draw(now, b.String())
+}
+
+// Status draws text as the line's body ("plan: workers=12, 16/32
+// replications"), under Update's rules: not during the first
+// ProgressDelay, at most ten times a second. It is for work whose total
+// is not known ahead (a search), so it shows no time left.
+func (p *Progress) Status(text string) {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if now.Sub(p.start) < ProgressDelay || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.draw(now, text)
+}
+
+// draw writes the line "what: text" over the previous one; p.mu is held.
+func (p *Progress) draw(now time.Time, text string) {
+	p.last = now
+	io.WriteString(p.w, "\r"+p.what+": "+text+"\033[K") // \033[K clears what a longer line left
 	p.drawn = true
 }
 

@@ -63,6 +63,48 @@ func TestProgressOnTerminal(t *testing.T) {
 	}
 }
 
+// TestProgressStatus: a status line for work without a known total follows
+// Update's rules (nothing in the first two seconds, at most ten redraws a
+// second) and shows no time left.
+func TestProgressStatus(t *testing.T) {
+	var term fakeTerminal
+	c := &clock{time.Unix(0, 0)}
+	p := cli.NewProgress(&term, "plan", c.now)
+	c.t = c.t.Add(time.Second)
+	p.Status("1 values probed; workers=12: 3/8 replications")
+	if term.Len() != 0 {
+		t.Fatalf("drew %q within the first %v", term.String(), cli.ProgressDelay)
+	}
+	c.t = c.t.Add(2 * time.Second)
+	p.Status("2 values probed; workers=6: 5/8 replications")
+	if got, want := term.String(), "\rplan: 2 values probed; workers=6: 5/8 replications\033[K"; got != want {
+		t.Fatalf("drew %q, want %q", got, want)
+	}
+	term.Reset()
+	c.t = c.t.Add(50 * time.Millisecond)
+	p.Status("2 values probed; workers=6: 6/8 replications")
+	if term.Len() != 0 {
+		t.Errorf("redrew %q 50ms after the last line", term.String())
+	}
+	c.t = c.t.Add(100 * time.Millisecond)
+	p.Status("2 values probed; workers=6: 7/8 replications")
+	if got, want := term.String(), "\rplan: 2 values probed; workers=6: 7/8 replications\033[K"; got != want {
+		t.Errorf("drew %q, want %q", got, want)
+	}
+	term.Reset()
+	p.Done()
+	if term.String() != "\r\033[K" {
+		t.Errorf("Done wrote %q, want the line erased", term.String())
+	}
+	var buf bytes.Buffer
+	q := cli.NewProgress(&buf, "plan", c.now)
+	c.t = c.t.Add(time.Hour)
+	q.Status("anything")
+	if buf.Len() != 0 {
+		t.Errorf("drew %q on a buffer that is not a terminal", buf.String())
+	}
+}
+
 // TestProgressSilent: a pipe, a file or a buffer gets no progress, however
 // long the work; nor does a nil Progress fail.
 func TestProgressSilent(t *testing.T) {

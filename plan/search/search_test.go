@@ -609,3 +609,39 @@ func TestSearchNotMonotone(t *testing.T) {
 		t.Fatalf("narrow window: found %v, not monotone %v, err %v; want neither (the scan's probes miss it)", ans.Found, ans.NotMonotone, err)
 	}
 }
+
+// TestSimulatorReportsProgress: Progress hears of every replication of a
+// probe as it is pooled, counting those pooled earlier at the same value,
+// and starts from 0 at a new value; the summaries are those of a
+// Simulator without it.
+func TestSimulatorReportsProgress(t *testing.T) {
+	path := mmcScenario(t, 9)
+	rng := search.Range{Key: "workers", Lo: 1, Hi: 64, Integer: true}
+	sets := []string{"runs=2000", "warmup=200"}
+	var got []string
+	watched := &search.Simulator{Scenario: path, Sets: sets, Range: rng, Level: 0.95, Parallel: 2,
+		Progress: func(v float64, done, n int) { got = append(got, fmt.Sprintf("%g:%d/%d", v, done, n)) }}
+	plain := &search.Simulator{Scenario: path, Sets: sets, Range: rng, Level: 0.95, Parallel: 2}
+	for _, p := range []struct {
+		v float64
+		n int
+	}{{12, 3}, {12, 5}, {13, 2}} {
+		a, err := watched.Probe(p.v, p.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := plain.Probe(p.v, p.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("Probe(%g, %d) with Progress differs from without", p.v, p.n)
+		}
+	}
+	want := "12:0/3 12:1/3 12:2/3 12:3/3 12:3/5 12:4/5 12:5/5 13:0/2 13:1/2 13:2/2"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("Progress calls %s, want %s", s, want)
+	}
+}

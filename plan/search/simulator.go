@@ -35,6 +35,11 @@ type Simulator struct {
 	Parallel int
 	// Interrupt stops the simulations when set and true.
 	Interrupt *atomic.Bool
+	// Progress, when set, is called as each replication of a probe is
+	// pooled: at value v, done of the n replications Probe was asked for
+	// (replications pooled earlier at v count as done). It runs on
+	// Probe's goroutine and cannot change the result.
+	Progress func(v float64, done, n int)
 
 	variants scenarios.Variants // the file is read once: every probe is parsed from its text
 	has      bool
@@ -79,12 +84,18 @@ func (s *Simulator) Probe(v float64, n int) (*summary.Summary, error) {
 		// Pooled as they complete, in replication order: a probe that
 		// needs thousands of replications holds a few at a time.
 		have, interrupted := s.have, false
+		if s.Progress != nil {
+			s.Progress(v, have, n)
+		}
 		sim.ParallelEach(n-have, s.Parallel, 4*max(s.Parallel, runtime.GOMAXPROCS(0)), func(k int) *system.Result {
 			return system.New(s.cfg, system.Options{Replication: have + k, Interrupt: s.Interrupt}).Run()
-		}, func(_ int, r *system.Result) {
+		}, func(k int, r *system.Result) {
 			interrupted = interrupted || r.Stopped == "interrupted"
 			s.acc.Add(r)
 			r.Recycle()
+			if s.Progress != nil {
+				s.Progress(v, have+k+1, n)
+			}
 		})
 		if interrupted {
 			s.acc, s.have = nil, 0
