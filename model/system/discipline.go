@@ -137,12 +137,22 @@ func (w *waitQueue) Len() int {
 	return w.q.Len()
 }
 
+// push and pop branch on the discipline, and are too large for the
+// compiler to inline; the hot call sites (a worker or a tool's server
+// freed, a call queued) branch themselves, to the ring's inlined paths or
+// to pushSched and popSched, so that FIFO pays no call.
+
 // push adds entry v of class c at now.
 func (w *waitQueue) push(now time.Duration, v int32, c *schedClass) {
 	if w.q == nil {
 		w.ring.Push(v)
 		return
 	}
+	w.pushSched(now, v, c)
+}
+
+// pushSched is push under a model/sched queue.
+func (w *waitQueue) pushSched(now time.Duration, v int32, c *schedClass) {
 	// Push fails only on an invalid cost, and every cost is 0 (one run).
 	_ = w.q.Push(now, sched.Item[int32]{Tenant: c.tenant, Priority: c.priority, Value: v})
 }
@@ -151,11 +161,21 @@ func (w *waitQueue) push(now time.Duration, v int32, c *schedClass) {
 // is waiting or every waiting entry's tenant is at its cap.
 func (w *waitQueue) pop(now time.Duration) (int32, bool) {
 	if w.q == nil {
-		if w.ring.Len() == 0 {
-			return -1, false
-		}
-		return w.ring.Pop(), true
+		return w.ringPop()
 	}
+	return w.popSched(now)
+}
+
+// ringPop is pop of the ring (w.q == nil).
+func (w *waitQueue) ringPop() (int32, bool) {
+	if w.ring.Len() == 0 {
+		return -1, false
+	}
+	return w.ring.Pop(), true
+}
+
+// popSched is pop under a model/sched queue (w.q != nil).
+func (w *waitQueue) popSched(now time.Duration) (int32, bool) {
 	it, ok := w.q.Pop(now)
 	return it.Value, ok
 }
@@ -164,9 +184,14 @@ func (w *waitQueue) pop(now time.Duration) (int32, bool) {
 // finished (its run ended, its request was served or dropped).
 func (w *waitQueue) done(now time.Duration, c *schedClass) {
 	if w.q != nil {
-		if err := w.q.Done(now, c.tenant); err != nil {
-			panic("system: " + err.Error())
-		}
+		w.doneSched(now, c)
+	}
+}
+
+// doneSched is done under a model/sched queue.
+func (w *waitQueue) doneSched(now time.Duration, c *schedClass) {
+	if err := w.q.Done(now, c.tenant); err != nil {
+		panic("system: " + err.Error())
 	}
 }
 

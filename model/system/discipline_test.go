@@ -262,3 +262,22 @@ func TestClassWorkerTimeAddsUpToUtilisation(t *testing.T) {
 		}
 	}
 }
+
+// TestDisciplinesDoNotAllocatePerEvent: each discipline (fifo with a cap
+// is model/sched's priority queue too), at the workers and at a tool of
+// load 0.875, allocates per simulation, not per event: ten times the runs
+// must not cost ten times the allocations.
+func TestDisciplinesDoNotAllocatePerEvent(t *testing.T) {
+	for _, disc := range []string{"fifo", "priority", "fair"} {
+		allocs := func(runs string) float64 {
+			cfg := load(t, "mmc", "runs="+runs, "warmup=0", "scheduling.workers="+disc,
+				"classes=[{name: a, priority: 1}, {name: b, weight: 2}]", "tenants={a: {max_in_flight: 4}, b: {weight: 2}}",
+				"arrivals.rate=7/s", "tools.server.concurrency=8", "tools.server.queue={discipline: "+disc+"}")
+			return testing.AllocsPerRun(2, func() { system.New(cfg, system.Options{}).Run() })
+		}
+		small, big := allocs("20000"), allocs("200000")
+		if big > small+20 {
+			t.Errorf("%s: allocations: %v for 20k runs, %v for 200k runs: something allocates per event", disc, small, big)
+		}
+	}
+}

@@ -944,7 +944,13 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	// The worker is free: serve the queue, dropping entries whose deadline
 	// passed while they waited (recorded as expired).
 	for {
-		next, ok := m.queue.pop(now)
+		var next int32
+		var ok bool
+		if m.queue.q == nil {
+			next, ok = m.queue.ringPop()
+		} else {
+			next, ok = m.queue.popSched(now)
+		}
 		if !ok {
 			break
 		}

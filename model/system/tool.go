@@ -58,7 +58,11 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.s.At(now, evAttemptEnd, ri, int64(a.gen))
 		return
 	}
-	ts.queue.push(now, qi, &m.schedClasses[q.class])
+	if ts.queue.q == nil {
+		ts.queue.ring.Push(qi)
+	} else {
+		ts.queue.pushSched(now, qi, &m.schedClasses[q.class])
+	}
 	if ts.queue.Len() > m.guards.MaxToolQueue {
 		m.toolQueueFull = t // the run loop stops after this event
 	}
@@ -97,7 +101,12 @@ func (m *Model) serveTool(t int32) {
 	ts := &m.tools[t]
 	now := m.s.Now()
 	for ts.busy < tp.concurrency && !ts.stalled && ts.queue.Len() > 0 {
-		qi, _ := ts.queue.pop(now)
+		var qi int32
+		if ts.queue.q == nil {
+			qi, _ = ts.queue.ringPop()
+		} else {
+			qi, _ = ts.queue.popSched(now)
+		}
 		q := m.reqs.At(qi)
 		a := &m.runs.At(q.run).cur
 		gone := !a.state.outstanding() || a.gen != q.gen // the caller gave up, or cancelled the call
