@@ -45,6 +45,7 @@ compare retry-storm retry-storm --vary tools.backend.deadline_aware=false,true -
 compare retry-storm-load retry-storm --vary arrivals.rate=20/s,30/s,40/s,60/s,90/s
 compare noisy-neighbour noisy-neighbour --vary scheduling.workers=fifo,fair
 compare model-api-tiers model-api --vary tools.llm.rate_limit.tpm=100000,150000,300000
+compare circuit-breaker circuit-breaker --vary tools.llm.circuit_breaker.enabled=no-breaker=false,breaker=true --replications 10
 
 "$sim" sweep mmc --vary workers=10..16:7 --replications 8 --runs 100000 --out results/sweep/mmc-workers >results/sweep/mmc-workers.txt 2>/dev/null
 plot results/sweep/mmc-workers

@@ -21,6 +21,10 @@ func (l *loader) circuitBreaker(n *yaml.Node, path string) *breaker.Config {
 		return nil
 	}
 	c := breaker.Resilience4jDefaults()
+	enabled := true
+	if v := f.get("enabled"); v != nil {
+		enabled = d.boolean(v, f.field("enabled"))
+	}
 	if v := f.get("defaults"); v != nil {
 		if d.oneOf(v, f.field("defaults"), "resilience4j", "polly") == "polly" {
 			c = breaker.PollyDefaults()
@@ -64,6 +68,9 @@ func (l *loader) circuitBreaker(n *yaml.Node, path string) *breaker.Config {
 		if err := c.Validate(); err != nil {
 			d.errorf(n, path, "%v", err)
 		}
+	}
+	if !enabled {
+		return nil
 	}
 	return &c
 }

@@ -425,6 +425,8 @@ func buildSections() []*Section {
 				Doc: "A client-side circuit breaker shared by every caller of the tool (resilience4j's model): while open it refuses calls locally, and the step falls back or the run ends refused."},
 		}},
 		{Name: "circuit_breaker", Path: "tools.NAME.circuit_breaker", Doc: "A circuit breaker, after resilience4j's CircuitBreaker (Polly's is a special case). Closed: each call's outcome enters a sliding window; once it holds minimum_calls, a failure rate or a slow-call rate at or above its threshold opens the breaker. Open: every call is refused locally, for open_for. Half-open: half_open_probes calls are let through; their rates reopen or close it. Every error answer and every timeout counts as a failure; a cache hit does not reach the breaker.", Keys: []Key{
+			{Name: "enabled", Kind: KindBoolean, Default: "true", Example: "false",
+				Doc: "false: no breaker at all, as if the mapping were absent (resilience4j's disabled state); for comparing with and without one: --vary tools.NAME.circuit_breaker.enabled=false,true."},
 			{Name: "defaults", Kind: KindWord, Values: []string{"resilience4j", "polly"}, Default: "resilience4j", Example: "polly",
 				Doc: "Whose defaults the keys not given take: resilience4j's CircuitBreakerConfig.ofDefaults() (a window of the last 100 calls, minimum 100, failure rate 0.5, slow calls over 60s at rate 1, open for 60s, 10 probes) or Polly v8's (a 30s time window of ten 3s buckets, minimum 100, failure rate 0.1, no slow-call rule, open for 5s, 1 probe)."},
 			{Name: "window", Kind: KindMapping, Section: "circuit_breaker_window", Default: "as defaults says", Example: "{type: time, size: 10}",

@@ -211,3 +211,33 @@ func TestOutagesFile(t *testing.T) {
 		t.Errorf("outages.csv of the earlier run is still there (%v)", err)
 	}
 }
+
+// TestBreakersFile: run and compare --out write breakers.csv for the
+// variants with a circuit breaker, run prints the breakers' table, compare
+// its column, and an earlier breakers.csv goes when no variant has one.
+func TestBreakersFile(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, "compare", "circuit-breaker", "--vary", "tools.llm.circuit_breaker.enabled=off=false,on=true", "--out", dir)
+	if !strings.Contains(out, "breaker refused (would fail / would succeed)") {
+		t.Errorf("compare output lacks the breaker column:\n%s", out)
+	}
+	csv := string(readFile(t, filepath.Join(dir, "breakers.csv")))
+	if !strings.HasPrefix(csv, "variant,tool,t_s,width_s,open,half_open,refused\non,llm,0,") || strings.Contains(csv, "\noff,") {
+		t.Errorf("compare breakers.csv starts %.200q: want the header, then only variant on's rows", csv)
+	}
+	if !strings.Contains(csv, ",1,0,") {
+		t.Errorf("breakers.csv has no bin the breaker spent open")
+	}
+	mustRun(t, "compare", "circuit-breaker", "--vary", "tools.llm.circuit_breaker.enabled=false", "--out", dir)
+	if _, err := os.Stat(filepath.Join(dir, "breakers.csv")); !os.IsNotExist(err) {
+		t.Errorf("breakers.csv of the earlier comparison is still there (%v)", err)
+	}
+	run := t.TempDir()
+	out = mustRun(t, "run", "circuit-breaker", "--out", run)
+	if !strings.Contains(out, "would have succeeded (cost)") || !strings.Contains(out, "circuit breaker ") {
+		t.Errorf("run output lacks the breakers' table or the refusals' reason:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(run, "breakers.csv")); err != nil {
+		t.Error(err)
+	}
+}

@@ -29,6 +29,7 @@ type Dir struct {
 	Tail      []TailStage
 	Tools     []ToolSample
 	Outages   []Outage
+	Breakers  []BreakerSample
 	// Target is plan.json's objectives and answer; nil without.
 	Target *Target
 
@@ -141,6 +142,9 @@ func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error
 	if d.Outages, d.has["outages.csv"], err = readFile(dir, "outages.csv", ReadOutages); err != nil {
 		return nil, err
 	}
+	if d.Breakers, d.has["breakers.csv"], err = readFile(dir, "breakers.csv", ReadBreakers); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -187,8 +191,8 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // Builds lists the charts the directory's files support, in a fixed order:
 // the completion-time CDF (with the success rates), runs in the system and
 // attempt rates (shaded by ShadeTimeSeries), the sweep charts of each
-// curve (with plan.json's objectives and answer), the tail and the tool
-// utilisation (shaded).
+// curve (with plan.json's objectives and answer), the tail, the tool
+// utilisation and the circuit breakers' state (both shaded).
 func (d *Dir) Builds() []Build {
 	var bs []Build
 	at := func(name string) string { return filepath.Join(d.Path, name) }
@@ -235,6 +239,9 @@ func (d *Dir) Builds() []Build {
 	}
 	if d.has["tools.csv"] {
 		bs = append(bs, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
+	}
+	if d.has["breakers.csv"] {
+		bs = append(bs, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
 	}
 	if note := d.ProvenanceNote(); note != "" {
 		for i, b := range bs {

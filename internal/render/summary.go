@@ -420,6 +420,12 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(s.Breakers) > 0 {
+		if err := BreakerTable(w, s.Breakers); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	if r := s.Recovery; r != nil {
 		after := "never (metastable: goodput stayed below 90% of arrivals)"
 		if r.Recovered {

@@ -16,14 +16,16 @@ import (
 
 // Files writes a comparison's files into a directory, each
 // atomically: latency_cdf.csv, series.csv and (once a variant has a tool
-// with a capacity or a rate limit) tools.csv and (once a variant has an
-// outage) outages.csv grow variant by variant in temporary files; Commit
+// with a capacity or a rate limit) tools.csv, (once a variant has an
+// outage) outages.csv and (once a variant has a circuit breaker)
+// breakers.csv grow variant by variant in temporary files; Commit
 // adds compare.json and summary.csv and renames them all into place.
 type Files struct {
 	dir                string
 	group              atomicfile.Group // every file, put in place together
 	cdf, series, tools *csvFile
 	outages            *csvFile
+	breakers           *csvFile
 }
 
 // csvFile is a CSV file being written to a temporary file.
@@ -88,6 +90,17 @@ func (cf *Files) Add(label string, cfg *system.Config, lat *stats.Histogram, ser
 			return err
 		}
 	}
+	if render.HasBreakers(cfg) {
+		if cf.breakers == nil {
+			var err error
+			if cf.breakers, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "breakers.csv"), render.BreakersHeader); err != nil {
+				return err
+			}
+		}
+		if err := render.BreakerRows(cf.breakers.cw, cfg, label, series); err != nil {
+			return err
+		}
+	}
 	if !render.HasLimitedTools(cfg) {
 		return nil
 	}
@@ -107,9 +120,9 @@ func (cf *Files) Commit(out []Summary) error {
 	for i, v := range out {
 		sums[i], labels[i] = v.Summary, v.Name
 	}
-	hasTools, hasOutages := cf.tools != nil, cf.outages != nil
+	hasTools, hasOutages, hasBreakers := cf.tools != nil, cf.outages != nil, cf.breakers != nil
 	err := func() error {
-		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages} {
+		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers} {
 			if c != nil {
 				if err := c.flush(); err != nil {
 					return err
@@ -129,7 +142,7 @@ func (cf *Files) Commit(out []Summary) error {
 		}
 		return render.SummaryCSV(f, sums, labels)
 	}()
-	cf.cdf, cf.series, cf.tools, cf.outages = nil, nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers = nil, nil, nil, nil, nil
 	if err != nil {
 		cf.group.Abort()
 		return err
@@ -141,7 +154,7 @@ func (cf *Files) Commit(out []Summary) error {
 	for _, f := range []struct {
 		name string
 		has  bool
-	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}} {
+	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}, {"breakers.csv", hasBreakers}} {
 		if f.has {
 			continue
 		}
@@ -155,5 +168,5 @@ func (cf *Files) Commit(out []Summary) error {
 // Abort removes the temporary files not yet committed.
 func (cf *Files) Abort() {
 	cf.group.Abort()
-	cf.cdf, cf.series, cf.tools, cf.outages = nil, nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers = nil, nil, nil, nil, nil
 }

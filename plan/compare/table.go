@@ -30,6 +30,13 @@ func WriteTable(w io.Writer, res *Result) error {
 	if withRecovery {
 		header = append(header, "recovery after outage")
 	}
+	withBreakers := false
+	for _, v := range out {
+		withBreakers = withBreakers || len(v.Breakers) > 0
+	}
+	if withBreakers {
+		header = append(header, "breaker refused (would fail / would succeed)")
+	}
 	for _, v := range out {
 		s := v.Summary
 		success, p99 := render.Percent(s.SuccessRate), render.Seconds(s.Latency.P99)
@@ -56,6 +63,9 @@ func WriteTable(w io.Writer, res *Result) error {
 				rec = render.Seconds(s.Recovery.After)
 			}
 			row = append(row, rec)
+		}
+		if withBreakers {
+			row = append(row, render.BreakerCell(v.Breakers))
 		}
 		rows = append(rows, row)
 	}

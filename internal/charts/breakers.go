@@ -1,0 +1,123 @@
+package charts
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// BreakerSample is one row of breakers.csv: the share of a bin a tool's
+// circuit breaker spent open and half-open, and the calls it refused in
+// the bin.
+type BreakerSample struct {
+	Variant, Tool  string
+	Start, Width   time.Duration
+	Open, HalfOpen float64
+	Refused        int64
+}
+
+// ReadBreakers reads breakers.csv (columns variant, tool, t_s, width_s,
+// open, half_open, refused), in file order.
+func ReadBreakers(r io.Reader, name string) ([]BreakerSample, error) {
+	t, err := newTable(r, name, []string{"variant", "tool", "t_s", "width_s", "open", "half_open", "refused"})
+	if err != nil {
+		return nil, err
+	}
+	var out []BreakerSample
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		s := BreakerSample{Variant: t.str("variant"), Tool: t.str("tool")}
+		if s.Tool == "" {
+			return nil, t.errorf("tool", "must not be empty")
+		}
+		if s.Start, err = t.duration("t_s"); err != nil {
+			return nil, err
+		}
+		if s.Width, err = t.duration("width_s"); err != nil {
+			return nil, err
+		}
+		if s.Width <= 0 {
+			return nil, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
+		}
+		// Shares are written with 6 significant digits: a sum of two may
+		// pass 1 by rounding.
+		if s.Open, err = t.fraction("open"); err != nil {
+			return nil, err
+		}
+		if s.HalfOpen, err = t.fraction("half_open"); err != nil {
+			return nil, err
+		}
+		if s.Refused, err = t.count("refused"); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+}
+
+// BreakerChart draws each tool's circuit breaker over virtual time from
+// breakers.csv, as a step line between three levels: closed, half-open and
+// open. A bin's level is its time-weighted state (open counts 1,
+// half-open ½), so a bin the breaker changed state in sits between two
+// levels. With several variants the legend says "variant · tool".
+func BreakerChart(samples []BreakerSample) (*Chart, error) {
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("breakers: %w: no samples", ErrNoData)
+	}
+	var vi, ti variantIndex
+	type key struct{ v, t int }
+	var order []key
+	lines := map[key][]BreakerSample{}
+	var refused int64
+	for _, s := range samples {
+		v, _ := vi.of(s.Variant)
+		t, _ := ti.of(s.Tool)
+		k := key{v, t}
+		if _, ok := lines[k]; !ok {
+			order = append(order, k)
+		}
+		lines[k] = append(lines[k], s)
+		refused += s.Refused
+	}
+	short, vkey := shortLabels(vi.names)
+	ch := &Chart{Name: "breakers", Title: "Circuit breaker state"}
+	if vkey != "" {
+		ch.Title += " by " + vkey
+	}
+	p := newPlot("simulated time", "breaker state")
+	ch.Plot = p
+	from, to := time.Duration(-1), time.Duration(0)
+	for i, k := range order {
+		var starts, ends, level []float64
+		for _, s := range lines[k] {
+			if from < 0 || s.Start < from {
+				from = s.Start
+			}
+			to = max(to, s.Start+s.Width)
+			starts = append(starts, s.Start.Seconds())
+			ends = append(ends, (s.Start + s.Width).Seconds())
+			level = append(level, min(1, s.Open+float64(0.5*s.HalfOpen)))
+		}
+		label := ti.names[k.t]
+		if len(vi.names) > 1 {
+			label = short[k.v] + " · " + label
+		}
+		sty := seriesLine(i)
+		sty.Width = vg.Points(1.2)
+		xs, ys := stepXY(starts, ends, level)
+		p.Add(xyLine(xs, ys, sty, plotter.PostStep))
+		ch.addLegend(label, lineThumb(sty))
+	}
+	p.X.Tick.Marker = linearSecondsTicks{}
+	p.X.Min, p.X.Max = from.Seconds(), to.Seconds()
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "closed"}, {Value: 0.5, Label: "half-open"}, {Value: 1, Label: "open"}})
+	p.Y.Min, p.Y.Max = -0.05, 1.05
+	ch.Notes = append(ch.Notes, fmt.Sprintf("From breakers.csv, per bin: the share of the bin the breaker spent open, plus half the share it spent half-open. Open, it refuses calls locally: %d calls of measured runs in all.", refused))
+	return ch, nil
+}
