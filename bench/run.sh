@@ -19,7 +19,7 @@
 #      when valgrind is installed or installable): a figure load cannot blur;
 # and prints a Markdown table (the one in bench/README.md).
 #
-# Environment knobs (the defaults reproduce bench/README.md, ~8 minutes):
+# Environment knobs (the defaults reproduce bench/README.md; minutes of work):
 #   BENCH_REPEAT        budgetsim runs per round (5); medians are reported
 #   BENCH_SIMPY_REPEAT  rounds, each one SimPy run after the budgetsim runs (3)
 #   BENCH_CHECK_REPS    replications per side in the model check (20)
