@@ -3,8 +3,9 @@
 // (Pollaczek–Khinchine), closed populations with one and with several
 // workers (exact Mean Value Analysis), a tool with concurrency c behind more
 // workers (M/M/c, first-in first-out), M/G/1 with non-preemptive priority
-// classes (Cobham's mean wait of each class), and the utilisation law and Little's
-// law on each. Every check simulates independent replications of a bundled
+// classes (Cobham's mean wait of each class), a circuit breaker's refusals
+// while open in a hard outage (the arrival rate), and the utilisation law
+// and Little's law on each. Every check simulates independent replications of a bundled
 // scenario (for a closed population, agent-fleet reduced by overrides to
 // the product-form model MVA solves),
 // builds a Student-t confidence interval from the per-replication
@@ -270,7 +271,39 @@ func models() []model {
 			}),
 			littleFigure,
 		}, "", nil},
+		{"circuit-breaker-open", "a circuit breaker open in a hard outage, Poisson arrivals", []figure{
+			{name: "calls refused per second while open", formula: "Poisson arrivals: λ (an open period starts and ends at instants the arrivals inside it do not decide)",
+				analytic: func(c *system.Config) (float64, error) { return rate(c), nil }, estimate: refusedWhileOpen},
+		}, "circuit-breaker", []string{"workers=100000", "retry.attempts=1"}},
 	}
+}
+
+// refusedWhileOpen is the calls a replication's breakers refused in the
+// bins of its series they spent open from end to end, per second of those
+// bins. Which bins are open whole is decided by the calls before them (the
+// failures that opened the breaker) and the open period's fixed length,
+// not by the arrivals inside them, so with Poisson arrivals that every
+// call of an open breaker refuses, their count over the bins' time is
+// Poisson of mean λ × that time: an unbiased estimate of λ.
+func refusedWhileOpen(r *system.Result) float64 {
+	s := r.Series
+	w := s.Width.Seconds()
+	var refused int64
+	var open float64
+	for t, row := range s.BreakerOpen {
+		for i, v := range row {
+			if v >= w*(1-1e-9) {
+				open += w
+				if i < len(s.BreakerRefused[t]) {
+					refused += s.BreakerRefused[t][i]
+				}
+			}
+		}
+	}
+	if open == 0 {
+		return math.NaN()
+	}
+	return float64(refused) / open
 }
 
 // priorityMG1 is the M/G/1 priority queue of a scenario with one worker,

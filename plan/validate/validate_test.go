@@ -4,7 +4,7 @@ import "testing"
 
 // TestClosedForms runs every validated model and requires each analytic
 // value to lie inside its Student-t interval over 10 replications, at a
-// family-wise level of 99.9% (Bonferroni over the 43 checks; percentiles
+// family-wise level of 99.9% (Bonferroni over the 44 checks; percentiles
 // widened by the sketch's relative error). A correct simulator fails by
 // chance with probability below 0.1%; the seeds are fixed, so the outcome
 // is reproducible, and TestDetectsABias shows a 5% bias falls outside.
