@@ -37,12 +37,17 @@ tools:
 
 // workerSeconds returns each class's worker-seconds inside [from, to) from
 // a trace: a run holds its worker for its one attempt, dialed the instant
-// it gets the worker (the tool has no queue).
+// it gets the worker. When the tool has a queue, it is the seconds of the
+// tool's servers instead: the attempt is served for 1 s from Served.
 func workerSeconds(rec *recorder, from, to time.Duration) map[string]float64 {
 	out := map[string]float64{}
 	for _, a := range rec.attempts {
 		class, _, _ := strings.Cut(a.Step, system.ClassStepSep)
-		lo, hi := max(a.Start, from), min(a.Start+a.Latency, to)
+		start, end := a.Start, a.Start+a.Latency
+		if a.Served >= 0 {
+			start, end = a.Served, a.Served+time.Second
+		}
+		lo, hi := max(start, from), min(end, to)
 		if hi > lo {
 			out[class] += (hi - lo).Seconds()
 		}
@@ -53,7 +58,8 @@ func workerSeconds(rec *recorder, from, to time.Duration) map[string]float64 {
 // TestFloodCannotPushAnotherTenantBelowItsWeight: under fair queuing the
 // quiet tenant's share of the workers over [100 s, 600 s) is at least its
 // weight's share, however hard the noisy tenant floods, and under FIFO it
-// is not.
+// is not; and the same holds for the servers of a tool whose queue is fair,
+// behind more workers than runs.
 //
 // The bound is exact, not statistical. Start-time fair queuing hands out
 // runs so that, over any stretch in which both tenants have runs waiting,
@@ -71,11 +77,16 @@ func TestFloodCannotPushAnotherTenantBelowItsWeight(t *testing.T) {
 	for _, tc := range []struct {
 		noisyRate    string
 		quiet, noisy float64 // weights
-	}{{"20/s", 1, 1}, {"100/s", 1, 1}, {"20/s", 1, 3}, {"100/s", 1, 3}} {
-		name := fmt.Sprintf("noisy %s, weights %g:%g", tc.noisyRate, tc.quiet, tc.noisy)
+		atTool       bool    // the 4 servers are the tool's, behind unlimited workers
+	}{{"20/s", 1, 1, false}, {"100/s", 1, 1, false}, {"20/s", 1, 3, false}, {"100/s", 1, 3, false}, {"20/s", 1, 1, true}, {"20/s", 1, 3, true}} {
+		name := fmt.Sprintf("noisy %s, weights %g:%g, at the tool %v", tc.noisyRate, tc.quiet, tc.noisy, tc.atTool)
 		t.Run(name, func(t *testing.T) {
-			cfg := scenarioFile(t, flood, "classes.noisy.arrivals.rate="+tc.noisyRate,
-				fmt.Sprintf("tenants.quiet.weight=%g", tc.quiet), fmt.Sprintf("tenants.noisy.weight=%g", tc.noisy))
+			sets := []string{"classes.noisy.arrivals.rate=" + tc.noisyRate,
+				fmt.Sprintf("tenants.quiet.weight=%g", tc.quiet), fmt.Sprintf("tenants.noisy.weight=%g", tc.noisy)}
+			if tc.atTool {
+				sets = append(sets, "workers=100000", "scheduling.workers=fifo", "tools.api.concurrency=4", "tools.api.queue={discipline: fair}")
+			}
+			cfg := scenarioFile(t, flood, sets...)
 			rec, _ := traceOf(t, cfg)
 			ws := workerSeconds(rec, from, to)
 			if got := ws["quiet"] + ws["noisy"]; got < total-1e-6 || got > total+1e-6 {
