@@ -506,6 +506,7 @@ func warnings(cfg *system.Config, s *Summary) []string {
 	if o, l := s.Rates.OfferedPerSecond, s.Little.ArrivalRate; o > 0 && l < 0.95*o {
 		w = append(w, fmt.Sprintf("runs were still queued when the arrivals stopped: the measured window runs %s s past the last arrival while they drain, so Little's λ (%s/s over the window) is below the offered rate (%s/s over the arrivals' span)", load(s.Rates.Window-s.Rates.ArrivalSpan), load(l), load(o)))
 	}
+	w = append(w, schedulingWarnings(cfg)...)
 	if b := cfg.Arrivals; b.Process == system.Batch && b.Count > int64(cfg.Workers) {
 		msg := fmt.Sprintf("a batch of %d arrivals at once with %s: %s for a worker from the start, so waits and completion times are those of the batch draining, not of a steady state", b.Count, plural(int64(cfg.Workers), "worker", "workers"), plural(b.Count-int64(cfg.Workers), "run queues", "runs queue"))
 		if cfg.QueueCapacity != system.Unbounded && b.Count > int64(cfg.Workers+cfg.QueueCapacity) {

@@ -182,3 +182,25 @@ func TestPooledFiguresHavePerReplicationMeans(t *testing.T) {
 		t.Errorf("peaks per replication %+v %+v above the pooled maxima %v %v", p.PeakAttemptRate, p.PeakInSystem, s.Attempts.PeakRate, s.Little.PeakInSystem)
 	}
 }
+
+// TestIdleDisciplineWarns: a priority queue whose classes share one
+// priority, or a fair queue whose classes share one tenant, orders nothing,
+// and a warning says so; with two priorities and two tenants, none does.
+func TestIdleDisciplineWarns(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"scheduling.workers=priority", "classes=[{name: a}, {name: b}]"}, "scheduling.workers is priority, but every run has the same priority"},
+		{[]string{"scheduling.workers=fair", "classes=[{name: a, tenant: x}, {name: b, tenant: x}]"}, "scheduling.workers is fair, but every run belongs to one tenant"},
+		{[]string{"tools.server.concurrency=4", "tools.server.queue={discipline: fair}"}, "tools.server.queue.discipline is fair, but every run belongs to one tenant"},
+		{[]string{"scheduling.workers=priority", "classes=[{name: a, priority: 1}, {name: b}]"}, ""},
+		{[]string{"scheduling.workers=fair", "classes=[{name: a}, {name: b}]"}, ""},
+	} {
+		s := summarize(t, load(t, "mmc", append([]string{"runs=2000", "warmup=100"}, tc.sets...)...), 1)
+		got := warningWith(s, "first come, first served")
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%v: warning %q, want %q", tc.sets, got, tc.want)
+		}
+	}
+}
