@@ -64,7 +64,10 @@ func (e *env) compare(args []string) error {
 		}
 		defer files.Abort() // a no-op once committed
 		opt.Each = func(v compare.Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
-			return files.Add(v.Label, cfg, acc.Latency(), first.Series)
+			if err := files.Add(v.Label, cfg, acc.Latency(), first.Series); err != nil {
+				return err
+			}
+			return files.AddClasses(v.Label, acc)
 		}
 	}
 	res, err := compare.Run(spec, opt)

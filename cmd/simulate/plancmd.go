@@ -79,6 +79,13 @@ func (e *env) plan(args []string) error {
 	if err != nil {
 		return err
 	}
+	var classes []string
+	for _, c := range base.Config.Classes {
+		classes = append(classes, c.Name)
+	}
+	if err := search.CheckClasses(objectives, classes); err != nil {
+		return cli.Usagef("--slo %v", err)
+	}
 	if *outDir != "" {
 		if err := cli.CheckOutDir(*outDir); err != nil {
 			return err
@@ -86,7 +93,7 @@ func (e *env) plan(args []string) error {
 	}
 	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.Replications, MaxReplications: *maxReps, Level: sf.Level, Tolerance: *tolerance}.WithDefaults()
 	var start *search.Analytic
-	if !*noAnalytic {
+	if !*noAnalytic && len(base.Config.Classes) == 0 {
 		if a, ok := search.AnalyticStart(base.Config, rng.Key, objectives); ok && rng.Integer {
 			start = a
 			prob.Start, prob.HasStart = a.Value, true

@@ -109,7 +109,8 @@ func (e *env) run(args []string) error {
 	// disk): the simulation is not lost, and the exit status says so.
 	var outErr error
 	if *outDir != "" {
-		outErr = writeOutputs(*outDir, sc, sum, acc.Latency(), first)
+		classes, classLat := acc.ClassLatencies()
+		outErr = writeOutputs(*outDir, sc, sum, acc.Latency(), first, classes, classLat)
 	}
 	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, summaryFile{provenance.Of(sc), sum}); err != nil {
@@ -148,18 +149,24 @@ type summaryFile struct {
 }
 
 // runOutputs are the files run --out writes.
-var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "tools.csv", "series.csv", "outages.csv", "breakers.csv"}
+var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "class_latency_cdf.csv", "tools.csv", "series.csv", "outages.csv", "breakers.csv"}
 
 // writeOutputs writes the summary and the time series into dir as one
 // group: no file replaces its previous version until all are written, and
 // a run output this run does not produce (tools.csv of an earlier scenario
 // with limited tools) is removed, so the directory never mixes two runs.
-func writeOutputs(dir string, sc *scenarios.Scenario, sum summary.Summary, lat *stats.Histogram, first *system.Result) error {
+//
+// With classes of work, class_latency_cdf.csv holds each class's
+// completion-time CDF (classes names them, classLat holds them).
+func writeOutputs(dir string, sc *scenarios.Scenario, sum summary.Summary, lat *stats.Histogram, first *system.Result, classes []string, classLat []*stats.Histogram) error {
 	name := []string{sum.Scenario}
 	files := []outFile{
 		{"summary.json", func(w io.Writer) error { return render.JSON(w, summaryFile{provenance.Of(sc), sum}) }},
 		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []summary.Summary{sum}, nil) }},
 		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) }},
+	}
+	if len(classes) > 0 {
+		files = append(files, outFile{"class_latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, classes, classLat) }})
 	}
 	if first != nil {
 		series := []*system.Series{first.Series}

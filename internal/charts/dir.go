@@ -24,6 +24,9 @@ type Dir struct {
 	Summaries []Summary // summary.json, or compare.json's variants
 	Compare   bool      // the summaries are compare.json's
 	CDFs      []CDF
+	// ClassCDFs are class_latency_cdf.csv's: each class of work's
+	// completion-time CDF (of each variant, for a comparison).
+	ClassCDFs []CDF
 	Series    []Series
 	Sweep     []SweepPoint
 	Tail      []TailStage
@@ -109,6 +112,9 @@ func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error
 		d.Scenario = d.Summaries[0].Scenario
 	}
 	if d.CDFs, d.has["latency_cdf.csv"], err = readFile(dir, "latency_cdf.csv", ReadCDF); err != nil {
+		return nil, err
+	}
+	if d.ClassCDFs, d.has["class_latency_cdf.csv"], err = readFile(dir, "class_latency_cdf.csv", ReadCDF); err != nil {
 		return nil, err
 	}
 	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", ReadSeries); err != nil {
@@ -207,6 +213,9 @@ func (d *Dir) Builds() []Build {
 	}
 	if d.has["latency_cdf.csv"] {
 		bs = append(bs, Build{at("latency_cdf.csv"), func() (*Chart, error) { return CDFChart(d.CDFs, d.Summaries) }})
+	}
+	if d.has["class_latency_cdf.csv"] {
+		bs = append(bs, Build{at("class_latency_cdf.csv"), func() (*Chart, error) { return ClassCDFChart(d.ClassCDFs, d.Summaries, d.Compare) }})
 	}
 	if d.has["series.csv"] {
 		bs = append(bs,

@@ -11,5 +11,10 @@ func ParseObjective(s string) (Objective, error) {
 	if err != nil {
 		return Objective{}, err
 	}
-	return Objective{Text: slo.String(), Figure: slo.Figure.String(), Threshold: slo.Threshold}, nil
+	fig := slo.Figure.String()
+	if slo.Class != "" {
+		// A class's figure: the sweep charts draw the pooled ones only.
+		fig = slo.Class + ": " + fig
+	}
+	return Objective{Text: slo.String(), Figure: fig, Threshold: slo.Threshold}, nil
 }

@@ -339,7 +339,7 @@ func (t *Target) draw(ch *Chart, objs []Objective, ps []SweepPoint, yOf func(Swe
 		for _, q := range ps {
 			m, known := t.meets(q)
 			if !known {
-				ch.Notes = append(ch.Notes, "sweep.csv has no figure for some objective (a mean or a wait): the points meeting them are not marked.")
+				ch.Notes = append(ch.Notes, "sweep.csv has no figure for some objective (a mean, a wait or a class's figure): the points meeting them are not marked.")
 				return
 			}
 			if m {

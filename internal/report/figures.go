@@ -53,6 +53,20 @@ func figures(in *Input) []Figure {
 			"Runs in the system over virtual time, " + reps + ", against Little's law's λW of all replications.",
 			func() (*charts.Chart, error) { return charts.InSystemChart(series, sums) }},
 	}
+	if names, hists := in.Pooled.ClassLatencies(); len(names) > 0 {
+		classCDFs := make([]charts.CDF, len(names))
+		for i, h := range hists {
+			classCDFs[i] = charts.CDF{Variant: names[i]}
+			for _, p := range h.CDFPoints(nil) {
+				classCDFs[i].Points = append(classCDFs[i].Points, charts.CDFPoint{Value: p.Value, Fraction: p.Fraction})
+			}
+		}
+		// Second, beside the pooled CDF.
+		cf := figure{"class_latency_cdf", "Completion time of completed runs, per class of work",
+			"Each class's completed runs, all replications pooled; the markers are its p50, p99 and p99.9 (the per-class table's).",
+			func() (*charts.Chart, error) { return charts.ClassCDFChart(classCDFs, sums, false) }}
+		fs = append(fs[:1], append([]figure{cf}, fs[1:]...)...)
+	}
 	if render.HasLimitedTools(in.Scenario.Config) && rep0.Series != nil {
 		samples := toolSamplesOf(in.Scenario.Config, name, rep0.Series)
 		fs = append(fs, figure{"utilisation", "Tool utilisation",

@@ -119,7 +119,62 @@ func outcomeSection(s *summary.Summary) Section {
 		intro = fmt.Sprintf("%s of %s arrived runs completed (%g%% confidence interval %s to %s).", render.Percent(s.SuccessRate), render.Number(float64(r.Arrived)),
 			100*ci.Level, render.Percent(ci.SuccessRate.Lo), render.Percent(ci.SuccessRate.Hi))
 	}
-	return Section{ID: "outcomes", Title: "Outcomes and completion time", Intro: intro, Tables: []Table{runs, times}}
+	sec := Section{ID: "outcomes", Title: "Outcomes and completion time", Intro: intro, Tables: []Table{runs, times}}
+	if len(s.Classes) > 0 {
+		sec.Tables = append(sec.Tables, classesTable(s))
+	}
+	return sec
+}
+
+// classesTable is each class of work's share, success, completion and
+// wait times, attempts and cost per run, with their intervals.
+func classesTable(s *summary.Summary) Table {
+	header := []string{"class", "share", "arrived", "success", "p50", "p99", "mean wait", "attempts/run", "retries"}
+	if s.Cost != nil {
+		header = append(header, "cost/run", "cost/success")
+	}
+	t := Table{Caption: "Per class of work", Header: header,
+		Notes: []string{"Each class's figures are its own runs', pooled over the replications as the totals above are."}}
+	for _, name := range s.ClassNames() {
+		c := s.Classes[name]
+		var ci *summary.ClassConfidence
+		if c.Confidence != nil {
+			ci = c.Confidence
+		}
+		success, p50, p99, wait := Cell{Text: "n/a"}, Cell{Text: "–"}, Cell{Text: "–"}, Cell{Text: "–"}
+		if c.Runs.Arrived > 0 {
+			success = Cell{Text: render.Percent(c.SuccessRate)}
+			if ci != nil {
+				success.Sub = interval(&ci.SuccessRate, render.Percent)
+			}
+		}
+		if c.Latency.N > 0 {
+			p50, p99 = Cell{Text: render.Seconds(c.Latency.P50)}, Cell{Text: render.Seconds(c.Latency.P99)}
+			if ci != nil {
+				p50.Sub, p99.Sub = interval(&ci.Latency.P50, render.Seconds), interval(&ci.Latency.P99, render.Seconds)
+			}
+		}
+		if c.Wait.N > 0 {
+			wait = Cell{Text: render.Seconds(c.Wait.Mean)}
+			if ci != nil {
+				wait.Sub = interval(&ci.Wait.Mean, render.Seconds)
+			}
+		}
+		cs := []Cell{{Text: name}, {Text: render.Percent(c.Share)}, {Text: render.Number(float64(c.Runs.Arrived))}, success, p50, p99, wait,
+			{Text: render.Number(c.PerRun)}, {Text: render.Number(float64(c.Retries))}}
+		if s.Cost != nil {
+			perRun, perSuccess := "–", "–"
+			if c.Cost != nil {
+				perRun = render.Number(c.Cost.PerRun)
+				if c.Runs.Completed > 0 {
+					perSuccess = render.Number(c.Cost.PerSuccess)
+				}
+			}
+			cs = append(cs, Cell{Text: perRun}, Cell{Text: perSuccess})
+		}
+		t.Rows = append(t.Rows, Row{Cells: cs})
+	}
+	return t
 }
 
 // littleSection is Little's law and the attempts.

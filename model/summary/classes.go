@@ -2,6 +2,7 @@ package summary
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -155,13 +156,20 @@ func (a *Accumulator) recycleClasses() {
 	}
 }
 
-// ClassLatency returns class k's pooled completion histogram (nil when
-// the scenario has no class k). It is the Accumulator's own.
-func (a *Accumulator) ClassLatency(k int) *stats.Histogram {
-	if k < 0 || k >= len(a.classes) {
-		return nil
+// ClassLatencies returns the classes' names, sorted as Summary.ClassNames
+// sorts them, and each one's pooled completion histogram (the
+// Accumulator's own); nil without classes.
+func (a *Accumulator) ClassLatencies() (names []string, hists []*stats.Histogram) {
+	order := make([]int, len(a.classes))
+	for i := range order {
+		order[i] = i
 	}
-	return a.classes[k].lat
+	slices.SortFunc(order, func(i, j int) int { return strings.Compare(a.cfg.Classes[i].Name, a.cfg.Classes[j].Name) })
+	for _, i := range order {
+		names = append(names, a.cfg.Classes[i].Name)
+		hists = append(hists, a.classes[i].lat)
+	}
+	return names, hists
 }
 
 // ClassNames returns the names of s's classes, sorted (the order of the

@@ -26,6 +26,7 @@ type Files struct {
 	cdf, series, tools *csvFile
 	outages            *csvFile
 	breakers           *csvFile
+	classCDF           *csvFile // class_latency_cdf.csv, once a variant has classes
 }
 
 // csvFile is a CSV file being written to a temporary file.
@@ -120,9 +121,9 @@ func (cf *Files) Commit(out []Summary) error {
 	for i, v := range out {
 		sums[i], labels[i] = v.Summary, v.Name
 	}
-	hasTools, hasOutages, hasBreakers := cf.tools != nil, cf.outages != nil, cf.breakers != nil
+	hasTools, hasOutages, hasBreakers, hasClasses := cf.tools != nil, cf.outages != nil, cf.breakers != nil, cf.classCDF != nil
 	err := func() error {
-		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers} {
+		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF} {
 			if c != nil {
 				if err := c.flush(); err != nil {
 					return err
@@ -142,7 +143,7 @@ func (cf *Files) Commit(out []Summary) error {
 		}
 		return render.SummaryCSV(f, sums, labels)
 	}()
-	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers = nil, nil, nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF = nil, nil, nil, nil, nil, nil
 	if err != nil {
 		cf.group.Abort()
 		return err
@@ -154,7 +155,7 @@ func (cf *Files) Commit(out []Summary) error {
 	for _, f := range []struct {
 		name string
 		has  bool
-	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}, {"breakers.csv", hasBreakers}} {
+	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}, {"breakers.csv", hasBreakers}, {"class_latency_cdf.csv", hasClasses}} {
 		if f.has {
 			continue
 		}
@@ -168,5 +169,31 @@ func (cf *Files) Commit(out []Summary) error {
 // Abort removes the temporary files not yet committed.
 func (cf *Files) Abort() {
 	cf.group.Abort()
-	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers = nil, nil, nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF = nil, nil, nil, nil, nil, nil
 }
+
+// AddClasses appends the completion-time CDF of each class of work of
+// one variant to class_latency_cdf.csv, labelled "VARIANT · CLASS"
+// (nothing for a variant without classes).
+func (cf *Files) AddClasses(label string, acc *summary.Accumulator) error {
+	names, hists := acc.ClassLatencies()
+	if len(names) == 0 {
+		return nil
+	}
+	if cf.classCDF == nil {
+		var err error
+		if cf.classCDF, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "class_latency_cdf.csv"), render.CDFHeader); err != nil {
+			return err
+		}
+	}
+	for i, name := range names {
+		if err := render.CDFRows(cf.classCDF.cw, ClassLabel(label, name), hists[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ClassLabel labels class class of variant variant in a comparison's
+// per-class files and tables.
+func ClassLabel(variant, class string) string { return variant + " · " + class }

@@ -91,6 +91,9 @@ func WriteTable(w io.Writer, res *Result) error {
 		fmt.Fprintf(w, "± is the half-width of a %g%% Student-t interval over %d replications (the p99's by sectioning, centred on the pooled p99).\n", 100*c.Level, c.Replications)
 		fmt.Fprintln(w, "max / sum: over all replications; per rep.: the mean of one replication's value.")
 	}
+	if err := classTable(w, out); err != nil {
+		return err
+	}
 	if err := pairedTable(w, out, res.Level); err != nil {
 		return err
 	}
@@ -144,4 +147,61 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// classTable prints, when the variants have classes of work, each
+// variant's classes side by side: share, success, completion-time
+// percentiles, mean wait, attempts and cost per run.
+func classTable(w io.Writer, out []Summary) error {
+	has := false
+	for _, v := range out {
+		has = has || len(v.Classes) > 0
+	}
+	if !has {
+		return nil
+	}
+	cost := false
+	for _, v := range out {
+		cost = cost || v.Cost != nil
+	}
+	header := []string{"variant", "class", "share", "success", "p50", "p99", "mean wait", "attempts/run"}
+	if cost {
+		header = append(header, "cost/run", "cost/success")
+	}
+	var rows [][]string
+	for _, v := range out {
+		for _, name := range v.ClassNames() {
+			c := v.Classes[name]
+			success, p50, p99, wait := "n/a", "–", "–", "–"
+			if c.Runs.Arrived > 0 {
+				success = render.Percent(c.SuccessRate)
+				if ci := c.Confidence; ci != nil {
+					success = render.PlusMinus(c.SuccessRate, ci.SuccessRate.Lo, ci.SuccessRate.Hi, render.Percent)
+				}
+			}
+			if c.Latency.N > 0 {
+				p50, p99 = render.Seconds(c.Latency.P50), render.Seconds(c.Latency.P99)
+				if ci := c.Confidence; ci != nil {
+					p99 = render.PlusMinus(c.Latency.P99, ci.Latency.P99.Lo, ci.Latency.P99.Hi, render.Seconds)
+				}
+			}
+			if c.Wait.N > 0 {
+				wait = render.Seconds(c.Wait.Mean)
+			}
+			row := []string{v.Name, name, render.Percent(c.Share), success, p50, p99, wait, render.Number(c.PerRun)}
+			if cost {
+				perRun, perSuccess := "–", "–"
+				if c.Cost != nil {
+					perRun = render.Number(c.Cost.PerRun)
+					if c.Runs.Completed > 0 {
+						perSuccess = render.Number(c.Cost.PerSuccess)
+					}
+				}
+				row = append(row, perRun, perSuccess)
+			}
+			rows = append(rows, row)
+		}
+	}
+	fmt.Fprintln(w, "\nPer class of work:")
+	return render.Table(w, header, rows)
 }

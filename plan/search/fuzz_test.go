@@ -8,7 +8,7 @@ import (
 // FuzzParseSLO: ParseSLO never panics, and an objective it accepts prints
 // (String) as text that parses back to the same objective.
 func FuzzParseSLO(f *testing.F) {
-	for _, s := range []string{"wait_p99<=500ms", "success>=99.9%", "latency_p50 < 2s", "p99<=1", "success>=1.5", "wait_p99<=-1s", "x"} {
+	for _, s := range []string{"wait_p99<=500ms", "success>=99.9%", "latency_p50 < 2s", "p99<=1", "success>=1.5", "wait_p99<=-1s", "x", "premium: p99<=5s", "free:success>=0.95", ": p99<=1s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -784,7 +784,11 @@ func describe(pr *Probe) string {
 	if !c.SLO.Figure.IsTime() {
 		op = "≥"
 	}
-	return fmt.Sprintf("%s = %s, CI [%s, %s] vs %s %s, %d replications", c.SLO.Figure, f(float64(c.Mean)), f(float64(c.CI[0])), f(float64(c.CI[1])), op, f(c.SLO.Threshold), pr.Replications)
+	fig := c.SLO.Figure.String()
+	if c.SLO.Class != "" {
+		fig = c.SLO.Class + "'s " + fig
+	}
+	return fmt.Sprintf("%s = %s, CI [%s, %s] vs %s %s, %d replications", fig, f(float64(c.Mean)), f(float64(c.CI[0])), f(float64(c.CI[1])), op, f(c.SLO.Threshold), pr.Replications)
 }
 
 // secondsText formats seconds with four significant digits and a unit

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,10 +64,13 @@ func (f Figure) Quantile() (float64, bool) {
 }
 
 // SLO is one service-level objective: a time figure at most Threshold
-// seconds, or the success rate at least Threshold.
+// seconds, or the success rate at least Threshold. With a Class, the
+// figure is that class of work's (summary.ClassSummary), else the pooled
+// one.
 type SLO struct {
 	Figure    Figure
 	Threshold float64
+	Class     string
 }
 
 // ParseSLO parses an objective:
@@ -76,10 +80,26 @@ type SLO struct {
 //	success >= FRACTION                       completed / arrived, e.g. 0.99 or 99%
 //
 // Spaces are optional; p99.9 is accepted for p999 and latency_ as a prefix
-// of the completion-time figures. Durations need a unit (2s, 250ms). Errors
-// quote the objective and say what is wrong.
+// of the completion-time figures. Durations need a unit (2s, 250ms). A
+// class of work's name and a colon before the objective ("premium:
+// p99<=5s") hold that class's runs to it. Errors quote the objective and
+// say what is wrong.
 func ParseSLO(s string) (SLO, error) {
 	in := strings.TrimSpace(s)
+	class := ""
+	if i := strings.IndexByte(in, ':'); i >= 0 {
+		class, in = strings.TrimSpace(in[:i]), strings.TrimSpace(in[i+1:])
+		if !className(class) {
+			return SLO{}, fmt.Errorf("%q: before the colon goes the name of a class of work, letters, digits, - and _ (e.g. premium: p99<=5s)", s)
+		}
+	}
+	o, err := parseObjective(s, in)
+	o.Class = class
+	return o, err
+}
+
+// parseObjective parses in, the objective s without its class.
+func parseObjective(s, in string) (SLO, error) {
 	i := strings.IndexAny(in, "<>=")
 	if i <= 0 {
 		return SLO{}, fmt.Errorf("%q: must be FIGURE<=DURATION (e.g. p99<=2s, wait_p99<=500ms) or success>=FRACTION (e.g. success>=0.99)", s)
@@ -137,10 +157,14 @@ func ParseSLO(s string) (SLO, error) {
 // String formats the SLO in the grammar ParseSLO reads ("p99<=2s",
 // "success>=0.99").
 func (s SLO) String() string {
-	if s.Figure.IsTime() {
-		return s.Figure.String() + "<=" + durationText(s.Threshold)
+	class := ""
+	if s.Class != "" {
+		class = s.Class + ": "
 	}
-	return s.Figure.String() + ">=" + strconv.FormatFloat(s.Threshold, 'g', -1, 64)
+	if s.Figure.IsTime() {
+		return class + s.Figure.String() + "<=" + durationText(s.Threshold)
+	}
+	return class + s.Figure.String() + ">=" + strconv.FormatFloat(s.Threshold, 'g', -1, 64)
 }
 
 // durationText prints seconds as a Go duration ("500ms", "2s").
@@ -201,7 +225,7 @@ type Check struct {
 // Unresolved). A time objective on a summary with no completed (or no
 // started) runs fails: nothing met it.
 func (s SLO) Check(sum *summary.Summary) Check {
-	est, iv, n := figure(sum, s.Figure)
+	est, iv, n := figure(classView(sum, s.Class), s.Figure)
 	c := Check{SLO: s, Name: s.String(), Estimate: Number(est)}
 	if n == 0 && s.Figure.IsTime() {
 		inf := Number(math.Inf(1))
@@ -285,4 +309,43 @@ func figure(s *summary.Summary, f Figure) (est float64, iv *summary.Interval, n 
 		pick(&s.Latency, ci)
 	}
 	return est, iv, n
+}
+
+// classView returns the summary whose figures objectives on class are
+// checked against: sum itself without a class, else a summary holding the
+// class's figures (empty when sum has no such class: nothing met the
+// objective).
+func classView(sum *summary.Summary, class string) *summary.Summary {
+	if class == "" {
+		return sum
+	}
+	c := sum.Classes[class]
+	v := &summary.Summary{Runs: c.Runs, SuccessRate: c.SuccessRate, Latency: c.Latency, Wait: c.Wait}
+	if ci := c.Confidence; ci != nil {
+		v.Confidence = &summary.Confidence{SuccessRate: ci.SuccessRate, Latency: ci.Latency, Wait: ci.Wait}
+	}
+	return v
+}
+
+// CheckClasses returns an error naming the first objective whose class
+// names is not among (the scenario's classes).
+func CheckClasses(slos []SLO, names []string) error {
+	for _, o := range slos {
+		if o.Class == "" || slices.Contains(names, o.Class) {
+			continue
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("%q: the scenario has no classes of work, so no objective can name one", o.String())
+		}
+		return fmt.Errorf("%q: unknown class %q (the scenario's classes: %s)", o.String(), o.Class, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// className reports whether s has the shape of a class's name (letters,
+// digits, - and _, as the scenario format requires).
+func className(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) < 0
 }
