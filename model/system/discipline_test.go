@@ -292,3 +292,43 @@ func TestDisciplinesDoNotAllocatePerEvent(t *testing.T) {
 		}
 	}
 }
+
+// herdOfTwo is a batch of 20 runs of two classes and tenants on one worker,
+// each run holding it 1 s, with a 2.5 s deadline.
+const herdOfTwo = `name: herd-of-two
+seed: 2
+arrivals: {process: batch, count: 20}
+workers: 1
+deadline: 2500ms
+classes:
+  - {name: a, priority: 0}
+  - {name: b, priority: 1}
+steps:
+  - {name: work, tool: api}
+tools:
+  api: {latency: {dist: constant, value: 1s}}
+`
+
+// TestExpiryAndRejectionUnderEveryDiscipline: under each discipline, runs
+// whose deadline passed in the queue are dropped as expired when the worker
+// frees (two complete, the third is cut off by its deadline at 2.5 s, and
+// the other 17 have expired by then); and a full bounded queue rejects (of
+// 20 at once, 1 gets the worker, 5 wait, 14 are rejected), also when the
+// tenant's cap, not the workers, makes the run wait.
+func TestExpiryAndRejectionUnderEveryDiscipline(t *testing.T) {
+	for _, disc := range system.Disciplines() {
+		res := system.New(scenarioFile(t, herdOfTwo, "scheduling.workers="+disc), system.Options{}).Run()
+		if r := res.Runs; r.Completed != 2 || r.DeadlineExceeded != 1 || r.Expired != 17 {
+			t.Errorf("%s: %+v, want 2 completed, 1 deadline exceeded, 17 expired", disc, r)
+		}
+		res = system.New(scenarioFile(t, herdOfTwo, "scheduling.workers="+disc, "queue={capacity: 5}", "deadline=0"), system.Options{}).Run()
+		if r := res.Runs; r.Completed != 6 || r.Rejected != 14 {
+			t.Errorf("%s, capacity 5: %+v, want 6 completed, 14 rejected", disc, r)
+		}
+		res = system.New(scenarioFile(t, herdOfTwo, "scheduling.workers="+disc, "queue={capacity: 5}", "deadline=0", "workers=3",
+			"classes=[{name: a}]", "tenants={a: {max_in_flight: 1}}"), system.Options{}).Run()
+		if r := res.Runs; r.Completed != 6 || r.Rejected != 14 {
+			t.Errorf("%s, capacity 5, cap 1 of 3 workers: %+v, want 6 completed, 14 rejected", disc, r)
+		}
+	}
+}
