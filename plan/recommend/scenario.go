@@ -93,6 +93,11 @@ func FromResults(cfg *system.Config, results []*system.Result, opt Options) (*Pl
 // same replications gives the same plan.
 func FromAccumulator(acc *summary.Accumulator, opt Options) (*Plan, error) {
 	cfg := acc.Config()
+	for _, c := range cfg.Classes {
+		if c.Steps != nil || c.Deadline != cfg.Deadline {
+			return nil, fmt.Errorf("class %q has a plan or a deadline of its own: a recommendation is for one plan under one deadline, so run it on one class at a time (--set with that class's steps and deadline at the top level)", c.Name)
+		}
+	}
 	if len(cfg.Steps) == 0 {
 		return nil, errNoSteps
 	}
