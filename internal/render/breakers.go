@@ -26,39 +26,56 @@ func HasBreakers(cfg *system.Config) bool {
 	return false
 }
 
-// BreakerRows writes one variant's rows of breakers.csv: for each tool of
-// cfg with a breaker, one row per bin of s, from 0 to the series' last
-// bin (a closed breaker's rows are zeros).
-func BreakerRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
+// BreakerBin is one row of breakers.csv before formatting: bin Bin of the
+// series, the shares of it tool Tool's breaker spent open and half-open,
+// and the calls it refused in it.
+type BreakerBin struct {
+	Tool           string
+	Bin            int
+	Open, HalfOpen float64
+	Refused        int64
+}
+
+// BreakerBins returns the rows of breakers.csv for series s of a
+// simulation of cfg: for each tool with a breaker, in cfg's order, one per
+// bin of s from 0 to the series' last bin (a closed breaker's are zeros).
+func BreakerBins(cfg *system.Config, s *system.Series) []BreakerBin {
 	width := s.Width.Seconds()
-	bins := len(s.Bins)
+	var out []BreakerBin
 	for t, tool := range cfg.Tools {
 		if tool.CircuitBreaker == nil || t >= len(s.BreakerOpen) {
 			continue
 		}
 		open, half, refused := s.BreakerOpen[t], s.BreakerHalfOpen[t], s.BreakerRefused[t]
-		n := max(bins, len(open), len(half), len(refused))
-		for i := range n {
-			var o, h float64
-			var r int64
+		for i := range max(len(s.Bins), len(open), len(half), len(refused)) {
+			b := BreakerBin{Tool: tool.Name, Bin: i}
 			if i < len(open) {
-				o = open[i] / width
+				b.Open = open[i] / width
 			}
 			if i < len(half) {
-				h = half[i] / width
+				b.HalfOpen = half[i] / width
 			}
 			if i < len(refused) {
-				r = refused[i]
+				b.Refused = refused[i]
 			}
-			if err := cw.Write([]string{CSVText(variant), CSVText(tool.Name),
-				strconv.FormatFloat(float64(i)*width, 'g', -1, 64),
-				strconv.FormatFloat(width, 'g', -1, 64),
-				strconv.FormatFloat(o, 'g', 6, 64),
-				strconv.FormatFloat(h, 'g', 6, 64),
-				strconv.FormatInt(r, 10),
-			}); err != nil {
-				return err
-			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// BreakerRows writes one variant's rows of breakers.csv (see BreakerBins).
+func BreakerRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
+	width := s.Width.Seconds()
+	for _, b := range BreakerBins(cfg, s) {
+		if err := cw.Write([]string{CSVText(variant), CSVText(b.Tool),
+			strconv.FormatFloat(float64(b.Bin)*width, 'g', -1, 64),
+			strconv.FormatFloat(width, 'g', -1, 64),
+			strconv.FormatFloat(b.Open, 'g', 6, 64),
+			strconv.FormatFloat(b.HalfOpen, 'g', 6, 64),
+			strconv.FormatInt(b.Refused, 10),
+		}); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -85,14 +102,25 @@ func BreakersCSV(w io.Writer, cfg *system.Config, variant string, s *system.Seri
 func BreakerTable(w io.Writer, bs []summary.BreakerSummary) error {
 	var rows [][]string
 	for _, b := range bs {
-		rows = append(rows, []string{b.Tool, Number(float64(b.Opened)), Seconds(b.OpenSeconds), Seconds(b.HalfOpenSeconds),
-			Number(float64(b.Refused)), Number(float64(b.RefusedWouldFail)), Number(float64(b.RefusedWouldSucceed))})
+		rows = append(rows, BreakerRow(b))
 	}
-	if err := Table(w, []string{"circuit breaker", "opened", "open", "half-open", "refused", "would have failed (saved)", "would have succeeded (cost)"}, rows); err != nil {
+	if err := Table(w, BreakerHeader, rows); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "A refused call is judged by its own draws had it been dialed (errors, outages, script, latency against its lease), not by the load it would have added.")
+	_, err := fmt.Fprintln(w, BreakerNote)
 	return err
+}
+
+// BreakerHeader heads the circuit breakers' table (BreakerRow).
+var BreakerHeader = []string{"circuit breaker", "opened", "open", "half-open", "refused", "would have failed (saved)", "would have succeeded (cost)"}
+
+// BreakerNote says how the breakers' table judges a refused call.
+const BreakerNote = "A refused call is judged by its own draws had it been dialed (errors, outages, script, latency against its lease), not by the load it would have added."
+
+// BreakerRow is a tool's row of the circuit breakers' table.
+func BreakerRow(b summary.BreakerSummary) []string {
+	return []string{b.Tool, Number(float64(b.Opened)), Seconds(b.OpenSeconds), Seconds(b.HalfOpenSeconds),
+		Number(float64(b.Refused)), Number(float64(b.RefusedWouldFail)), Number(float64(b.RefusedWouldSucceed))}
 }
 
 // BreakerCell is a comparison's cell for a summary's breakers: the calls

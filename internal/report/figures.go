@@ -22,8 +22,8 @@ type figure struct {
 
 // figures draws the report's charts in a fixed order: completion-time
 // CDF, attempt rate, runs in system, tool utilisation (when a tool has a
-// concurrency or a rate limit), the slowest run's timeline and the p99
-// run's tail breakdown.
+// concurrency or a rate limit), circuit breakers' state (when a tool has
+// one), the slowest run's timeline and the p99 run's tail breakdown.
 func figures(in *Input) []Figure {
 	name := in.Scenario.Config.Name
 	lat, n := in.Pooled.Latency(), in.Pooled.Replications()
@@ -72,6 +72,17 @@ func figures(in *Input) []Figure {
 		fs = append(fs, figure{"utilisation", "Tool utilisation",
 			"Each tool with a concurrency or a rate limit over virtual time, " + reps + ": busy servers / concurrency, or calls / rate limit (bins grouped to 50 calls at the limit); a tool pinned at 100% is the bottleneck, and more workers will not move it.",
 			func() (*charts.Chart, error) { return charts.UtilisationChart(samples) }})
+	}
+	if render.HasBreakers(in.Scenario.Config) && rep0.Series != nil {
+		var samples []charts.BreakerSample
+		w := rep0.Series.Width
+		for _, b := range render.BreakerBins(in.Scenario.Config, rep0.Series) {
+			samples = append(samples, charts.BreakerSample{Variant: name, Tool: b.Tool, Start: time.Duration(b.Bin) * w, Width: w,
+				Open: b.Open, HalfOpen: b.HalfOpen, Refused: b.Refused})
+		}
+		fs = append(fs, figure{"breakers", "Circuit breaker state",
+			"Each tool's circuit breaker over virtual time, " + reps + ": closed, half-open or open (a bin it changed state in sits between).",
+			func() (*charts.Chart, error) { return charts.BreakerChart(samples) }})
 	}
 	if in.Trace != nil {
 		run, attempts, ok := in.Trace.Slowest()

@@ -562,3 +562,24 @@ func TestSimulateMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(in)
 }
+
+// TestBreakers: a scenario with a circuit breaker gets the breakers' table
+// and the chart of its state, drawn.
+func TestBreakers(t *testing.T) {
+	r, html := writeReport(t, load(t, "circuit-breaker"), Options{Replications: 1}, "2025-01-31")
+	if doc := string(html); !strings.Contains(doc, "<caption>Circuit breakers</caption>") || !strings.Contains(doc, "would have succeeded (cost)") {
+		t.Errorf("report lacks the circuit breakers' table")
+	}
+	found := false
+	for _, f := range figuresOf(r) {
+		if f.Name == "breakers" {
+			found = true
+			if f.Skipped != "" {
+				t.Errorf("breakers chart skipped: %s", f.Skipped)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("report has no breakers chart")
+	}
+}

@@ -302,6 +302,13 @@ func capacitySection(s *summary.Summary) Section {
 			},
 		})
 	}
+	if len(s.Breakers) > 0 {
+		var rows []Row
+		for _, b := range s.Breakers {
+			rows = append(rows, row(render.BreakerRow(b)...))
+		}
+		sec.Tables = append(sec.Tables, Table{Caption: "Circuit breakers", Header: render.BreakerHeader, Rows: rows, Notes: []string{render.BreakerNote}})
+	}
 	if rc := s.Recovery; rc != nil {
 		after := Row{Cells: []Cell{{Text: "goodput came back"}, {Text: "never", Sub: "metastable: goodput stayed below 90% of arrivals"}}, Highlight: true}
 		if rc.Recovered {
