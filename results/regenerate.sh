@@ -47,6 +47,7 @@ compare noisy-neighbour noisy-neighbour --vary scheduling.workers=fifo,fair
 compare model-api-tiers model-api --vary tools.llm.rate_limit.tpm=100000,150000,300000
 compare circuit-breaker circuit-breaker --vary tools.llm.circuit_breaker.enabled=no-breaker=false,breaker=true --replications 10
 compare two-classes-workers two-classes --vary workers=9,10,12 --replications 4
+compare adaptive-concurrency adaptive-concurrency --variants plan/compare/testdata/adaptive-variants.yaml --replications 5
 
 "$sim" sweep mmc --vary workers=10..16:7 --replications 8 --runs 100000 --out results/sweep/mmc-workers >results/sweep/mmc-workers.txt 2>/dev/null
 plot results/sweep/mmc-workers

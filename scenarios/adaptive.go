@@ -72,6 +72,12 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 	if v := f.get("on_limit"); v != nil {
 		ac.Reject = d.oneOf(v, f.field("on_limit"), "wait", "reject") == "reject"
 	}
+	if v := f.get("max_wait"); v != nil {
+		ac.MaxWait = d.duration(v, f.field("max_wait"), MaxDuration)
+		if ac.Reject && ac.MaxWait > 0 {
+			d.errorf(v, f.field("max_wait"), "applies to on_limit: wait only; on_limit: reject never waits")
+		}
+	}
 	switch ac.Algorithm {
 	case system.AIMD:
 		c := adaptive.DefaultAIMD()

@@ -17,6 +17,7 @@
 //	tail.csv, or the summary's    tail             where the p99 run's time went
 //	  "tail" block
 //	tools.csv                     utilisation      per-tool utilisation over time
+//	limits.csv                    concurrency_limit  adaptive concurrency limit over time
 //	outages.csv                   (on the time series) outage windows shaded; the warm-up too
 //	--trace FILE (JSONL)          timeline_run_N   one run: queue, attempts, leases, backoff, deadline
 //

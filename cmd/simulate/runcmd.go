@@ -32,7 +32,7 @@ func (e *env) run(args []string) error {
 	tracePath := fs.String("trace", "", "write a per-attempt trace of replication 0 to `FILE`")
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
-	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv, series.csv, (for tools with a capacity or a rate limit) tools.csv, (with outages) outages.csv and (with circuit breakers) breakers.csv to `DIR`, as one atomic group")
+	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv, series.csv, (for tools with a capacity or a rate limit) tools.csv, (with outages) outages.csv (with circuit breakers) breakers.csv and (with adaptive concurrency) limits.csv to `DIR`, as one atomic group")
 	scenario, err := cli.ScenarioArg(fs, sf, args, "run")
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ type summaryFile struct {
 }
 
 // runOutputs are the files run --out writes.
-var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "class_latency_cdf.csv", "tools.csv", "series.csv", "outages.csv", "breakers.csv"}
+var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "class_latency_cdf.csv", "tools.csv", "series.csv", "outages.csv", "breakers.csv", "limits.csv"}
 
 // writeOutputs writes the summary and the time series into dir as one
 // group: no file replaces its previous version until all are written, and
@@ -179,6 +179,9 @@ func writeOutputs(dir string, sc *scenarios.Scenario, sum summary.Summary, lat *
 		}
 		if render.HasBreakers(sc.Config) {
 			files = append(files, outFile{"breakers.csv", func(w io.Writer) error { return render.BreakersCSV(w, sc.Config, name[0], first.Series) }})
+		}
+		if render.HasAdaptive(sc.Config) {
+			files = append(files, outFile{"limits.csv", func(w io.Writer) error { return render.LimitsCSV(w, sc.Config, name[0], first.Series) }})
 		}
 	}
 	if err := writeFiles(dir, files...); err != nil {

@@ -33,6 +33,7 @@ type Dir struct {
 	Tools     []ToolSample
 	Outages   []Outage
 	Breakers  []BreakerSample
+	Limits    []LimitSample
 	// Target is plan.json's objectives and answer; nil without.
 	Target *Target
 
@@ -151,6 +152,9 @@ func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error
 	if d.Breakers, d.has["breakers.csv"], err = readFile(dir, "breakers.csv", ReadBreakers); err != nil {
 		return nil, err
 	}
+	if d.Limits, d.has["limits.csv"], err = readFile(dir, "limits.csv", ReadLimits); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -251,6 +255,9 @@ func (d *Dir) Builds() []Build {
 	}
 	if d.has["breakers.csv"] {
 		bs = append(bs, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
+	}
+	if d.has["limits.csv"] {
+		bs = append(bs, Build{at("limits.csv"), shaded(func() (*Chart, error) { return LimitChart(d.Limits) })})
 	}
 	if note := d.ProvenanceNote(); note != "" {
 		for i, b := range bs {

@@ -395,6 +395,9 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 	if err := TokensTable(w, s.Tools); err != nil {
 		return err
 	}
+	if err := adaptiveTable(w, s.Tools); err != nil {
+		return err
+	}
 	if s.Tail.N > 0 {
 		var rows [][]string
 		shares := s.Tail.Shares()
@@ -568,12 +571,15 @@ func RefusalBreakdown(a summary.AttemptsSummary, c *summary.CostSummary) string 
 	if c != nil {
 		budget = c.Refused
 	}
-	breaker := ""
+	extra := ""
 	if a.RefusedBreaker > 0 {
-		breaker = ", circuit breaker " + Number(float64(a.RefusedBreaker))
+		extra = ", circuit breaker " + Number(float64(a.RefusedBreaker))
+	}
+	if a.RefusedLimit > 0 {
+		extra += ", concurrency limit " + Number(float64(a.RefusedLimit))
 	}
 	return fmt.Sprintf("%s (floor %s, token wait %s, budget %s%s)", Number(float64(a.Refused)),
-		Number(float64(a.RefusedLease)), Number(float64(a.RefusedTokenWait)), Number(float64(budget)), breaker)
+		Number(float64(a.RefusedLease)), Number(float64(a.RefusedTokenWait)), Number(float64(budget)), extra)
 }
 
 // FallbackBreakdown formats the steps that switched to a fallback tool and,

@@ -24,7 +24,7 @@ import (
 // tells nothing about the tool's load). A call over the limit waits in the
 // client's FIFO (on_limit: wait): the wait spends the run's deadline, and a
 // wait still going on when only the deadline's floor and minimum lease are
-// left is refused locally. With on_limit: reject it is refused at once.
+// left, or after max_wait, is refused locally. With on_limit: reject it is refused at once.
 // Either refusal hands the step to its fallback, if any, as every local
 // refusal does. A cache hit takes no permit: it never reaches the tool.
 
@@ -60,6 +60,10 @@ type AdaptiveConcurrency struct {
 	// Reject refuses a call over the limit at once instead of queueing it
 	// (on_limit: reject).
 	Reject bool
+	// MaxWait, when > 0, is the longest a call waits for a slot before it
+	// is refused (concurrency-limits' BlockingLimiter timeout); the
+	// deadline may cut a wait shorter.
+	MaxWait time.Duration
 }
 
 // algorithm returns a new algorithm of c, at its initial limit.
@@ -91,7 +95,7 @@ type AdaptiveStats struct {
 	Waited      int64   `json:"waited"`
 	WaitSeconds float64 `json:"wait_s"`
 	// RefusedWait counts waits refused because they would have outlasted
-	// the deadline; Rejected counts calls refused at the limit
+	// the deadline or max_wait; Rejected counts calls refused at the limit
 	// (on_limit: reject).
 	RefusedWait int64 `json:"refused_wait"`
 	Rejected    int64 `json:"rejected"`
@@ -204,7 +208,7 @@ func (m *Model) acquireLimit(ri int32, r *run, now time.Duration) bool {
 		return false
 	}
 	// Wait: until a slot frees, or until only the floor and the minimum
-	// lease are left of the deadline.
+	// lease are left of the deadline, or for max_wait.
 	maxWait := deadline.Unlimited
 	if _, set := r.dl.Instant(); set {
 		maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
@@ -213,6 +217,9 @@ func (m *Model) acquireLimit(ri int32, r *run, now time.Duration) bool {
 			m.refuse(ri, refusedLimitWait)
 			return false
 		}
+	}
+	if w := m.cfg.Tools[r.tool].Adaptive.MaxWait; w > 0 {
+		maxWait = min(maxWait, w)
 	}
 	tl.seq++
 	p.seq, p.waitStart = tl.seq, now
@@ -227,7 +234,7 @@ func (m *Model) acquireLimit(ri int32, r *run, now time.Duration) bool {
 }
 
 // onLimitGiveUp ends run ri's wait for a permit when its deadline leaves no
-// more time to wait: the call is refused locally.
+// more time to wait, or max_wait has passed: the call is refused locally.
 func (m *Model) onLimitGiveUp(ri int32, seq int64) {
 	r := m.runs.At(ri)
 	p := &m.permits[ri]
@@ -355,7 +362,7 @@ func (m *Model) finishAdaptive(r *Result, end time.Duration) {
 		st := tl.stats
 		if w := r.ToolWindow; w > 0 {
 			st.windowSeconds = secs(w)
-			st.limitSeconds = tl.limitTW.Integral(end)
+			st.limitSeconds = tl.limitTW.Integral(end) / 1e9
 			st.MeanLimit = tl.limitTW.Mean(end)
 		}
 		r.Tools[t].Adaptive = &st

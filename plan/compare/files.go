@@ -17,8 +17,9 @@ import (
 // Files writes a comparison's files into a directory, each
 // atomically: latency_cdf.csv, series.csv and (once a variant has a tool
 // with a capacity or a rate limit) tools.csv, (once a variant has an
-// outage) outages.csv and (once a variant has a circuit breaker)
-// breakers.csv grow variant by variant in temporary files; Commit
+// outage) outages.csv, (once a variant has a circuit breaker) breakers.csv
+// and (once a variant has adaptive concurrency) limits.csv grow variant by
+// variant in temporary files; Commit
 // adds compare.json and summary.csv and renames them all into place.
 type Files struct {
 	dir                string
@@ -27,6 +28,7 @@ type Files struct {
 	outages            *csvFile
 	breakers           *csvFile
 	classCDF           *csvFile // class_latency_cdf.csv, once a variant has classes
+	limits             *csvFile // limits.csv, once a variant has adaptive concurrency
 }
 
 // csvFile is a CSV file being written to a temporary file.
@@ -80,6 +82,17 @@ func (cf *Files) Add(label string, cfg *system.Config, lat *stats.Histogram, ser
 	if err := render.SeriesRows(cf.series.cw, label, series); err != nil {
 		return err
 	}
+	if render.HasAdaptive(cfg) {
+		if cf.limits == nil {
+			var err error
+			if cf.limits, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "limits.csv"), render.LimitsHeader); err != nil {
+				return err
+			}
+		}
+		if err := render.LimitRows(cf.limits.cw, cfg, label, series); err != nil {
+			return err
+		}
+	}
 	if render.HasOutages(cfg) {
 		if cf.outages == nil {
 			var err error
@@ -121,9 +134,9 @@ func (cf *Files) Commit(out []Summary) error {
 	for i, v := range out {
 		sums[i], labels[i] = v.Summary, v.Name
 	}
-	hasTools, hasOutages, hasBreakers, hasClasses := cf.tools != nil, cf.outages != nil, cf.breakers != nil, cf.classCDF != nil
+	hasTools, hasOutages, hasBreakers, hasClasses, hasLimits := cf.tools != nil, cf.outages != nil, cf.breakers != nil, cf.classCDF != nil, cf.limits != nil
 	err := func() error {
-		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF} {
+		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF, cf.limits} {
 			if c != nil {
 				if err := c.flush(); err != nil {
 					return err
@@ -143,7 +156,7 @@ func (cf *Files) Commit(out []Summary) error {
 		}
 		return render.SummaryCSV(f, sums, labels)
 	}()
-	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF = nil, nil, nil, nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF, cf.limits = nil, nil, nil, nil, nil, nil, nil
 	if err != nil {
 		cf.group.Abort()
 		return err
@@ -155,7 +168,7 @@ func (cf *Files) Commit(out []Summary) error {
 	for _, f := range []struct {
 		name string
 		has  bool
-	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}, {"breakers.csv", hasBreakers}, {"class_latency_cdf.csv", hasClasses}} {
+	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}, {"breakers.csv", hasBreakers}, {"class_latency_cdf.csv", hasClasses}, {"limits.csv", hasLimits}} {
 		if f.has {
 			continue
 		}
@@ -169,7 +182,7 @@ func (cf *Files) Commit(out []Summary) error {
 // Abort removes the temporary files not yet committed.
 func (cf *Files) Abort() {
 	cf.group.Abort()
-	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF = nil, nil, nil, nil, nil, nil
+	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF, cf.limits = nil, nil, nil, nil, nil, nil, nil
 }
 
 // AddClasses appends the completion-time CDF of each class of work of

@@ -94,6 +94,9 @@ func WriteTable(w io.Writer, res *Result) error {
 	if err := classTable(w, out); err != nil {
 		return err
 	}
+	if err := adaptiveTable(w, out); err != nil {
+		return err
+	}
 	if err := pairedTable(w, out, res.Level); err != nil {
 		return err
 	}

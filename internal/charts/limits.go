@@ -1,0 +1,123 @@
+package charts
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// LimitSample is one row of limits.csv (simulate run|compare --out): the
+// time-average adaptive concurrency limit of Tool over [Start,
+// Start+Width).
+type LimitSample struct {
+	Variant, Tool string
+	Start, Width  time.Duration
+	Limit         float64
+}
+
+// ReadLimits reads limits.csv (columns variant, tool, t_s, width_s,
+// limit), in file order.
+func ReadLimits(r io.Reader, name string) ([]LimitSample, error) {
+	t, err := newTable(r, name, []string{"variant", "tool", "t_s", "width_s", "limit"})
+	if err != nil {
+		return nil, err
+	}
+	var out []LimitSample
+	for {
+		ok, err := t.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		s := LimitSample{Variant: t.str("variant"), Tool: t.str("tool")}
+		if s.Tool == "" {
+			return nil, t.errorf("tool", "must not be empty")
+		}
+		if s.Start, err = t.duration("t_s"); err != nil {
+			return nil, err
+		}
+		if s.Width, err = t.duration("width_s"); err != nil {
+			return nil, err
+		}
+		if s.Width <= 0 {
+			return nil, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
+		}
+		if s.Limit, err = t.nonNeg("limit"); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+}
+
+// LimitChart draws each tool's adaptive concurrency limit over virtual
+// time from limits.csv, as step lines: colours tell tools apart, dash
+// patterns variants ("variant · tool" in the legend); with one tool,
+// colours tell the variants apart. It shows how the
+// limit backs off when the tool slows down or fails, and how it recovers.
+func LimitChart(samples []LimitSample) (*Chart, error) {
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("limits: %w: no samples", ErrNoData)
+	}
+	var vi, ti variantIndex
+	type key struct{ v, t int }
+	var order []key
+	lines := map[key][]LimitSample{}
+	for _, s := range samples {
+		v, _ := vi.of(s.Variant)
+		t, _ := ti.of(s.Tool)
+		k := key{v, t}
+		if _, ok := lines[k]; !ok {
+			order = append(order, k)
+		}
+		lines[k] = append(lines[k], s)
+	}
+	short, vkey := shortLabels(vi.names)
+	ch := &Chart{Name: "concurrency_limit", Title: "Adaptive concurrency limit"}
+	if vkey != "" {
+		ch.Title += " by " + vkey
+	}
+	p := newPlot("simulated time", "limit (calls in flight)")
+	ch.Plot = p
+	from, to, top := time.Duration(-1), time.Duration(0), 1.0
+	for _, k := range order {
+		for _, s := range lines[k] {
+			if from < 0 || s.Start < from {
+				from = s.Start
+			}
+			to = max(to, s.Start+s.Width)
+			top = max(top, s.Limit)
+		}
+	}
+	for _, k := range order {
+		var starts, ends, vals []float64
+		for _, s := range lines[k] {
+			starts = append(starts, s.Start.Seconds())
+			ends = append(ends, (s.Start + s.Width).Seconds())
+			vals = append(vals, s.Limit)
+		}
+		xs, ys := stepXY(starts, ends, vals)
+		// Colours tell tools apart, dashes variants; with one tool, the
+		// colours tell the variants apart.
+		sty := seriesLine(k.t)
+		if len(ti.names) == 1 {
+			sty = seriesLine(k.v)
+		}
+		sty.Width = vg.Points(1.2)
+		if len(vi.names) > 1 && len(ti.names) > 1 {
+			sty.Dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}[k.v%4]
+		}
+		p.Add(xyLine(xs, ys, sty, plotter.PostStep))
+		label := ti.names[k.t]
+		if len(vi.names) > 1 {
+			label = short[k.v] + " · " + label
+		}
+		ch.addLegend(label, lineThumb(sty))
+	}
+	p.X.Tick.Marker = linearSecondsTicks{}
+	p.X.Min, p.X.Max = from.Seconds(), to.Seconds()
+	p.Y.Min, p.Y.Max = 0, top*1.05
+	ch.Notes = append(ch.Notes, "From limits.csv: the limit's time-average over each bin (replication 0).")
+	return ch, nil
+}

@@ -1,0 +1,73 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/budgetsim/budgetsim/model/summary"
+	"github.com/budgetsim/budgetsim/model/system"
+)
+
+// TestAdaptiveConcurrencyKeepsGoodput is the trade-off the bundled
+// adaptive-concurrency scenario exists for, on its own variants file:
+// through the provider's slowdown both adaptive limits (AIMD, gradient)
+// complete more runs than a fixed limit set too high (64: the slowed
+// provider's queue outgrows the timeout and goodput collapses), one set
+// too low (6: capacity wasted all along) and no limit at all. Each
+// difference is paired over 5 replications on common random numbers, and
+// its 95 % Student-t interval must lie wholly below zero.
+func TestAdaptiveConcurrencyKeepsGoodput(t *testing.T) {
+	a, err := ReadVariants("testdata/adaptive-variants.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Grid([]Axis{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Variant{}
+	for _, v := range all {
+		byName[v.Label] = v
+	}
+	for _, adaptive := range []string{"aimd", "gradient"} {
+		vs := []Variant{byName[adaptive], byName["fixed-64"], byName["fixed-6"], byName["no-limit"]}
+		res, err := Run(Spec{Scenario: "adaptive-concurrency", Variants: vs, Replications: 5, Level: 0.95}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range res.Variants[1:] {
+			d := v.Difference.SuccessRate
+			if d == nil || !(d.Hi < 0) {
+				t.Errorf("%s minus %s: success rate difference %+v, want an interval below 0", v.Name, adaptive, d)
+			}
+		}
+		if got := res.Variants[0].Tools[0].Adaptive; got == nil || got.MinLimit >= got.MaxLimit {
+			t.Errorf("%s: adaptive figures %+v, want a limit that moved", adaptive, got)
+		}
+	}
+}
+
+// TestAdaptiveTable: the comparison's table of adaptive figures has a row
+// per variant, "none" for a variant without a limit on the tool.
+func TestAdaptiveTable(t *testing.T) {
+	tool := func(a *system.AdaptiveStats) []summary.ToolSummary {
+		return []summary.ToolSummary{{Name: "llm", ToolStats: system.ToolStats{Adaptive: a}}}
+	}
+	out := []Summary{
+		{Name: "aimd", Summary: summary.Summary{Tools: tool(&system.AdaptiveStats{Algorithm: "aimd", MeanLimit: 12.5, MinLimit: 2, MaxLimit: 30, Waited: 4, WaitSeconds: 2, RefusedWait: 3, Drops: 7})}},
+		{Name: "none", Summary: summary.Summary{Tools: tool(nil)}},
+	}
+	var b strings.Builder
+	if err := adaptiveTable(&b, out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"variant (adaptive concurrency at llm)", "| aimd ", "aimd 12.5 (2–30)", "4 (500ms)", "3 / 0", "| none ", "none"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := adaptiveTable(&b, out[1:]); err != nil || b.Len() != 0 {
+		t.Errorf("without adaptive concurrency: %q, %v; want nothing", b.String(), err)
+	}
+}
