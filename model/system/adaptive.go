@@ -357,7 +357,11 @@ func (m *Model) finishAdaptive(r *Result, end time.Duration) {
 		if tl == nil {
 			continue
 		}
-		m.res.Series.addLevel(m.res.Series.ToolLimit, tl.since, end, float64(tl.limit), t)
+		// The last limit holds to the end of its bin, so that the bin's
+		// mean is the limit in force, not diluted by the time after end.
+		s := m.res.Series
+		binEnd := time.Duration(s.index(end)+1) * s.Width
+		s.addLevel(s.ToolLimit, tl.since, binEnd, float64(tl.limit), t)
 		tl.since = end
 		st := tl.stats
 		if w := r.ToolWindow; w > 0 {
@@ -375,7 +379,7 @@ func (s *Series) addLevel(rows [][]float64, from, to time.Duration, level float6
 	if to <= from {
 		return
 	}
-	last := s.index(to) // first: it may coarsen the series
+	last := s.index(to - 1) // first: it may coarsen the series; to is excluded
 	first := s.index(from)
 	b := rows[t]
 	for len(b) <= last {

@@ -68,13 +68,15 @@ func TestAdaptiveAIMDFollowsTheRule(t *testing.T) {
 	if res.Runs.Completed != 6 || res.Runs.Failed != 2 {
 		t.Errorf("runs %+v, want 6 completed and 2 failed", res.Runs)
 	}
-	// The series holds the limit's integral: 9 limit-seconds.
+	// The series holds the limit's integral: 9 limit-seconds to the end at
+	// 4s, then the last limit, 7, over the rest of the end's bin (4s starts
+	// a bin of its own).
 	var sum float64
 	for _, v := range res.Series.ToolLimit[0] {
 		sum += v
 	}
-	if math.Abs(sum-9) > 1e-9 {
-		t.Errorf("series: limit integral %v, want 9", sum)
+	if want := 9 + 7*res.Series.Width.Seconds(); math.Abs(sum-want) > 1e-9 {
+		t.Errorf("series: limit integral %v, want %v", sum, want)
 	}
 }
 
