@@ -364,3 +364,23 @@ tools:
 		t.Errorf("completed %d of %d runs, want all but 21", res.Runs.Completed, res.Runs.Arrived)
 	}
 }
+
+// TestBreakerAllocationsDoNotGrowWithRuns: a breaker that opens and closes
+// all the time (30 % of calls fail, a window of 10) allocates per
+// simulation, not per call or per change of state.
+func TestBreakerAllocationsDoNotGrowWithRuns(t *testing.T) {
+	allocs := func(runs string) float64 {
+		cfg := load(t, "mmc", "runs="+runs, "warmup=0", "tools.server.errors.transient=0.3",
+			"tools.server.circuit_breaker={window: {type: count, size: 10}, minimum_calls: 5, failure_rate: 0.3, open_for: 1s, half_open_probes: 2}")
+		var opened int64
+		a := testing.AllocsPerRun(2, func() { opened = system.New(cfg, system.Options{}).Run().Breakers[0].Opened })
+		if opened < 100 {
+			t.Fatalf("runs=%s: the breaker opened %d times; the test needs it to flip often", runs, opened)
+		}
+		return a
+	}
+	small, big := allocs("20000"), allocs("200000")
+	if big > small+20 {
+		t.Fatalf("allocations: %v for 20k runs, %v for 200k runs: something allocates per event", small, big)
+	}
+}
