@@ -384,3 +384,37 @@ func TestBreakerAllocationsDoNotGrowWithRuns(t *testing.T) {
 		t.Fatalf("allocations: %v for 20k runs, %v for 200k runs: something allocates per event", small, big)
 	}
 }
+
+// TestBreakerReleasesARefusedProbe: a half-open breaker's probe that the
+// cost budget then refuses gives its permission back, so the next call
+// may probe. Runs 0 and 1 fail (10 units each of a 25-unit scenario
+// budget) and open the breaker at 2.1 s; run 2 (3 s) finds it open; from
+// 3.1 s it is half-open, and every later run takes the probe, cannot
+// reserve 10 of the 5 units left and is refused by the budget. Had the
+// first of them kept its probe, the others would be refused by the
+// breaker instead.
+func TestBreakerReleasesARefusedProbe(t *testing.T) {
+	const src = `
+name: breaker-release
+runs: 8
+arrivals: {process: constant, rate: 1/s}
+workers: 10
+cost: {scenario_budget: 25}
+steps: [{name: call, tool: api}]
+tools:
+  api:
+    latency: {dist: constant, value: 100ms}
+    cost: {reserve: 10, usage: {dist: constant, value: 10}}
+    script: [{run: 0, attempt: 1, outcome: transient}, {run: 1, attempt: 1, outcome: transient}]
+    circuit_breaker: {window: {type: count, size: 2}, minimum_calls: 2, failure_rate: 0.5, open_for: 1s, half_open_probes: 1}
+`
+	sc, err := scenarios.Parse("release.yaml", []byte(src), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := system.New(sc.Config, system.Options{}).Run()
+	a := res.Attempts
+	if a.RefusedBreaker != 1 || res.Cost.Refused != 5 || res.Breakers[0].Opened != 1 {
+		t.Errorf("refused by the breaker %d, by the budget %d, opened %d; want 1 (run 2), 5 (runs 3–7), 1", a.RefusedBreaker, res.Cost.Refused, res.Breakers[0].Opened)
+	}
+}
