@@ -127,9 +127,10 @@ func outcomeSection(s *summary.Summary) Section {
 }
 
 // classesTable is each class of work's share, success, completion and
-// wait times, attempts and cost per run, with their intervals.
+// wait times, share of the workers' time, attempts and cost per run, with
+// their intervals.
 func classesTable(s *summary.Summary) Table {
-	header := []string{"class", "share", "arrived", "success", "p50", "p99", "mean wait", "attempts/run", "retries"}
+	header := []string{"class", "share", "arrived", "success", "p50", "p99", "mean wait", "worker share", "attempts/run", "retries"}
 	if s.Cost != nil {
 		header = append(header, "cost/run", "cost/success")
 	}
@@ -161,7 +162,7 @@ func classesTable(s *summary.Summary) Table {
 			}
 		}
 		cs := []Cell{{Text: name}, {Text: render.Percent(c.Share)}, {Text: render.Number(float64(c.Runs.Arrived))}, success, p50, p99, wait,
-			{Text: render.Number(c.PerRun)}, {Text: render.Number(float64(c.Retries))}}
+			{Text: render.Percent(c.WorkerShare)}, {Text: render.Number(c.PerRun)}, {Text: render.Number(float64(c.Retries))}}
 		if s.Cost != nil {
 			perRun, perSuccess := "–", "–"
 			if c.Cost != nil {

@@ -154,7 +154,8 @@ func orDash(s string) string {
 
 // classTable prints, when the variants have classes of work, each
 // variant's classes side by side: share, success, completion-time
-// percentiles, mean wait, attempts and cost per run.
+// percentiles, mean wait, share of the workers' time, attempts and cost per
+// run.
 func classTable(w io.Writer, out []Summary) error {
 	has := false
 	for _, v := range out {
@@ -167,7 +168,7 @@ func classTable(w io.Writer, out []Summary) error {
 	for _, v := range out {
 		cost = cost || v.Cost != nil
 	}
-	header := []string{"variant", "class", "share", "success", "p50", "p99", "mean wait", "attempts/run"}
+	header := []string{"variant", "class", "share", "success", "p50", "p99", "mean wait", "worker share", "attempts/run"}
 	if cost {
 		header = append(header, "cost/run", "cost/success")
 	}
@@ -191,7 +192,7 @@ func classTable(w io.Writer, out []Summary) error {
 			if c.Wait.N > 0 {
 				wait = render.Seconds(c.Wait.Mean)
 			}
-			row := []string{v.Name, name, render.Percent(c.Share), success, p50, p99, wait, render.Number(c.PerRun)}
+			row := []string{v.Name, name, render.Percent(c.Share), success, p50, p99, wait, render.Percent(c.WorkerShare), render.Number(c.PerRun)}
 			if cost {
 				perRun, perSuccess := "–", "–"
 				if c.Cost != nil {
