@@ -19,8 +19,8 @@ go build -o "$bin/plot" ./cmd/plot
 sim="$bin/simulate"
 plot() { "$bin/plot" --format png "$@" >/dev/null; }
 
-rm -rf results/scenarios results/compare results/sweep
-mkdir -p results/scenarios results/compare results/sweep
+rm -rf results/scenarios results/compare results/sweep results/plan
+mkdir -p results/scenarios results/compare results/sweep results/plan
 
 for s in $("$sim" list --names); do
 	out="results/scenarios/$s"
@@ -45,9 +45,29 @@ compare retry-storm retry-storm --vary tools.backend.deadline_aware=false,true -
 compare retry-storm-load retry-storm --vary arrivals.rate=20/s,30/s,40/s,60/s,90/s
 compare noisy-neighbour noisy-neighbour --vary scheduling.workers=fifo,fair
 compare model-api-tiers model-api --vary tools.llm.rate_limit.tpm=100000,150000,300000
+compare agent-product-tiers agent-product --set workers=14 --vary 'tools.llm.rate_limit=tier1={rpm: 500, tpm: 30000},tier2={rpm: 5000, tpm: 450000},tier3={rpm: 5000, tpm: 800000},tier4={rpm: 10000, tpm: 2000000}'
 compare circuit-breaker circuit-breaker --vary tools.llm.circuit_breaker.enabled=no-breaker=false,breaker=true --replications 10
 compare two-classes-workers two-classes --vary workers=9,10,12 --replications 4
 compare adaptive-concurrency adaptive-concurrency --variants plan/compare/testdata/adaptive-variants.yaml --replications 5
+
+# plan exits 1 when no value in the range meets the objectives: its table
+# and files are the result then too.
+plan() {
+	name=$1; shift
+	rc=0
+	"$sim" plan "$@" --out "results/plan/$name" >"results/plan/$name.txt" 2>"$bin/plan.err" || rc=$?
+	if [ "$rc" -ne 0 ] && ! grep -q "meets every objective" "$bin/plan.err"; then
+		cat "$bin/plan.err" >&2
+		exit "$rc"
+	fi
+	plot "results/plan/$name"
+	echo "results: plan $name"
+}
+for tier in tier1:500:30000 tier2:5000:450000 tier3:5000:800000 tier4:10000:2000000; do
+	IFS=: read -r t rpm tpm <<<"$tier"
+	plan "agent-product-$t" agent-product --slo 'chat: p99<=10s' --slo 'research: success>=0.99' --search workers=4..64 \
+		--set tools.llm.rate_limit.rpm="$rpm" --set tools.llm.rate_limit.tpm="$tpm"
+done
 
 "$sim" sweep mmc --vary workers=10..16:7 --replications 8 --runs 100000 --out results/sweep/mmc-workers >results/sweep/mmc-workers.txt 2>/dev/null
 plot results/sweep/mmc-workers

@@ -1,11 +1,13 @@
 package scenarios_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
 	"github.com/budgetsim/budgetsim/model/replicate"
 	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -26,8 +28,10 @@ var agentProductTiers = []struct {
 // send to tool llm (first attempts) and their mean input and output
 // tokens, from the scenario's own token distributions: a class's share of
 // the arrivals is its weight over the weights' sum, and a step whose input
-// follows an earlier step's output has that step's mean plus input_plus.
-func offeredCalls(t *testing.T, cfg *system.Config, llm int) (callsPerSecond, meanIn, meanOut float64) {
+// follows an earlier step's output has that step's mean plus input_plus;
+// and the seconds of calls the runs start per second, a model call taking
+// its time to first token plus its output tokens' time.
+func offeredCalls(t *testing.T, cfg *system.Config, llm int) (callsPerSecond, meanIn, meanOut, busy float64) {
 	t.Helper()
 	var weights float64
 	for _, c := range cfg.Classes {
@@ -41,6 +45,7 @@ func offeredCalls(t *testing.T, cfg *system.Config, llm int) (callsPerSecond, me
 		stepOut := make([]float64, len(c.Steps))
 		for i, st := range c.Steps {
 			if st.Tool != llm {
+				busy += rate * cfg.Tools[st.Tool].Latency.Mean()
 				continue
 			}
 			stepIn[i], stepOut[i] = tool.Input.Mean(), tool.Output.Mean()
@@ -60,11 +65,12 @@ func offeredCalls(t *testing.T, cfg *system.Config, llm int) (callsPerSecond, me
 				}
 			}
 			callsPerSecond += rate
+			busy += rate * (cfg.Tools[llm].Latency.Mean() + tool.PerOutputToken.Mean()*stepOut[i])
 			in += rate * stepIn[i]
 			out += rate * stepOut[i]
 		}
 	}
-	return callsPerSecond, in / callsPerSecond, out / callsPerSecond
+	return callsPerSecond, in / callsPerSecond, out / callsPerSecond, busy
 }
 
 // TestAgentProductTiers pins the property the agent-product case study
@@ -88,7 +94,7 @@ func TestAgentProductTiers(t *testing.T) {
 	if llm < 0 || cfg.Tools[llm].Tokens == nil {
 		t.Fatal("agent-product has no model API llm with tokens")
 	}
-	calls, in, out := offeredCalls(t, cfg, llm)
+	calls, in, out, busy := offeredCalls(t, cfg, llm)
 	// 0.8 chat turns/s × 1 call + 0.2 research runs/s × 3 calls.
 	if calls < 1.399 || calls > 1.401 {
 		t.Fatalf("offered calls = %v/s, want 1.4/s", calls)
@@ -111,6 +117,27 @@ func TestAgentProductTiers(t *testing.T) {
 		}
 		if !tier.enough && cap > 0.98*calls {
 			t.Errorf("%s admits %.4g calls/s, want below 0.98 × the offered %.4g", tier.name, cap, calls)
+		}
+	}
+
+	// What plan shows as the peak offered load (system.OfferedToolLoads,
+	// system.OfferedUtilisation) is the same arithmetic: on tier 2 the tpm
+	// limit is offered more than it allows; on 4 workers the workers are.
+	for _, tc := range []struct {
+		sets []string
+		peak float64
+		at   string
+	}{
+		{[]string{"tools.llm.rate_limit.tpm=450000"}, calls * (in + out) * 60 / 450000, "llm tpm"},
+		{[]string{"workers=4"}, busy / 4, "workers"},
+	} {
+		sc, err := scenarios.Load("agent-product", tc.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := search.OfferedLoad(sc.Config)
+		if off.PeakAt != tc.at || math.Abs(off.Peak-tc.peak) > 1e-9*tc.peak {
+			t.Errorf("%v: peak offered load %v at %q, want %v at %q", tc.sets, off.Peak, off.PeakAt, tc.peak, tc.at)
 		}
 	}
 

@@ -16,6 +16,15 @@ type ToolOffer struct {
 	// RateLimited reports whether a client-side rate limit allows fewer
 	// calls per second than CallRate.
 	RateLimited bool
+	// TokenLoad, for a model API with per-minute limits, is what the
+	// arrivals need of the limit nearest its allowance, TokenBinding
+	// ("rpm", "tpm", "itpm" or "otpm"): the calls, or their mean tokens
+	// (a step's own token counts, input_from an earlier step's mean),
+	// per minute over the limit. At 1 or more the limit caps the calls
+	// below what the arrivals send, whatever the workers
+	// (model/analytic's TokenLimits.CallCap).
+	TokenLoad    float64
+	TokenBinding string
 }
 
 // OfferedToolLoads returns the offered load of each tool with server-side
@@ -27,27 +36,54 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 	}
 	var out []ToolOffer
 	steps, shares := cfg.PlanSteps(), cfg.stepShares()
+	tokIn, tokOut := cfg.stepTokenMeans(steps)
 	for i := range cfg.Tools {
 		t := &cfg.Tools[i]
-		calls := 0.0
+		calls, inTokens, outTokens, busy := 0.0, 0.0, 0.0, 0.0
 		for j, st := range steps {
 			if st.Tool == i {
 				calls += shares[j]
+				inTokens += float64(shares[j] * tokIn[j])
+				outTokens += float64(shares[j] * tokOut[j])
+				busy += float64(shares[j] * cfg.stepMeanLatency(st))
 			}
 		}
 		if t.Cache != nil {
 			calls *= 1 - t.Cache.HitRatio
+			inTokens *= 1 - t.Cache.HitRatio
+			outTokens *= 1 - t.Cache.HitRatio
+			busy *= 1 - t.Cache.HitRatio
 		}
 		o := ToolOffer{Tool: i, CallRate: cfg.Arrivals.Rate * calls}
 		if o.CallRate <= 0 {
 			continue
 		}
 		if t.Concurrency > 0 {
-			o.Utilisation = o.CallRate * t.MeanLatency() / float64(t.Concurrency)
+			o.Utilisation = cfg.Arrivals.Rate * busy / float64(t.Concurrency)
 		}
 		rl := t.RateLimit
 		o.RateLimited = rl != nil && rl.Client && o.CallRate > rl.Rate
-		if t.Concurrency > 0 || rl != nil {
+		if tl := t.TokenLimit; tl != nil {
+			perMinute := 60 * cfg.Arrivals.Rate
+			for _, l := range []struct {
+				name  string
+				limit int
+				need  float64
+			}{
+				{"rpm", tl.Limits.RPM, calls},
+				{"tpm", tl.Limits.TPM, inTokens + outTokens},
+				{"itpm", tl.Limits.ITPM, inTokens},
+				{"otpm", tl.Limits.OTPM, outTokens},
+			} {
+				if l.limit <= 0 {
+					continue
+				}
+				if load := perMinute * l.need / float64(l.limit); load > o.TokenLoad {
+					o.TokenLoad, o.TokenBinding = load, l.name
+				}
+			}
+		}
+		if t.Concurrency > 0 || rl != nil || t.TokenLimit != nil {
 			out = append(out, o)
 		}
 	}
@@ -64,11 +100,77 @@ func OfferedUtilisation(cfg *Config) (rho float64, ok bool) {
 	var service float64
 	shares := cfg.stepShares()
 	for j, st := range cfg.PlanSteps() {
-		mean := cfg.Tools[st.Tool].Latency.Mean()
+		mean := cfg.stepMeanLatency(st)
 		if st.Timeout > 0 {
 			mean = math.Min(mean, st.Timeout.Seconds())
 		}
 		service += float64(shares[j] * mean)
 	}
 	return cfg.Arrivals.Rate * service / float64(cfg.Workers), true
+}
+
+// stepMeanLatency is the mean latency of one call of step st: its tool's
+// (Tool.MeanLatency), with the step's own output tokens, when it has them,
+// timing a model API's per-output-token phase.
+func (c *Config) stepMeanLatency(st Step) float64 {
+	t := &c.Tools[st.Tool]
+	tk := t.Tokens
+	if tk == nil || tk.PerOutputToken == nil || st.Tokens == nil || st.Tokens.Output == nil {
+		return t.MeanLatency()
+	}
+	out := st.Tokens.Output.Mean()
+	if tk.MaxOutput > 0 {
+		out = math.Min(out, float64(tk.MaxOutput))
+	}
+	return t.Latency.Mean() + float64(tk.PerOutputToken.Mean()*out)
+}
+
+// stepTokenMeans returns the mean input and output tokens of one call of
+// each step of steps (PlanSteps), 0 for a tool without tokens: the step's
+// own distributions or its tool's, an input_from following the earlier
+// step's mean (within the same plan: the top-level steps or one class's),
+// outputs cut to max_output. The means are of the distributions, before
+// the simulation rounds each draw to whole tokens.
+func (c *Config) stepTokenMeans(steps []Step) (in, out []float64) {
+	in, out = make([]float64, len(steps)), make([]float64, len(steps))
+	first := 0 // where the plan of step j starts
+	ends := []int{len(c.Steps)}
+	for k := range c.Classes {
+		ends = append(ends, ends[len(ends)-1]+len(c.Classes[k].Steps))
+	}
+	for j, st := range steps {
+		for len(ends) > 0 && j >= ends[0] {
+			first, ends = ends[0], ends[1:]
+		}
+		tk := c.Tools[st.Tool].Tokens
+		if tk == nil {
+			continue
+		}
+		iDist, oDist := tk.Input, tk.Output
+		if s := st.Tokens; s != nil {
+			if s.Input != nil {
+				iDist = s.Input
+			}
+			if s.Output != nil {
+				oDist = s.Output
+			}
+		}
+		if iDist != nil {
+			in[j] = math.Max(iDist.Mean(), 0)
+		}
+		if oDist != nil {
+			out[j] = math.Max(oDist.Mean(), 0)
+			if tk.MaxOutput > 0 {
+				out[j] = math.Min(out[j], float64(tk.MaxOutput))
+			}
+		}
+		if s := st.Tokens; s != nil && s.InputFrom >= 0 && first+s.InputFrom < j {
+			from := out[first+s.InputFrom]
+			if s.FromInput {
+				from = in[first+s.InputFrom]
+			}
+			in[j] = float64(s.Scale*from) + float64(s.Plus)
+		}
+	}
+	return in, out
 }

@@ -144,8 +144,12 @@ func OfferedLoad(cfg *system.Config) Offered {
 		if t.RateLimit != nil && t.RateLimit.Rate > 0 {
 			load = max(load, o.CallRate/t.RateLimit.Rate)
 		}
+		at := t.Name
+		if o.TokenLoad > load {
+			load, at = o.TokenLoad, t.Name+" "+o.TokenBinding
+		}
 		if load > 0 && (math.IsNaN(off.Peak) || load > off.Peak) {
-			off.Peak, off.PeakAt = load, t.Name
+			off.Peak, off.PeakAt = load, at
 		}
 		if o.Utilisation >= 1 {
 			unbounded := t.QueueCapacity == system.Unbounded && !cfg.EveryRunHasDeadline()
