@@ -152,3 +152,20 @@ steps:
 		t.Errorf("the limit rose to %d, cut in the slowdown %v: want it to grow, then fall in the slowdown", hi, cut)
 	}
 }
+
+// TestAdaptiveDoesNotAllocatePerEvent: with either algorithm, drops (a 503
+// in five calls), waits in the limiter's queue and refusals by max_wait,
+// ten times the runs must not cost ten times the allocations.
+func TestAdaptiveDoesNotAllocatePerEvent(t *testing.T) {
+	for _, alg := range []string{"aimd", "gradient"} {
+		allocs := func(runs string) float64 {
+			cfg := load(t, "mmc", "runs="+runs, "warmup=0", "deadline=5s", "tools.server.errors={transient: 0.2}",
+				"tools.server.adaptive_concurrency={algorithm: "+alg+", initial: 6, min: 1, max: 12, max_wait: 1s}")
+			return testing.AllocsPerRun(2, func() { system.New(cfg, system.Options{}).Run() })
+		}
+		small, big := allocs("20000"), allocs("200000")
+		if big > small+20 {
+			t.Errorf("%s: allocations: %v for 20k runs, %v for 200k runs: something allocates per event", alg, small, big)
+		}
+	}
+}
