@@ -23,7 +23,7 @@ type figure struct {
 // figures draws the report's charts in a fixed order: completion-time
 // CDF, attempt rate, runs in system, tool utilisation (when a tool has a
 // concurrency or a rate limit), circuit breakers' state (when a tool has
-// one), the slowest run's timeline and the p99 run's tail breakdown.
+// one), adaptive concurrency limits (likewise), the slowest run's timeline and the p99 run's tail breakdown.
 func figures(in *Input) []Figure {
 	name := in.Scenario.Config.Name
 	lat, n := in.Pooled.Latency(), in.Pooled.Replications()
@@ -83,6 +83,9 @@ func figures(in *Input) []Figure {
 		fs = append(fs, figure{"breakers", "Circuit breaker state",
 			"Each tool's circuit breaker over virtual time, " + reps + ": closed, half-open or open (a bin it changed state in sits between).",
 			func() (*charts.Chart, error) { return charts.BreakerChart(samples) }})
+	}
+	if render.HasAdaptive(in.Scenario.Config) && rep0.Series != nil {
+		fs = append(fs, limitFigure(in.Scenario.Config, name, rep0.Series, reps))
 	}
 	if in.Trace != nil {
 		run, attempts, ok := in.Trace.Slowest()

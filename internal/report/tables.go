@@ -310,6 +310,9 @@ func capacitySection(s *summary.Summary) Section {
 		}
 		sec.Tables = append(sec.Tables, Table{Caption: "Circuit breakers", Header: render.BreakerHeader, Rows: rows, Notes: []string{render.BreakerNote}})
 	}
+	if t := adaptiveTable(s); t != nil {
+		sec.Tables = append(sec.Tables, *t)
+	}
 	if rc := s.Recovery; rc != nil {
 		after := Row{Cells: []Cell{{Text: "goodput came back"}, {Text: "never", Sub: "metastable: goodput stayed below 90% of arrivals"}}, Highlight: true}
 		if rc.Recovered {
