@@ -47,7 +47,8 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 			lo = defaults.Min
 			if iv != nil {
 				lo = min(lo, initial)
-			} else if hv != nil {
+			}
+			if hv != nil {
 				lo = min(lo, hi)
 			}
 		}
@@ -86,8 +87,9 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 			c.BackoffRatio = d.number(v, f.field("backoff_ratio"), 0.5, 0.99)
 		}
 		if v := f.get("timeout"); v != nil {
+			b := len(d.errs)
 			c.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
-			if c.Timeout <= 0 && len(d.errs) == before {
+			if c.Timeout <= 0 && len(d.errs) == b {
 				d.errorf(v, f.field("timeout"), "must be > 0")
 			}
 		}
@@ -96,8 +98,9 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 		c := adaptive.DefaultGradient()
 		c.Initial, c.Min, c.Max = initial, lo, hi
 		if v := f.get("smoothing"); v != nil {
+			b := len(d.errs)
 			c.Smoothing = d.number(v, f.field("smoothing"), 0, 1)
-			if c.Smoothing == 0 && len(d.errs) == before {
+			if c.Smoothing == 0 && len(d.errs) == b {
 				d.errorf(v, f.field("smoothing"), "must be > 0 (0 would never move the limit)")
 			}
 		}
