@@ -49,6 +49,8 @@ compare agent-product-tiers agent-product --set workers=14 --vary 'tools.llm.rat
 compare circuit-breaker circuit-breaker --vary tools.llm.circuit_breaker.enabled=no-breaker=false,breaker=true --replications 10
 compare two-classes-workers two-classes --vary workers=9,10,12 --replications 4
 compare adaptive-concurrency adaptive-concurrency --variants plan/compare/testdata/adaptive-variants.yaml --replications 5
+compare fan-out fan-out --vary 'steps.fetch.wait=all=all,first4={first: 4},first3={first: 3},any=any' --replications 10
+compare hedging hedging --vary 'steps.answer.hedge=off={delay: 0s, max_attempts: 1},p50={delay: 400ms},p95={delay: p95}' --replications 10
 
 # plan exits 1 when no value in the range meets the objectives: its table
 # and files are the result then too.
