@@ -403,6 +403,12 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 		shares := s.Tail.Shares()
 		for i, st := range s.Tail.Stages {
 			rows = append(rows, []string{st.Stage, Seconds(st.Seconds), Percent(shares[i])})
+			for _, mb := range s.Tail.Members {
+				// A parallel step's members, under it: their spans overlap.
+				if g, name, ok := strings.Cut(mb.Stage, "/"); ok && g == st.Stage {
+					rows = append(rows, []string{"└ " + name, Seconds(mb.Seconds), "–"})
+				}
+			}
 		}
 		fmt.Fprintf(w, "Where the p99 run spent its time (p99 = %s, mean of the %d completed runs in its band):\n", Seconds(s.Tail.P99), s.Tail.N)
 		if err := Table(w, []string{"stage", "time", "share"}, rows); err != nil {

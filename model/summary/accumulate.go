@@ -76,7 +76,7 @@ func NewAccumulator(cfg *system.Config, level float64) *Accumulator {
 		series: system.NewSeries(len(cfg.Tools)),
 		steps:  make([]StepCalls, len(cfg.PlanSteps())),
 		tools:  make([]toolPool, len(cfg.Tools)),
-		tail:   system.NewTail(len(cfg.PlanSteps()) + 2),
+		tail:   system.NewTail(len(cfg.PlanSteps()) + 2 + len(cfg.Groups)),
 		groups: newGroupPools(cfg),
 	}
 	a.classes = newClassPools(cfg)
@@ -222,25 +222,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Breakers = breakerSummaries(cfg, a.breakers)
 	a.resources(&s)
 	tail := a.tail.Recompute(a.lat)
-	s.Tail = TailSummary{P99: tail.P99, N: tail.N}
-	for i, sec := range tail.Stages {
-		name := "queue"
-		switch {
-		case i == len(tail.Stages)-1:
-			name = "backoff"
-		case i > 0:
-			name = "step:" + cfg.PlanSteps()[i-1].Name
-			if g := cfg.PlanSteps()[i-1].Group; g > 0 && cfg.Groups[g-1].Hedge == nil {
-				// A parallel step's time is its first member's stage; the
-				// members overlap, so they have none of their own.
-				if cfg.Groups[g-1].First != i-1 {
-					continue
-				}
-				name = "step:" + cfg.Groups[g-1].Name
-			}
-		}
-		s.Tail.Stages = append(s.Tail.Stages, StageShare{Stage: name, Seconds: sec})
-	}
+	s.Tail = tailSummary(cfg, tail)
 	if s.Runs.Arrived > 0 {
 		s.SuccessRate = float64(s.Runs.Completed) / float64(s.Runs.Arrived)
 		s.Attempts.PerRun = float64(s.Attempts.Attempts) / float64(s.Runs.Arrived)

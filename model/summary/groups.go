@@ -103,3 +103,29 @@ func HedgeDelay(h *system.Hedge) string {
 	}
 	return h.Delay.String()
 }
+
+// tailSummary names tail's stages: queue, each step, backoff. A parallel
+// step's stage (its group's, after the steps' in tail.Stages) takes the
+// place of its members', whose own spans go to Members.
+func tailSummary(cfg *system.Config, tail system.Tail) TailSummary {
+	out := TailSummary{P99: tail.P99, N: tail.N}
+	steps := cfg.PlanSteps()
+	if len(tail.Stages) < len(steps)+2 {
+		return out
+	}
+	out.Stages = append(out.Stages, StageShare{Stage: "queue", Seconds: tail.Stages[0]})
+	for i, st := range steps {
+		sec := tail.Stages[1+i]
+		if g := st.Group; g > 0 && cfg.Groups[g-1].Hedge == nil {
+			grp := cfg.Groups[g-1]
+			if grp.First == i {
+				out.Stages = append(out.Stages, StageShare{Stage: "step:" + grp.Name, Seconds: tail.Stages[1+len(steps)+g-1]})
+			}
+			out.Members = append(out.Members, StageShare{Stage: "step:" + grp.Name + "/" + st.Name, Seconds: sec})
+			continue
+		}
+		out.Stages = append(out.Stages, StageShare{Stage: "step:" + st.Name, Seconds: sec})
+	}
+	out.Stages = append(out.Stages, StageShare{Stage: "backoff", Seconds: tail.Stages[len(tail.Stages)-1]})
+	return out
+}

@@ -197,6 +197,11 @@ type TailSummary struct {
 	P99    float64      `json:"p99_s"`
 	N      int64        `json:"n"`
 	Stages []StageShare `json:"stages"`
+	// Members are the members of parallel steps: the mean time from their
+	// group's start to their end (or cancellation) in the band. They
+	// overlap each other and their group's stage, and are not among the
+	// stages the shares partition.
+	Members []StageShare `json:"members,omitempty"`
 }
 
 // Shares returns each stage's share of the band's mean completion time

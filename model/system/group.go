@@ -224,6 +224,7 @@ func (m *Model) detach(ci int32, c *run) (int32, *groupRun) {
 	if gs.live < 0 {
 		panic("system: a member ended outside its group")
 	}
+	m.memberSpan(pi, gs, c)
 	m.freeMember(ci, c)
 	return pi, gs
 }
@@ -288,7 +289,7 @@ func (m *Model) satisfyGroup(pi int32, gs *groupRun) {
 	el := m.endGroup(pi, gs)
 	r := m.runs.At(pi)
 	g := &m.cfg.Groups[gi]
-	m.stepTime(pi, el)
+	m.groupTime(pi, r, gi, el)
 	if r.measured {
 		gr := &m.res.Groups[gi]
 		gr.Satisfied++
@@ -308,7 +309,7 @@ func (m *Model) failGroup(pi int32, gs *groupRun, o RunOutcome) {
 	el := m.endGroup(pi, gs)
 	r := m.runs.At(pi)
 	g := &m.cfg.Groups[gi]
-	m.stepTime(pi, el)
+	m.groupTime(pi, r, gi, el)
 	if r.measured {
 		m.res.Groups[gi].Failed++
 	}
@@ -374,6 +375,7 @@ func (m *Model) cancelMember(ci int32, gs *groupRun) {
 	if a.brkHeld {
 		m.breakerRelease(c) // nor the circuit breaker
 	}
+	m.memberSpan(c.parent-1, gs, c)
 	a.gen++
 	m.freeMember(ci, c)
 }
@@ -401,4 +403,25 @@ func newHedger(h *Hedge) *hedge.Hedger {
 		panic("system: invalid hedge (the loader validates it): " + err.Error())
 	}
 	return hg
+}
+
+// groupTime adds a group's time el to run pi's stages: a hedged step's to
+// the step's own stage, a parallel step's to the group's stage, which
+// follows the steps' (its members' stages hold their own spans, which
+// overlap: the tail breakdown shows them beside the stages, not among
+// them).
+func (m *Model) groupTime(pi int32, r *run, gi int32, el time.Duration) {
+	if m.cfg.Groups[gi].Hedge != nil {
+		m.stepTime(pi, el)
+		return
+	}
+	m.stagesOf(pi)[1+len(m.stepCfg)+int(gi)] += el
+}
+
+// memberSpan records in its parent's stages the time member c of a
+// parallel step took, from the group's start to its end or cancellation.
+func (m *Model) memberSpan(pi int32, gs *groupRun, c *run) {
+	if m.cfg.Groups[gs.g].Hedge == nil {
+		m.stagesOf(pi)[1+int(c.step)] += m.s.Now() - gs.start
+	}
 }

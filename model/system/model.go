@@ -426,7 +426,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.res.StepTimeouts = make([]int64, len(m.stepCfg))
 	m.res.StepHangs = make([]int64, len(m.stepCfg))
 	m.res.Classes = newClassResults(len(cfg.Classes))
-	m.nStages = len(m.stepCfg) + 2
+	m.nStages = len(m.stepCfg) + 2 + len(cfg.Groups) // queue, steps, a stage per group (group.go), backoff
 	m.tail.init(m.nStages)
 	m.queue.init(cfg.Scheduling.Workers, cfg.Scheduling.Tenants, true, 64)
 	m.schedClasses = compileSchedClasses(cfg)

@@ -20,8 +20,11 @@ type Tail struct {
 	// the band.
 	P99 float64 `json:"p99_s"`
 	N   int64   `json:"n"`
-	// Stages are mean seconds: index 0 queue, 1..len(Steps) the steps, last
-	// backoff. Summaries label them.
+	// Stages are mean seconds: index 0 queue, 1..len(PlanSteps) the steps,
+	// then one per Config.Groups entry, last backoff. Summaries label them.
+	// A parallel step's time is its group's stage; its members' stages
+	// hold their own spans, which overlap each other and the group's, and
+	// are not part of the sum that partitions the run's time.
 	Stages []float64 `json:"stages_s"`
 	table  *tailTable
 }
