@@ -811,10 +811,15 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 		st := system.Step{}
 		st.Name = l.stepName(f, item, path, sp, seen)
 		if groupsOut == nil {
+			bad := false
 			for _, key := range []string{"parallel", "wait", "hedge"} {
 				if v := f.get(key); v != nil {
 					d.errorf(v, f.field(key), "only the top-level steps have parallel steps and hedges")
+					bad = true
 				}
+			}
+			if bad {
+				continue // the rest of the step is not read: it would add errors of its own
 			}
 		}
 		if pn := f.get("parallel"); pn != nil && groupsOut != nil {

@@ -324,3 +324,12 @@ func TestParseGroups(t *testing.T) {
 		{name: "hedge/attempts", step: "idempotent: true, hedge: {delay: 1s, max_attempts: 12}", want: "t.yaml:6: steps.a.hedge.max_attempts: must be in [1, 11], got 12"},
 	})
 }
+
+func TestParseGroupsInClasses(t *testing.T) {
+	runRows(t, []row{
+		{name: "class/parallel", top: "classes: [{name: k, steps: [{name: g, parallel: [{name: p1, tool: t}]}]}]",
+			want: "t.yaml:4: classes.k.steps.g.parallel: only the top-level steps have parallel steps and hedges"},
+		{name: "class/hedge", top: "classes: [{name: k, steps: [{name: h, tool: t, idempotent: true, hedge: {delay: 1s}}]}]",
+			want: "t.yaml:4: classes.k.steps.h.hedge: only the top-level steps have parallel steps and hedges"},
+	})
+}
