@@ -3,6 +3,7 @@ package system
 import (
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/container"
 	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/sim"
@@ -61,17 +62,21 @@ type GroupResult struct {
 	Hedges int64
 }
 
-// groupOf returns run slot ri's group state.
+// groupOf returns run slot ri's group state. The states live in a table
+// that grows by chunks, like the run table, and each chunk's members'
+// slots in one slab: a longer simulation, whose peaks put more runs in the
+// system at once, allocates per chunk of slots, never per group.
 func (m *Model) groupOf(ri int32) *groupRun {
-	for int(ri) >= len(m.groups) {
-		m.groups = append(m.groups, nil)
+	for int(ri) >= m.groups.Len() {
+		i := m.groups.Add()
+		if i&(1<<container.ChunkBits-1) == 0 {
+			m.kidSlabs = append(m.kidSlabs, make([]int32, m.maxKids<<container.ChunkBits))
+		}
+		slab := m.kidSlabs[i>>container.ChunkBits]
+		o := int(i&(1<<container.ChunkBits-1)) * m.maxKids
+		m.groups.At(i).kids = slab[o : o : o+m.maxKids]
 	}
-	gs := m.groups[ri]
-	if gs == nil {
-		gs = &groupRun{kids: make([]int32, 0, 4)}
-		m.groups[ri] = gs
-	}
-	return gs
+	return m.groups.At(ri)
 }
 
 // beginGroup starts the group of run pi's current step.
@@ -138,7 +143,7 @@ func (m *Model) scheduleHedge(pi int32, gs *groupRun, from time.Duration) {
 
 // onHedge launches a hedge whose delay is over (arg: the group's gen).
 func (m *Model) onHedge(pi int32, gen int64) {
-	gs := m.groups[pi]
+	gs := m.groups.At(pi)
 	if gs.gen != uint32(gen) {
 		return // a stale timer (cannot happen: ended groups cancel theirs)
 	}
@@ -215,7 +220,7 @@ func lane(r *run) int {
 // returns the parent's slot and group.
 func (m *Model) detach(ci int32, c *run) (int32, *groupRun) {
 	pi := c.parent - 1
-	gs := m.groups[pi]
+	gs := m.groups.At(pi)
 	if m.cfg.Groups[gs.g].Hedge != nil && c.member == 0 && c.cur.dialed >= 0 {
 		m.steps[c.step].hedger.Observe(m.s.Now() - c.cur.dialed)
 	}

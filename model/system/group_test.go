@@ -282,3 +282,19 @@ tools:
 		t.Fatalf("runs %+v, cancelled %d, hedges %d", res.Runs, res.Attempts.Cancelled, res.Groups[1].Hedges)
 	}
 }
+
+// TestGroupAllocationsDoNotGrowWithRuns: members live in the run table and
+// groups in a table per run slot, both reused: ten times the runs of a
+// parallel or hedged scenario must not cost ten times the allocations.
+func TestGroupAllocationsDoNotGrowWithRuns(t *testing.T) {
+	for _, name := range []string{"fan-out", "hedging"} {
+		allocs := func(runs string) float64 {
+			cfg := load(t, name, "runs="+runs, "warmup=0")
+			return testing.AllocsPerRun(2, func() { system.New(cfg, system.Options{}).Run() })
+		}
+		small, big := allocs("10000"), allocs("100000")
+		if big > small+40 {
+			t.Errorf("%s: %v allocations for 10k runs, %v for 100k: something allocates per event", name, small, big)
+		}
+	}
+}

@@ -192,9 +192,12 @@ type Model struct {
 	tail        tailTable
 	rec         AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
-	// empty when the scenario has none.
-	groups []*groupRun
-	_      sim.CacheLinePad
+	// empty when the scenario has none. kidSlabs hold their members' slots,
+	// maxKids per group: the most members or hedged attempts of a group.
+	groups   container.Chunked[groupRun]
+	kidSlabs [][]int32
+	maxKids  int
+	_        sim.CacheLinePad
 }
 
 // Result is what one simulation measured, after the warm-up.
@@ -404,6 +407,12 @@ func New(cfg *Config, opt Options) *Model {
 			if h := cfg.Groups[st.Group-1].Hedge; h != nil {
 				m.steps[i].hedger = newHedger(h)
 			}
+		}
+	}
+	for _, g := range cfg.Groups {
+		m.maxKids = max(m.maxKids, g.Members)
+		if g.Hedge != nil {
+			m.maxKids = max(m.maxKids, g.Hedge.MaxAttempts)
 		}
 	}
 	if len(cfg.Groups) > 0 {
