@@ -111,6 +111,10 @@ func (t *JSONL) Run(r system.RunRecord) {
 	} else {
 		b = append(b, "null"...)
 	}
+	if r.Class != "" {
+		b = append(b, `,"class":`...)
+		b = appendString(b, r.Class)
+	}
 	b = append(b, "}\n"...)
 	t.write(b)
 }

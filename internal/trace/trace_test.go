@@ -40,6 +40,15 @@ func TestJSONLFields(t *testing.T) {
 	if r["started_s"] != nil || r["deadline_s"] != nil || r["outcome"] != "expired" {
 		t.Errorf("run line %v: a run that never started and has no deadline has null started_s and deadline_s", r)
 	}
+	if _, ok := r["class"]; ok {
+		t.Errorf("run line %v: a run without a class of work has no class field", r)
+	}
+	b.Reset()
+	tr.Run(system.RunRecord{Run: 4, Started: -1, Deadline: -1, Class: "research"})
+	r = nil
+	if err := json.Unmarshal(b.Bytes(), &r); err != nil || r["class"] != "research" {
+		t.Errorf("run line %s (%v): want class research", b.String(), err)
+	}
 }
 
 // TestChromeFormat: the Trace Event format Perfetto reads: a traceEvents

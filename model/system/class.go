@@ -417,3 +417,11 @@ func (c *Config) stepShares() []float64 {
 	}
 	return out
 }
+
+// className is class k's name, for traces; "" without classes.
+func (m *Model) className(k int32) string {
+	if int(k) < len(m.cfg.Classes) {
+		return m.cfg.Classes[k].Name
+	}
+	return ""
+}

@@ -752,7 +752,7 @@ func (m *Model) onArrival() {
 			m.res.Series.bin(now).Ended++
 		}
 		if m.traced(id) {
-			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(class, now)})
+			m.opt.Tracer.Run(RunRecord{Run: id, Arrived: now, Started: -1, Ended: now, Outcome: Rejected, Deadline: m.deadlineInstant(class, now), Class: m.className(class)})
 		}
 		if cfg.Arrivals.Process == Closed {
 			m.checkClosedDone()
@@ -930,7 +930,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		}
 	}
 	if r.traced {
-		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.class, r.arrived)})
+		m.opt.Tracer.Run(RunRecord{Run: r.id, Arrived: r.arrived, Started: r.started, Ended: now, Outcome: o, Deadline: m.deadlineInstant(r.class, r.arrived), Class: m.className(r.class)})
 	}
 	wasQueued := r.queued
 	c := m.classOf(r)

@@ -59,6 +59,8 @@ type RunRecord struct {
 	Outcome RunOutcome
 	// Deadline is the run's deadline instant, or -1 when it has none.
 	Deadline time.Duration
+	// Class is the run's class of work, "" when the scenario has none.
+	Class string
 }
 
 // Tracer receives trace records. The record passed to Attempt is reused
