@@ -69,7 +69,8 @@ type Offered struct {
 	// Peak is the highest offered utilisation among the workers and the
 	// tools with concurrency or a rate limit (Utilisation,
 	// system.OfferedToolLoads; a rate limit's is calls needed / rate), and
-	// PeakAt names where it is ("workers" or a tool's name): the resource
+	// PeakAt names where it is ("workers", a tool's name, or a tool's name
+	// and its per-minute limit, "llm tpm"): the resource
 	// that saturates first as the load grows. NaN and "" when unknown.
 	Peak   float64
 	PeakAt string
