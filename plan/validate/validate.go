@@ -4,8 +4,9 @@
 // workers (exact Mean Value Analysis), a tool with concurrency c behind more
 // workers (M/M/c, first-in first-out), M/G/1 with non-preemptive priority
 // classes (Cobham's mean wait of each class), a circuit breaker's refusals
-// while open in a hard outage (the arrival rate), and the utilisation law
-// and Little's law on each. Every check simulates independent replications of a bundled
+// while open in a hard outage (the arrival rate), parallel steps (order
+// statistics of exponential calls), a hedged lognormal call, and the
+// utilisation law and Little's law on each. Every check simulates independent replications of a bundled
 // scenario (for a closed population, agent-fleet reduced by overrides to
 // the product-form model MVA solves),
 // builds a Student-t confidence interval from the per-replication
@@ -193,7 +194,7 @@ var littleFigure = figure{
 
 // models lists the validated models and their figures.
 func models() []model {
-	return []model{
+	return append([]model{
 		{"mm1", "M/M/1", []figure{
 			{name: "mean time in system (s)", formula: "M/M/1: W = 1/(μ − λ)",
 				analytic: func(c *system.Config) (float64, error) { return mm1(c).MeanSojourn() }, estimate: meanSojourn},
@@ -275,7 +276,7 @@ func models() []model {
 			{name: "calls refused per second while open", formula: "Poisson arrivals: λ (an open period starts and ends at instants the arrivals inside it do not decide)",
 				analytic: func(c *system.Config) (float64, error) { return rate(c), nil }, estimate: refusedWhileOpen},
 		}, "circuit-breaker", []string{"workers=100000", "retry.attempts=1"}},
-	}
+	}, groupModels()...)
 }
 
 // refusedWhileOpen is the calls a replication's breakers refused in the
