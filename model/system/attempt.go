@@ -335,10 +335,10 @@ func (m *Model) refuse(ri int32, why string) {
 	r := m.runs.At(ri)
 	if m.toolPlans[r.tool].adaptive {
 		m.releaseLimit(ri, r)
-		if r.cur.state == limitWait {
-			r.cur.state = idle // a fallback must take its own permit
-		}
 	}
+	// A refusal ends whatever the call waited for (a rate-limit token, a
+	// limiter slot): a fallback waits for its own tool's.
+	r.cur.state = idle
 	if r.cur.brkHeld {
 		m.breakerRelease(r)
 	}
