@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -485,5 +486,30 @@ func TestWriteFiles(t *testing.T) {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v, size %d", p, err, st.Size())
 		}
+	}
+}
+
+// TestTimelineHedgeLanes: the overlapping calls of a hedged step get a row
+// each, numbered, and a call cancelled when the hedge was won is drawn and
+// named as cancelled, not as the timeout its outcome records.
+func TestTimelineHedgeLanes(t *testing.T) {
+	run := TraceRun{ID: 7, Arrived: 0, Started: 0, Ended: 2 * time.Second, Outcome: "completed", Deadline: -1}
+	as := []TraceAttempt{
+		{Run: 7, Step: "answer", Tool: "model", Attempt: 1, Start: 0, Granted: 30 * time.Second, Remaining: -1, Outcome: "ok", Latency: 2 * time.Second, Backoff: -1, Decision: "success", Lane: 1},
+		{Run: 7, Step: "answer", Tool: "model", Attempt: 2, Start: time.Second, Granted: 30 * time.Second, Remaining: -1, Outcome: "timeout", Latency: time.Second, Backoff: -1, Decision: "cancelled", Lane: 2},
+	}
+	ch, err := TimelineChart(run, as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, tk := range ch.Plot.Y.Tick.Marker.(plot.ConstantTicks) {
+		rows = append(rows, tk.Label)
+	}
+	if want := []string{"queue", "answer #1 (model)", "answer #2 (model)"}; !slices.Equal(rows, want) {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+	if got := legendLabels(ch); !strings.Contains(got, "attempt: cancelled") || strings.Contains(got, "attempt: timeout") {
+		t.Errorf("legend %q: want the cancelled call named so, and no timeout", got)
 	}
 }

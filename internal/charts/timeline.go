@@ -26,6 +26,8 @@ func outcomeColor(o string) color.Color {
 		return color.RGBA{0xCC, 0x79, 0xA7, 0xFF}
 	case "permanent":
 		return color.RGBA{0x33, 0x33, 0x33, 0xFF}
+	case "cancelled":
+		return color.Gray{Y: 0xD0}
 	}
 	return color.Gray{Y: 0x99} // refused, or an outcome this version does not know
 }
@@ -39,13 +41,16 @@ var (
 
 // TimelineChart draws one run's story from its trace records: time since
 // arrival on x, one row for the queue wait and one per step (a step's
-// attempts follow each other in time, so they share its row). Each
+// attempts follow each other in time, so they share its row; the calls of
+// a hedged step overlap, so each has a row of its own, "#1", "#2", …, as
+// has each member of a parallel step). Each
 // attempt is a bar from dial to reply or timeout, coloured by outcome,
 // inside a dashed box showing the lease it was granted (min(ceiling,
 // remaining − floor)); the backoff sleep chosen after it is a thin blue
 // bar; the deadline is a red dashed vertical line and the run's end a
 // black one. The last attempt of each step is annotated with the
-// decision that followed it. Zero-length events (a 429 answered at once,
+// decision that followed it; a member's call cancelled when its group was
+// decided is a light grey bar. Zero-length events (a 429 answered at once,
 // a local refusal) are drawn 2 pt wide so they stay visible.
 //
 // The chart's height grows with the number of steps. Use Trace.Run to get
@@ -64,14 +69,31 @@ func TimelineChart(run TraceRun, attempts []TraceAttempt) (*Chart, error) {
 		label string
 		last  int // index of the step's last attempt
 	}
+	type rowKey struct {
+		step string
+		lane int
+	}
+	key := func(a TraceAttempt) rowKey { return rowKey{a.Step, a.Lane} }
+	// A step whose calls are on more than one lane (a hedged step) numbers
+	// its rows.
+	lanes := map[string]map[int]bool{}
+	for _, a := range attempts {
+		if lanes[a.Step] == nil {
+			lanes[a.Step] = map[int]bool{}
+		}
+		lanes[a.Step][a.Lane] = true
+	}
 	rows := []row{{label: "queue", last: -1}}
-	rowOf := map[string]int{}
+	rowOf := map[rowKey]int{}
 	for i, a := range attempts {
-		r, ok := rowOf[a.Step]
+		r, ok := rowOf[key(a)]
 		if !ok {
 			r = len(rows)
-			rowOf[a.Step] = r
+			rowOf[key(a)] = r
 			label := a.Step
+			if len(lanes[a.Step]) > 1 {
+				label += fmt.Sprintf(" #%d", a.Lane)
+			}
 			if a.Tool != "" && a.Tool != a.Step {
 				label += " (" + a.Tool + ")"
 			}
@@ -114,10 +136,11 @@ func TimelineChart(run TraceRun, attempts []TraceAttempt) (*Chart, error) {
 	var outcomes []string
 	firstStart := map[int]float64{}
 	for i, a := range attempts {
-		r := y(rowOf[a.Step])
+		ri := rowOf[key(a)]
+		r := y(ri)
 		x0 := sec(a.Start)
-		if _, ok := firstStart[rowOf[a.Step]]; !ok {
-			firstStart[rowOf[a.Step]] = x0
+		if _, ok := firstStart[ri]; !ok {
+			firstStart[ri] = x0
 		}
 		unlimited = unlimited || a.Granted == Unlimited
 		if a.Granted > 0 && a.Granted != Unlimited {
@@ -125,10 +148,14 @@ func TimelineChart(run TraceRun, attempts []TraceAttempt) (*Chart, error) {
 			xmax = max(xmax, x0+a.Granted.Seconds())
 		}
 		end := x0 + a.Latency.Seconds()
-		bars.items = append(bars.items, span{X0: x0, X1: end, Y: r, H: 0.4, Fill: outcomeColor(a.Outcome)})
-		if !seen[a.Outcome] {
-			seen[a.Outcome] = true
-			outcomes = append(outcomes, a.Outcome)
+		shown := a.Outcome
+		if a.Decision == "cancelled" {
+			shown = "cancelled"
+		}
+		bars.items = append(bars.items, span{X0: x0, X1: end, Y: r, H: 0.4, Fill: outcomeColor(shown)})
+		if !seen[shown] {
+			seen[shown] = true
+			outcomes = append(outcomes, shown)
 		}
 		after := end
 		if a.Backoff > 0 {
@@ -136,13 +163,13 @@ func TimelineChart(run TraceRun, attempts []TraceAttempt) (*Chart, error) {
 			sleeps.items = append(sleeps.items, span{X0: end, X1: after, Y: r, H: 0.16, Fill: backoffColor})
 		}
 		xmax = max(xmax, after)
-		if rows[rowOf[a.Step]].last == i && a.Decision != "" {
+		if rows[ri].last == i && a.Decision != "" {
 			right := after
 			if a.Granted != Unlimited {
 				right = max(right, x0+a.Granted.Seconds())
 			}
 			labels = append(labels, note{X: right, Y: r, Text: strings.ReplaceAll(a.Decision, "_", " "), Style: small, Offset: vg.Point{X: 4},
-				AltX: firstStart[rowOf[a.Step]], HasAlt: true})
+				AltX: firstStart[ri], HasAlt: true})
 		}
 	}
 	if run.Deadline >= 0 {

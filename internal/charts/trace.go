@@ -38,8 +38,13 @@ type TraceAttempt struct {
 	// Backoff is the sleep chosen after the attempt, or -1 when none.
 	Backoff     time.Duration
 	ResendCount int
-	// Decision says why the run retried or stopped after the attempt.
+	// Decision says why the run retried or stopped after the attempt;
+	// "cancelled" for a member of a parallel or hedged step whose group
+	// was decided before it answered.
 	Decision string
+	// Lane is 0 for a run's own calls and 1 + the member's index for the
+	// calls of a parallel or hedged step's members, which overlap in time.
+	Lane int
 }
 
 // TraceRun is one "run" line of a JSONL trace: a run from arrival to end.
@@ -81,6 +86,7 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 		BackoffS    *float64 `json:"backoff_s"`
 		ResendCount int      `json:"resend_count"`
 		Decision    string   `json:"decision"`
+		Lane        int      `json:"lane"`
 		ArrivedS    *float64 `json:"arrived_s"`
 		StartedS    *float64 `json:"started_s"`
 		EndedS      *float64 `json:"ended_s"`
@@ -128,7 +134,7 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 				return nil, fmt.Errorf("%s:%d: attempt: missing run", name, line)
 			}
 			a := TraceAttempt{Run: *e.Run, Step: e.Step, Tool: e.Tool, Attempt: e.Attempt, Outcome: e.Outcome,
-				ResendCount: e.ResendCount, Decision: e.Decision}
+				ResendCount: e.ResendCount, Decision: e.Decision, Lane: e.Lane}
 			a.Start = need("start_s", e.StartS)
 			if e.GrantedS == nil || *e.GrantedS >= Unlimited.Seconds() {
 				// null: neither a ceiling nor a deadline bounded the call.
