@@ -200,11 +200,14 @@ func roundTokens(x float64) int64 {
 }
 
 // drawTokens draws the tokens of run ri's current call to a tool with
-// tokens and returns the time its output adds to the call's latency.
+// tokens and returns the time its output adds to the call's latency. A
+// retry repeats the step's input and draws a new output.
 func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 	tk := m.tk
 	st := &tk.steps[r.step]
-	tk.rng.Key(uint64(r.id), uint64(r.step), uint64(r.cur.n))
+	// The input is the step's request, the same for every attempt (keyed
+	// by attempt 0); the output is generated anew by each attempt.
+	tk.rng.Key(uint64(r.id), uint64(r.step), 0)
 	rnd := tk.rng.Rand()
 	in, out := spec.Input, spec.Output
 	if st.set {
@@ -225,6 +228,7 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 	} else {
 		c.in = roundTokens(in.Sample(rnd))
 	}
+	tk.rng.Key(uint64(r.id), uint64(r.step), uint64(r.cur.n))
 	c.out = roundTokens(out.Sample(rnd))
 	if spec.MaxOutput > 0 {
 		c.out = min(c.out, spec.MaxOutput)
@@ -452,4 +456,42 @@ func (t *Tool) MeanLatency() float64 {
 		m += float64(tk.PerOutputToken.Mean() * out)
 	}
 	return m
+}
+
+// TokenMoments returns the mean and second moment of a token count drawn
+// from d as the simulation draws it: rounded to a whole number, negative
+// draws counted 0, and cut to maxTokens when maxTokens > 0. It sums the
+// probability of each whole count from d's CDF, exactly; ok is false when
+// that would take more than 10^7 terms (d's support is too wide).
+func TokenMoments(d dist.Dist, maxTokens int64) (mean, second float64, ok bool) {
+	top := d.Quantile(1)
+	if math.IsInf(top, 1) || top > 1e7 {
+		top = d.Quantile(1 - 1e-15)
+	}
+	hi := int64(math.Round(top))
+	if maxTokens > 0 && hi > maxTokens {
+		hi = maxTokens
+	}
+	if math.IsNaN(top) || hi > 10_000_000 {
+		return 0, 0, false
+	}
+	lo := max(int64(math.Round(d.Quantile(0))), 0)
+	below := 0.0 // P(X < k − 0.5) for the k in hand
+	if lo > 0 {
+		below = d.CDF(float64(lo) - 0.5)
+	}
+	for k := lo; k <= hi; k++ {
+		var p float64
+		if k == hi && (maxTokens > 0 && k == maxTokens || math.IsInf(d.Quantile(1), 1)) {
+			p = 1 - below // the cut, or the tail past the last term
+		} else {
+			c := d.CDF(float64(k) + 0.5)
+			p = c - below
+			below = c
+		}
+		x := float64(k)
+		mean += float64(p * x)
+		second += float64(p * float64(x*x))
+	}
+	return mean, second, true
 }

@@ -119,3 +119,22 @@ func TestTokensClientWait(t *testing.T) {
 		t.Errorf("%.4f calls/s; want about 1500/60/150 = 0.1667", got)
 	}
 }
+
+// TestTokenMoments: the moments of rounded, capped token counts, against
+// sums worked by hand.
+func TestTokenMoments(t *testing.T) {
+	cfg := parseTokens(t, constTokens, "tools.llm.tokens={input: {dist: uniform, min: 10, max: 12}, output: {dist: uniform, min: 0, max: 4}, max_output: 3}")
+	tk := cfg.Tools[0].Tokens
+	// uniform(10, 12) rounds to 10, 11, 12 with probability 1/4, 1/2, 1/4.
+	m, s, ok := system.TokenMoments(tk.Input, 0)
+	if !ok || math.Abs(m-11) > 1e-12 || math.Abs(s-(100.0/4+121.0/2+144.0/4)) > 1e-9 {
+		t.Errorf("input: mean %v, E[N²] %v, ok %v; want 11, 121.5", m, s, ok)
+	}
+	// uniform(0, 4) rounds to 0…4 with 1/8, 1/4, 1/4, 1/4, 1/8; cut at 3.
+	m, s, ok = system.TokenMoments(tk.Output, 3)
+	wantM := 0.25*1 + 0.25*2 + (0.25+0.125)*3
+	wantS := 0.25*1 + 0.25*4 + (0.25+0.125)*9
+	if !ok || math.Abs(m-wantM) > 1e-12 || math.Abs(s-wantS) > 1e-9 {
+		t.Errorf("output: mean %v, E[N²] %v; want %v, %v", m, s, wantM, wantS)
+	}
+}

@@ -38,15 +38,15 @@ func TestClosedForms(t *testing.T) {
 	}
 }
 
-// TestDetectsABias: the checks must have power: on the M/D/1, M/M/c/K and
-// priority M/G/1 models a value 5% off the closed form must fall outside
+// TestDetectsABias: the checks must have power: on the M/D/1, M/M/c/K,
+// priority M/G/1 and token-limit models a value 5% off the closed form must fall outside
 // every interval
 // (Little's identity excluded: its analytic value is 0).
 func TestDetectsABias(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates")
 	}
-	rep, err := Run(Options{Replications: 10, Level: 0.999, Only: []string{"md1", "mmck", "priority-mg1"}})
+	rep, err := Run(Options{Replications: 10, Level: 0.999, Only: []string{"md1", "mmck", "priority-mg1", "token-limit", "token-queue"}})
 	if err != nil {
 		t.Fatal(err)
 	}
