@@ -256,6 +256,13 @@ func (d *Dir) Builds() []Build {
 	if d.has["breakers.csv"] {
 		bs = append(bs, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
 	}
+	if HasTokenLimits(d.Summaries) {
+		from := at("summary.json")
+		if d.Compare {
+			from = at("compare.json")
+		}
+		bs = append(bs, Build{from, func() (*Chart, error) { return TokenChart(d.Summaries) }})
+	}
 	if d.has["limits.csv"] {
 		bs = append(bs, Build{at("limits.csv"), shaded(func() (*Chart, error) { return LimitChart(d.Limits) })})
 	}
