@@ -4,17 +4,12 @@
 // workers (exact Mean Value Analysis), a tool with concurrency c behind more
 // workers (M/M/c, first-in first-out), M/G/1 with non-preemptive priority
 // classes (Cobham's mean wait of each class), a circuit breaker's refusals
-<<<<<<< HEAD
 // while open in a hard outage (the arrival rate), parallel steps (order
-// statistics of exponential calls), a hedged lognormal call, and the
-// utilisation law and Little's law on each. Every check simulates independent replications of a bundled
-=======
-// while open in a hard outage (the arrival rate), a model API's token
-// limits (the calls per second a saturated tpm limit admits, and a
+// statistics of exponential calls), a hedged lognormal call, a model API's
+// token limits (the calls per second a saturated tpm limit admits, and a
 // client-side itpm wait as the single-server queue of service time
 // tokens / rate), and the utilisation law and Little's law on each. Every
 // check simulates independent replications of a bundled
->>>>>>> 439be8f (Validate model APIs against token closed forms; a retry repeats its input; docs (issue 23))
 // scenario (for a closed population, agent-fleet reduced by overrides to
 // the product-form model MVA solves),
 // builds a Student-t confidence interval from the per-replication
@@ -284,11 +279,7 @@ func models() []model {
 			{name: "calls refused per second while open", formula: "Poisson arrivals: λ (an open period starts and ends at instants the arrivals inside it do not decide)",
 				analytic: func(c *system.Config) (float64, error) { return rate(c), nil }, estimate: refusedWhileOpen},
 		}, "circuit-breaker", []string{"workers=100000", "retry.attempts=1"}},
-<<<<<<< HEAD
-	}, groupModels()...)
-=======
-	}, tokenModels()...)
->>>>>>> 439be8f (Validate model APIs against token closed forms; a retry repeats its input; docs (issue 23))
+	}, append(groupModels(), tokenModels()...)...)
 }
 
 // refusedWhileOpen is the calls a replication's breakers refused in the
