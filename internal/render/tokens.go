@@ -10,26 +10,58 @@ import (
 
 // TokensTable writes, for each model API (a tool with tokens), a line
 // with its tokens per call and per second, and a table of its per-minute
-// limits: what each counted per second against its allowance, the calls
-// it made wait or turned away, and the calls per second it admits at the
-// measured tokens per call. It writes nothing when no tool has tokens.
+// limits (TokenHeader, TokenRows). It writes nothing when no tool has
+// tokens.
 func TokensTable(w io.Writer, tools []summary.ToolSummary) error {
-	var rows [][]string
 	any := false
+	for _, t := range tools {
+		if t.Tokens == nil {
+			continue
+		}
+		any = true
+		fmt.Fprintln(w, TokenLine(t)+".")
+	}
+	if !any {
+		return nil
+	}
+	if rows := TokenRows(tools); len(rows) > 0 {
+		if err := Table(w, TokenHeader, rows); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// TokenLine describes model API t (a tool with tokens): its tokens per
+// call and per second, who enforces its limits and which is nearest its
+// allowance, and the calls that waited.
+func TokenLine(t summary.ToolSummary) string {
+	tk := t.Tokens
+	line := fmt.Sprintf("Model API %s: %s input + %s output tokens per call, %s tokens/s", t.Name, Number(tk.InputPerCall), Number(tk.OutputPerCall), Number(tk.TokensPerSecond))
+	if tk.Binding != "" {
+		line += fmt.Sprintf("; limits enforced by the %s, %s nearest its allowance", tk.Enforce, tk.Binding)
+	}
+	if tk.Waits > 0 {
+		line += fmt.Sprintf("; %d calls waited %s in all", tk.Waits, Seconds(tk.WaitSeconds))
+	}
+	return line
+}
+
+// TokenHeader is the header of TokenRows.
+var TokenHeader = []string{"model API", "limit per minute", "used per s", "allowance per s", "use", "calls blocked", "calls/s it admits"}
+
+// TokenRows has a row per per-minute limit of each model API in tools:
+// what the limit counted per second against its allowance, the calls it
+// made wait or turned away, and the calls per second it admits at the
+// measured tokens per call; the binding limit is marked.
+func TokenRows(tools []summary.ToolSummary) [][]string {
+	var rows [][]string
 	for _, t := range tools {
 		tk := t.Tokens
 		if tk == nil {
 			continue
 		}
-		any = true
-		line := fmt.Sprintf("Model API %s: %s input + %s output tokens per call, %s tokens/s", t.Name, Number(tk.InputPerCall), Number(tk.OutputPerCall), Number(tk.TokensPerSecond))
-		if tk.Binding != "" {
-			line += fmt.Sprintf("; limits enforced by the %s, %s nearest its allowance", tk.Enforce, tk.Binding)
-		}
-		if tk.Waits > 0 {
-			line += fmt.Sprintf("; %d calls waited %s in all", tk.Waits, Seconds(tk.WaitSeconds))
-		}
-		fmt.Fprintln(w, line+".")
 		for _, l := range tk.Limits {
 			name := t.Name
 			if l.Limit == tk.Binding {
@@ -39,16 +71,7 @@ func TokensTable(w io.Writer, tools []summary.ToolSummary) error {
 				Percent(l.Utilisation), Number(float64(l.Blocked)), Number(l.CallCap)})
 		}
 	}
-	if !any {
-		return nil
-	}
-	if len(rows) > 0 {
-		if err := Table(w, []string{"model API", "limit per minute", "used per s", "allowance per s", "use", "calls blocked", "calls/s it admits"}, rows); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w)
-	return nil
+	return rows
 }
 
 // tokenCapacity is a model API's size cell: its per-minute limits in place

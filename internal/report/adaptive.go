@@ -42,3 +42,23 @@ func limitFigure(cfg *system.Config, name string, s *system.Series, reps string)
 		"Each tool's adaptive concurrency limit over virtual time, " + reps + ": its mean over each bin.",
 		func() (*charts.Chart, error) { return charts.LimitChart(samples) }}
 }
+
+// tokenTable is the table of the model APIs' per-minute limits (run's
+// own), or nil when no tool has tokens.
+func tokenTable(s *summary.Summary) *Table {
+	var notes []string
+	for _, t := range s.Tools {
+		if t.Tokens != nil {
+			notes = append(notes, render.TokenLine(t)+".")
+		}
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	var rows []Row
+	for _, r := range render.TokenRows(s.Tools) {
+		rows = append(rows, row(r...))
+	}
+	notes = append(notes, "Each per-minute limit is a bucket refilled at limit/60 per second; rpm counts calls, tpm input plus output tokens, itpm and otpm one side; the binding limit is the one nearest its allowance.")
+	return &Table{Caption: "Model APIs", Header: render.TokenHeader, Rows: rows, Notes: notes}
+}

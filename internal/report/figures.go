@@ -23,7 +23,9 @@ type figure struct {
 // figures draws the report's charts in a fixed order: completion-time
 // CDF, attempt rate, runs in system, tool utilisation (when a tool has a
 // concurrency or a rate limit), circuit breakers' state (when a tool has
-// one), adaptive concurrency limits (likewise), the slowest run's timeline and the p99 run's tail breakdown.
+// one), adaptive concurrency limits (likewise), the model APIs' per-minute
+// limits (when a tool has tokens and limits), the slowest run's timeline
+// and the p99 run's tail breakdown.
 func figures(in *Input) []Figure {
 	name := in.Scenario.Config.Name
 	lat, n := in.Pooled.Latency(), in.Pooled.Replications()
@@ -86,6 +88,11 @@ func figures(in *Input) []Figure {
 	}
 	if render.HasAdaptive(in.Scenario.Config) && rep0.Series != nil {
 		fs = append(fs, limitFigure(in.Scenario.Config, name, rep0.Series, reps))
+	}
+	if charts.HasTokenLimits(sums) {
+		fs = append(fs, figure{"tokens", "Model API limits",
+			"Each model API's per-minute limits, all replications pooled: what each counted per second as a share of its allowance; the binding limit is marked.",
+			func() (*charts.Chart, error) { return charts.TokenChart(sums) }})
 	}
 	if in.Trace != nil {
 		run, attempts, ok := in.Trace.Slowest()

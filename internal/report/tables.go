@@ -313,6 +313,9 @@ func capacitySection(s *summary.Summary) Section {
 	if t := adaptiveTable(s); t != nil {
 		sec.Tables = append(sec.Tables, *t)
 	}
+	if t := tokenTable(s); t != nil {
+		sec.Tables = append(sec.Tables, *t)
+	}
 	if rc := s.Recovery; rc != nil {
 		after := Row{Cells: []Cell{{Text: "goodput came back"}, {Text: "never", Sub: "metastable: goodput stayed below 90% of arrivals"}}, Highlight: true}
 		if rc.Recovered {
