@@ -33,18 +33,9 @@ func ReadBreakers(r io.Reader, name string) ([]BreakerSample, error) {
 		if err != nil || !ok {
 			return out, err
 		}
-		s := BreakerSample{Variant: t.str("variant"), Tool: t.str("tool")}
-		if s.Tool == "" {
-			return nil, t.errorf("tool", "must not be empty")
-		}
-		if s.Start, err = t.duration("t_s"); err != nil {
+		var s BreakerSample
+		if s.Variant, s.Tool, s.Start, s.Width, err = t.toolBin(); err != nil {
 			return nil, err
-		}
-		if s.Width, err = t.duration("width_s"); err != nil {
-			return nil, err
-		}
-		if s.Width <= 0 {
-			return nil, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
 		}
 		// Shares are written with 6 significant digits: a sum of two may
 		// pass 1 by rounding.

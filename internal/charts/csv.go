@@ -168,3 +168,23 @@ func (v *variantIndex) of(name string) (i int, isNew bool) {
 	v.names = append(v.names, name)
 	return len(v.names) - 1, true
 }
+
+// toolBin reads the columns every per-tool time series shares (tools.csv,
+// breakers.csv, limits.csv): variant, a non-empty tool, and the bin
+// [t_s, t_s+width_s) with width_s > 0.
+func (t *table) toolBin() (variant, tool string, start, width time.Duration, err error) {
+	variant, tool = t.str("variant"), t.str("tool")
+	if tool == "" {
+		return "", "", 0, 0, t.errorf("tool", "must not be empty")
+	}
+	if start, err = t.duration("t_s"); err != nil {
+		return "", "", 0, 0, err
+	}
+	if width, err = t.duration("width_s"); err != nil {
+		return "", "", 0, 0, err
+	}
+	if width <= 0 {
+		return "", "", 0, 0, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
+	}
+	return variant, tool, start, width, nil
+}

@@ -31,18 +31,9 @@ func ReadLimits(r io.Reader, name string) ([]LimitSample, error) {
 		if err != nil || !ok {
 			return out, err
 		}
-		s := LimitSample{Variant: t.str("variant"), Tool: t.str("tool")}
-		if s.Tool == "" {
-			return nil, t.errorf("tool", "must not be empty")
-		}
-		if s.Start, err = t.duration("t_s"); err != nil {
+		var s LimitSample
+		if s.Variant, s.Tool, s.Start, s.Width, err = t.toolBin(); err != nil {
 			return nil, err
-		}
-		if s.Width, err = t.duration("width_s"); err != nil {
-			return nil, err
-		}
-		if s.Width <= 0 {
-			return nil, t.errorf("width_s", "must be > 0, got %s", t.str("width_s"))
 		}
 		if s.Limit, err = t.nonNeg("limit"); err != nil {
 			return nil, err
