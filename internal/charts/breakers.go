@@ -61,19 +61,9 @@ func BreakerChart(samples []BreakerSample) (*Chart, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("breakers: %w: no samples", ErrNoData)
 	}
-	var vi, ti variantIndex
-	type key struct{ v, t int }
-	var order []key
-	lines := map[key][]BreakerSample{}
+	vi, ti, order, lines := toolLines(samples, func(s BreakerSample) (string, string) { return s.Variant, s.Tool })
 	var refused int64
 	for _, s := range samples {
-		v, _ := vi.of(s.Variant)
-		t, _ := ti.of(s.Tool)
-		k := key{v, t}
-		if _, ok := lines[k]; !ok {
-			order = append(order, k)
-		}
-		lines[k] = append(lines[k], s)
 		refused += s.Refused
 	}
 	short, vkey := shortLabels(vi.names)

@@ -51,19 +51,7 @@ func LimitChart(samples []LimitSample) (*Chart, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("limits: %w: no samples", ErrNoData)
 	}
-	var vi, ti variantIndex
-	type key struct{ v, t int }
-	var order []key
-	lines := map[key][]LimitSample{}
-	for _, s := range samples {
-		v, _ := vi.of(s.Variant)
-		t, _ := ti.of(s.Tool)
-		k := key{v, t}
-		if _, ok := lines[k]; !ok {
-			order = append(order, k)
-		}
-		lines[k] = append(lines[k], s)
-	}
+	vi, ti, order, lines := toolLines(samples, func(s LimitSample) (string, string) { return s.Variant, s.Tool })
 	short, vkey := shortLabels(vi.names)
 	ch := &Chart{Name: "concurrency_limit", Title: "Adaptive concurrency limit"}
 	if vkey != "" {

@@ -18,19 +18,7 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("tools: %w: no samples", ErrNoData)
 	}
-	var vi, ti variantIndex
-	type key struct{ v, t int }
-	var order []key
-	lines := map[key][]ToolSample{}
-	for _, s := range samples {
-		v, _ := vi.of(s.Variant)
-		t, _ := ti.of(s.Tool)
-		k := key{v, t}
-		if _, ok := lines[k]; !ok {
-			order = append(order, k)
-		}
-		lines[k] = append(lines[k], s)
-	}
+	vi, ti, order, lines := toolLines(samples, func(s ToolSample) (string, string) { return s.Variant, s.Tool })
 	short, vkey := shortLabels(vi.names)
 	ch := &Chart{Name: "utilisation", Title: "Tool utilisation"}
 	if vkey != "" {
@@ -76,4 +64,26 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 	p.Y.Min, p.Y.Max = 0, top*1.05
 	ch.Notes = append(ch.Notes, "From tools.csv, per bin: busy time / (concurrency × bin width), or calls / (rate limit × bin width) for a rate-limited tool; the dashed line is 100%.")
 	return ch, nil
+}
+
+// toolLine is one line of a per-tool time series chart: a variant's and a
+// tool's index.
+type toolLine struct{ v, t int }
+
+// toolLines groups the samples of a per-tool time series (tools.csv,
+// breakers.csv, limits.csv) into lines, one per variant and tool, in the
+// order each first appears; vi and ti index the variants' and tools' names.
+func toolLines[S any](samples []S, names func(S) (variant, tool string)) (vi, ti variantIndex, order []toolLine, lines map[toolLine][]S) {
+	lines = map[toolLine][]S{}
+	for _, s := range samples {
+		variant, tool := names(s)
+		v, _ := vi.of(variant)
+		t, _ := ti.of(tool)
+		k := toolLine{v, t}
+		if _, ok := lines[k]; !ok {
+			order = append(order, k)
+		}
+		lines[k] = append(lines[k], s)
+	}
+	return vi, ti, order, lines
 }
