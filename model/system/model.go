@@ -47,6 +47,14 @@ type Options struct {
 	// replicate.Each (model/replicate) set it when they run fewer
 	// replications than they have workers.
 	SpareCore bool
+	// Audit makes the model check its own bookkeeping as it runs (audit.go):
+	// what an attempt holds is given back when it ends, a tool never
+	// serves more calls than its concurrency, a tenant never holds more
+	// workers than its cap, and, at the end, every limiter, ledger and
+	// breaker agrees with the attempts still holding it. Model.Audit
+	// reports the first violation. It costs a few checks per event: for
+	// tests and soaks, not for planning.
+	Audit bool
 }
 
 // run is the state of one run; runs live in a table and are reused.
@@ -197,6 +205,8 @@ type Model struct {
 	groups   container.Chunked[groupRun]
 	kidSlabs [][]int32
 	maxKids  int
+	// auditErr is the first violation found with Options.Audit (audit.go).
+	auditErr error
 	_        sim.CacheLinePad
 }
 
