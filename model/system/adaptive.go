@@ -7,7 +7,6 @@ import (
 	"github.com/budgetsim/budgetsim/model/adaptive"
 	"github.com/budgetsim/budgetsim/model/deadline"
 	"github.com/budgetsim/budgetsim/model/retry"
-	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
@@ -145,13 +144,12 @@ type toolLimiter struct {
 	stats   AdaptiveStats
 }
 
-// permit is a run slot's hold on a tool's limiter, or its wait for one.
+// permit is a run slot's hold on a tool's limiter, or its wait for one
+// (whether it holds or waits is in its attempt's hold set).
 type permit struct {
 	ticket    adaptive.Ticket
-	held      bool
 	seq       uint32        // the wait's number
 	waitStart time.Duration // when the wait began
-	giveUp    sim.Timer     // the wait's end by the deadline
 }
 
 // The reasons an adaptive limit refuses a call, as traces spell them.
@@ -190,33 +188,33 @@ func (m *Model) initAdaptive() {
 	}
 }
 
-// acquireLimit takes a permit of tool r.tool's limiter for run ri's call,
-// or makes it wait for one, or refuses it. It reports whether the call
-// goes on now.
-func (m *Model) acquireLimit(ri int32, r *run, now time.Duration) bool {
+// admitLimit is the adaptive concurrency limit's gate: it takes a permit
+// of tool r.tool's limiter for run ri's call, or makes it wait for one in
+// the callers' FIFO, or refuses it.
+func (m *Model) admitLimit(ri int32, r *run) admission {
+	now := m.s.Now()
 	tl := m.limiters[r.tool]
 	p := &m.permits[ri]
+	a := &r.cur
 	if tl.waiting == 0 {
 		if t, ok := tl.lim.Acquire(now); ok {
-			p.ticket, p.held = t, true
-			return true
+			p.ticket = t
+			a.held |= holdLimit
+			return admitted
 		}
 	}
 	if m.cfg.Tools[r.tool].Adaptive.Reject {
 		tl.stats.Rejected++
 		m.refuse(ri, refusedLimit)
-		return false
+		return refused
 	}
 	// Wait: until a slot frees, or until only the floor and the minimum
 	// lease are left of the deadline, or for max_wait.
-	maxWait := deadline.Unlimited
-	if _, set := r.dl.Instant(); set {
-		maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
-		if maxWait <= 0 {
-			tl.stats.RefusedWait++
-			m.refuse(ri, refusedLimitWait)
-			return false
-		}
+	maxWait := waitAllowance(r, now)
+	if maxWait <= 0 {
+		tl.stats.RefusedWait++
+		m.refuse(ri, refusedLimitWait)
+		return refused
 	}
 	if w := m.cfg.Tools[r.tool].Adaptive.MaxWait; w > 0 {
 		maxWait = min(maxWait, w)
@@ -226,27 +224,34 @@ func (m *Model) acquireLimit(ri int32, r *run, now time.Duration) bool {
 	tl.waiters.Push(ri)
 	tl.waiters.Push(int32(tl.seq))
 	tl.waiting++
-	r.cur.state = limitWait
+	a.held |= holdLimitWait
+	a.state = limitWait
 	if maxWait != deadline.Unlimited {
-		p.giveUp = m.s.At(now+capped(maxWait), evLimitGiveUp, ri, int64(p.seq))
+		m.arm(ri, a, now+capped(maxWait), evLimitGiveUp, false)
 	}
-	return false
+	return waiting
 }
 
 // onLimitGiveUp ends run ri's wait for a permit when its deadline leaves no
 // more time to wait, or max_wait has passed: the call is refused locally.
-func (m *Model) onLimitGiveUp(ri int32, seq int64) {
+func (m *Model) onLimitGiveUp(ri int32) {
 	r := m.runs.At(ri)
-	p := &m.permits[ri]
-	if r.cur.state != limitWait || p.held || int64(p.seq) != seq {
-		return // granted at this instant (cannot happen: the grant cancels it)
+	if r.cur.held&holdLimitWait == 0 {
+		m.auditf("a limit give-up for run slot %d, which does not wait for a permit", ri)
+		return
 	}
 	tl := m.limiters[r.tool]
-	tl.waiting--
-	m.waitEnded(ri, tl, p)
-	r.cur.state = idle
+	m.waitEnded(ri, tl, &m.permits[ri])
 	tl.stats.RefusedWait++
-	m.refuse(ri, refusedLimitWait)
+	m.refuse(ri, refusedLimitWait) // release takes it out of the queue
+}
+
+// leaveLimitQueue takes run ri's call out of its tool's limiter queue
+// (release calls it): its entries stay in the FIFO and are skipped when
+// they come up.
+func (m *Model) leaveLimitQueue(ri int32, r *run) {
+	m.limiters[r.tool].waiting--
+	m.permits[ri].seq = 0
 }
 
 // waitEnded accounts for the end of run ri's wait.
@@ -259,13 +264,9 @@ func (m *Model) waitEnded(ri int32, tl *toolLimiter, p *permit) {
 
 // endLimit gives back run ri's permit for the attempt that just ended, as
 // a sample of its outcome o (the tool's answer, before a contended write's
-// conflict), and lets waiting callers in.
+// conflict), and lets waiting callers in (release calls it).
 func (m *Model) endLimit(ri int32, r *run, o retry.Outcome) {
 	p := &m.permits[ri]
-	if !p.held {
-		return
-	}
-	p.held = false
 	tl := m.limiters[r.tool]
 	now := m.s.Now()
 	switch o {
@@ -282,18 +283,10 @@ func (m *Model) endLimit(ri int32, r *run, o retry.Outcome) {
 }
 
 // releaseLimit gives back a permit that run ri holds for a call it did not
-// dial (refused locally after the permit was granted): no sample.
+// dial, or that was cancelled: no sample (release calls it).
 func (m *Model) releaseLimit(ri int32, r *run) {
-	if m.permits == nil {
-		return
-	}
-	p := &m.permits[ri]
-	if !p.held {
-		return
-	}
-	p.held = false
 	tl := m.limiters[r.tool]
-	tl.lim.Ignore(p.ticket)
+	tl.lim.Ignore(m.permits[ri].ticket)
 	m.grantLimit(tl)
 }
 
@@ -309,18 +302,18 @@ func (m *Model) grantLimit(tl *toolLimiter) {
 		seq := uint32(tl.waiters.Pop())
 		r := m.runs.At(ri)
 		p := &m.permits[ri]
-		if r.cur.state != limitWait || p.held || p.seq != seq {
-			continue // it gave up
+		if r.cur.held&holdLimitWait == 0 || p.seq != seq {
+			continue // it gave up, or was cancelled
 		}
 		t, ok := tl.lim.Acquire(now)
 		if !ok {
 			panic("system: adaptive limiter refused a free slot")
 		}
 		tl.waiting--
-		p.ticket, p.held = t, true
-		m.s.Cancel(p.giveUp)
+		p.ticket = t
+		r.cur.held = r.cur.held&^holdLimitWait | holdLimit
 		m.waitEnded(ri, tl, p)
-		r.cur.timer = m.s.At(now, evWake, ri, 0) // kept: a parallel step may cancel the call before it dials
+		m.arm(ri, &r.cur, now, evWake, false) // replaces the give-up
 	}
 }
 

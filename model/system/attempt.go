@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/cost"
-	"github.com/budgetsim/budgetsim/model/deadline"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/sim"
 )
@@ -64,14 +63,13 @@ type attempt struct {
 	outcome  retry.Outcome // the answer's class; Timeout once the lease ends it
 	leaseCut bool          // the lease was bounded by the deadline, not the ceiling
 	hasRA    bool          // the answer carries a Retry-After
-	costHeld bool          // a reservation is held for the call
-	brkHeld  bool          // the tool's circuit breaker permitted the call
+	held     holdSet       // what the attempt holds (lifecycle.go)
 	hit      bool          // a cache answered the call
 	dialed   time.Duration
 	lease    time.Duration
 	latency  time.Duration // drawn
 	served   time.Duration // when a tool with concurrency started serving it, or -1
-	timer    sim.Timer     // the caller's timeout at a tool with concurrency
+	timer    sim.Timer     // the attempt's one pending event: a wake, a give-up, its answer or timeout
 	// retryAfter is the limiter's time to its next token (a tool without a
 	// retry_after of its own); raU the uniform of the tool's retry_after.
 	retryAfter time.Duration
@@ -90,7 +88,8 @@ func (m *Model) stepTime(ri int32, d time.Duration) {
 }
 
 // dial starts attempt r.cur.n of step r.step at tool r.tool, or refuses it
-// locally.
+// locally. A call back from a wait at a gate comes here again and resumes
+// at the gates it does not hold yet.
 func (m *Model) dial(ri int32) {
 	r := m.runs.At(ri)
 	a := &r.cur
@@ -103,65 +102,21 @@ func (m *Model) dial(ri int32) {
 		m.refuse(ri, refusedLease)
 		return
 	}
-	// A cache in front of the tool answers hits without a token, a server
-	// slot or a charge.
+	// A cache in front of the tool answers hits without passing a gate: no
+	// token, no permit, no server slot, no charge.
 	hit := tp.cache != nil && m.cacheHit(r, tp.cache)
-	// A circuit breaker refuses locally what would reach its tool. A
-	// caller back from a wait (a token, a limiter slot) holds its permission.
-	if !hit && tp.breaker && !a.brkHeld && !m.breakerAllow(r, tp, lease) {
-		m.refuse(ri, refusedBreaker)
-		return
-	}
 	a.hit = hit
-	// A client-side rate limit: wait for a token before dialing. The wait
-	// spends the deadline; a wait that would leave no lease is refused now.
-	if !hit && tp.clientLimit && a.state != tokenWait && a.state != limitWait {
-		maxWait := deadline.Unlimited
-		if _, set := r.dl.Instant(); set {
-			maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
-		}
-		wait, ok := ts.bucket.ReserveWithinAt(now, 1, maxWait)
-		if !ok {
-			m.refuse(ri, refusedTokenWait)
-			return
-		}
-		if wait > 0 {
-			a.state = tokenWait
-			ts.stats.ClientWaitSeconds += secs(wait)
-			m.stepTime(ri, wait)
-			a.timer = m.s.At(now+capped(wait), evWake, ri, 0)
-			return
-		}
-	}
-	// A model call draws its tokens, and with a client-side token limit
-	// waits for capacity as above, holding its reservation
-	// through any later wait (tokens.go).
+	// A model call draws its tokens (keyed draws: the same on every
+	// pass) before the gates that count or price them.
 	var tokLat time.Duration
 	if tp.tokened && !hit {
 		tokLat = m.prepareTokens(ri, r, tp)
-		if tp.tokenClient && !m.tk.calls[ri].held && !m.tokenClientWait(ri, r, tp) {
-			return
-		}
 	}
-	// An adaptive concurrency limit: take a permit, or wait for one in the
-	// callers' FIFO, or be refused.
-	if !hit && tp.adaptive && a.state != limitWait && !m.acquireLimit(ri, r, now) {
+	if !hit && len(tp.gates) > 0 && !m.admit(ri, r, tp, lease) {
 		return
 	}
 	a.state = idle
-	// Metered calls reserve their declared maximum first; a reservation
-	// that does not fit is refused locally, like a lease below the floor.
-	a.costHeld = false
-	if c := tp.cost; c != nil && !hit {
-		if !m.reserve(ri, r, c.Reserve+m.tokenReserve(ri, tp)) {
-			if r.measured {
-				m.res.Cost.Refused++
-			}
-			m.refuse(ri, refusedBudget)
-			return
-		}
-	}
-	a.gen++
+	a.gen++ // a new call: whatever its slot's earlier calls left at a tool is not its
 	a.dialed = now
 	a.served = -1
 	a.lease = lease
@@ -188,17 +143,12 @@ func (m *Model) dial(ri int32) {
 	}
 	if !hit {
 		// Server-enforced rate limit: over the limit → 429 at once, with a
-		// Retry-After of the time until the next token.
+		// Retry-After of the time until the next token (unless the tool
+		// declares its own).
 		if tp.serverLimit && !ts.bucket.AllowAt(now, 1) {
 			ts.stats.RateLimited++
-			a.outcome, a.latency, a.ending, a.state = retry.RateLimited, 0, turnedAway, inFlight
-			if tp.retryAfter == nil {
-				// Without a declared Retry-After, the limiter says when its
-				// next token comes.
-				a.retryAfter = capped(ts.bucket.NextAt(now) - now)
-			}
 			a.hasRA = true
-			m.s.At(now, evAttemptEnd, ri, int64(a.gen))
+			m.turnAway(ri, a, retry.RateLimited, ts.bucket.NextAt(now)-now, tp.retryAfter == nil)
 			return
 		}
 		if tp.tokenServer && !m.tokenAdmit(ri, r, tp) {
@@ -230,10 +180,47 @@ func (m *Model) dial(ri int32) {
 			// The run stays in flight; the scenario validation warns.
 			return
 		}
-		m.s.At(now+lease, evAttemptEnd, ri, int64(a.gen))
+		m.arm(ri, a, now+lease, evAttemptEnd, false)
 		return
 	}
-	m.s.At(now+lat, evAttemptEnd, ri, int64(a.gen))
+	m.arm(ri, a, now+lat, evAttemptEnd, false)
+}
+
+// admitRate is the client-side rate limit's gate: the caller takes a
+// token, waiting for it if it must. The wait spends the deadline; a wait
+// that would leave no lease is refused now.
+func (m *Model) admitRate(ri int32, r *run) admission {
+	now := m.s.Now()
+	ts := &m.tools[r.tool]
+	wait, ok := ts.bucket.ReserveWithinAt(now, 1, waitAllowance(r, now))
+	if !ok {
+		m.refuse(ri, refusedTokenWait)
+		return refused
+	}
+	a := &r.cur
+	a.held |= holdRate
+	if wait <= 0 {
+		return admitted
+	}
+	a.state = tokenWait
+	ts.stats.ClientWaitSeconds += secs(wait)
+	m.stepTime(ri, wait)
+	m.arm(ri, a, now+capped(wait), evWake, false)
+	return waiting
+}
+
+// admitCost is the cost gate: a metered call reserves its declared
+// maximum first; a reservation that does not fit is refused locally, like
+// a lease below the floor.
+func (m *Model) admitCost(ri int32, r *run, tp *toolPlan) admission {
+	if !m.reserve(ri, r, tp.cost.Reserve+m.tokenReserve(ri, tp)) {
+		if r.measured {
+			m.res.Cost.Refused++
+		}
+		m.refuse(ri, refusedBudget)
+		return refused
+	}
+	return admitted
 }
 
 // reserve reserves amount from the budget of run ri (r) and the scenario's.
@@ -249,24 +236,21 @@ func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
 		m.resv[ri] = res
 	}
 	r.cur.reserved = amount
-	r.cur.costHeld = true
+	r.cur.held |= holdCost
 	return true
 }
 
-// settle ends the outstanding reservation with the attempt's outcome:
+// settle ends run ri's outstanding cost reservation (release calls it):
 // answered calls settle their usage (0 when only successes are billed and
-// this one failed); timed-out calls have unknown usage and stay reserved
-// for reconciliation; a call turned away unserved (a rate limiter's 429, a
-// full tool queue's 503, a deadline-aware tool's drop) used nothing, even
+// this one failed); calls that timed out, or were cancelled after they
+// were sent, have unknown usage and stay reserved for reconciliation; a
+// call turned away unserved (a rate limiter's 429, a full tool queue's
+// 503, a deadline-aware tool's drop) or never dialed used nothing, even
 // when every request is billed.
-func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
+func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	a := &r.cur
-	if !a.costHeld {
-		return
-	}
-	a.costHeld = false
 	c := m.toolPlans[r.tool].cost
-	if a.ending == timedOut {
+	if dialed && a.ending == timedOut {
 		m.payer(r).spent += a.reserved // unknown usage: the budget keeps it reserved
 		if r.measured {
 			m.unsettled += a.reserved
@@ -281,7 +265,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome) {
 		return
 	}
 	var actual cost.Amount
-	if (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway {
+	if dialed && (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway {
 		actual = m.usage(r, c) + m.tokenUsage(ri, &m.toolPlans[r.tool], o)
 	}
 	m.payer(r).spent += actual
@@ -333,18 +317,11 @@ const (
 // over if one can, else the run ends refused.
 func (m *Model) refuse(ri int32, why string) {
 	r := m.runs.At(ri)
-	if m.toolPlans[r.tool].adaptive {
-		m.releaseLimit(ri, r)
-	}
-	// A refusal ends whatever the call waited for (a rate-limit token, a
-	// limiter slot): a fallback waits for its own tool's.
+	// A refusal ends whatever the call held or waited for (a breaker's
+	// permission, a token, a limiter slot): a fallback waits for its own
+	// tool's.
+	m.release(ri, r, byRefusal, retry.Refused, 0)
 	r.cur.state = idle
-	if r.cur.brkHeld {
-		m.breakerRelease(r)
-	}
-	if m.tk != nil {
-		m.releaseTokens(ri)
-	}
 	if r.measured {
 		a := &m.res.Attempts
 		a.Refused++
@@ -517,16 +494,14 @@ func (m *Model) cacheHit(r *run, c *Cache) bool {
 	return hit
 }
 
-// onAttemptEvent handles an evAttemptEnd: arg is the attempt's generation,
-// negated when the event is the caller's timeout on a capacity tool.
+// onAttemptEvent handles an evAttemptEnd of the slot's current attempt
+// (Run has dropped stale ones): arg is its generation, negated when the
+// event is the caller's timeout on a capacity tool.
 func (m *Model) onAttemptEvent(ri int32, arg int64) {
 	a := &m.runs.At(ri).cur
-	gen := arg
-	if gen < 0 {
-		gen = -gen
-	}
-	if !a.state.outstanding() || uint32(gen) != a.gen {
-		return // a stale event (cannot happen with cancelled timers; kept as a guard)
+	if !a.state.outstanding() {
+		m.auditf("an answer for run slot %d, which has no call outstanding (state %d)", ri, a.state)
+		return
 	}
 	if arg < 0 {
 		// The caller gives up; the request stays at the tool (wasted work).
@@ -535,7 +510,7 @@ func (m *Model) onAttemptEvent(ri int32, arg int64) {
 	m.attemptEnded(ri)
 }
 
-// onWake dials after a backoff sleep or a client-side token wait.
+// onWake dials after a backoff sleep or a wait at a gate.
 func (m *Model) onWake(ri int32) {
 	m.dial(ri)
 }
@@ -585,18 +560,9 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 			m.versions[r.tool]++
 		}
 	}
-	if m.toolPlans[r.tool].adaptive {
-		m.endLimit(ri, r, a.outcome)
-	}
 	elapsed := now - a.dialed
 	m.stepTime(ri, elapsed)
-	if a.brkHeld {
-		m.breakerRecord(r, o, elapsed)
-	}
-	m.settle(ri, r, o)
-	if m.tk != nil {
-		m.settleTokens(ri, r, o)
-	}
+	m.release(ri, r, byEnd, o, elapsed)
 	if a.ending == timedOut {
 		r.mayRan = true
 	}
@@ -711,7 +677,7 @@ func (m *Model) advance(ri int32, r *run, o retry.Outcome, d retry.Decision) {
 		return
 	}
 	a.state = backingOff
-	a.timer = m.s.At(m.s.Now()+capped(d.Sleep), evWake, ri, 0)
+	m.arm(ri, a, m.s.Now()+capped(d.Sleep), evWake, false)
 }
 
 func (m *Model) traceRefusal(r *run, st *Step, why string) {

@@ -9,20 +9,21 @@ import (
 )
 
 // A tool's client-side circuit breaker (Tool.CircuitBreaker) is one
-// model/breaker.Breaker shared by every caller of the tool. The hooks on
-// the one path:
+// model/breaker.Breaker shared by every caller of the tool. It is the
+// first of the tool's admission gates (lifecycle.go):
 //
-//   - dial asks it before a call that would reach the tool (a cache hit does
-//     not; the lease is checked first, the rate-limit token and the cost
-//     reservation after): an open breaker, or a half-open one whose probes
-//     are out, refuses the call locally (refusedBreaker), and the step falls
-//     back or the run ends refused, as any local refusal;
-//   - account records the outcome of a permitted call: every error answer
-//     and every timeout is a failure; a call is slow when it took longer
-//     than the breaker's slow-call duration, as its caller measured it;
-//   - refuse gives back the permission of a permitted call that was refused
-//     afterwards (a token wait that would outlast the deadline, a cost
-//     reservation that does not fit), which counts for nothing.
+//   - admitBreaker asks it before a call that would reach the tool (a cache
+//     hit does not; the lease is checked first, the rate-limit token and the
+//     cost reservation after): an open breaker, or a half-open one whose
+//     probes are out, refuses the call locally (refusedBreaker), and the
+//     step falls back or the run ends refused, as any local refusal;
+//   - release records the outcome of a permitted call that ended: every
+//     error answer and every timeout is a failure; a call is slow when it
+//     took longer than the breaker's slow-call duration, as its caller
+//     measured it. It gives back, counting for nothing, the permission of a
+//     call refused afterwards (a token wait that would outlast the
+//     deadline, a cost reservation that does not fit) or cancelled by its
+//     group or hedge.
 //
 // The breaker reports its changes of state to breakerTransition, which
 // keeps the time spent in each state per bin of the series and in the
@@ -99,13 +100,23 @@ func (m *Model) newBreakers(cfg *Config) []toolBreaker {
 	return out
 }
 
+// admitBreaker is the circuit breaker's gate: it refuses locally what
+// would reach an open tool.
+func (m *Model) admitBreaker(ri int32, r *run, tp *toolPlan, lease time.Duration) admission {
+	if m.breakerAllow(r, tp, lease) {
+		return admitted
+	}
+	m.refuse(ri, refusedBreaker)
+	return refused
+}
+
 // breakerAllow asks run r's tool's breaker for a call at now. A call it
 // refuses is counted, and judged by its own draws (see BreakerStats).
 func (m *Model) breakerAllow(r *run, tp *toolPlan, lease time.Duration) bool {
 	now := m.s.Now()
 	tb := &m.breakers[r.tool]
 	if tb.b.Allow(now) {
-		r.cur.brkHeld = true
+		r.cur.held |= holdBreaker
 		return true
 	}
 	if !r.measured {
@@ -137,9 +148,8 @@ func (m *Model) breakerAllow(r *run, tp *toolPlan, lease time.Duration) bool {
 }
 
 // breakerRecord records the outcome o of run r's permitted call, which took
-// elapsed.
+// elapsed (release calls it).
 func (m *Model) breakerRecord(r *run, o retry.Outcome, elapsed time.Duration) {
-	r.cur.brkHeld = false
 	res := breaker.Success
 	if o != retry.OK {
 		res = breaker.Failure
@@ -148,9 +158,8 @@ func (m *Model) breakerRecord(r *run, o retry.Outcome, elapsed time.Duration) {
 }
 
 // breakerRelease gives back the permission of run r's call, refused locally
-// after its breaker permitted it.
+// or cancelled after its breaker permitted it (release calls it).
 func (m *Model) breakerRelease(r *run) {
-	r.cur.brkHeld = false
 	m.breakers[r.tool].b.Release(m.s.Now())
 }
 

@@ -25,26 +25,35 @@
 //
 // New turns each tool and step into a plan (plan.go) that says what a
 // call can run into: an outcome table that is empty when every call
-// succeeds, and flags or tables for the cache, rate limits, cost, outages,
-// scripts, contention, breakers, adaptive limits and tokens. The handlers
-// read the plan, not the Config, for everything that may or may not
-// happen, so a feature a scenario does not use costs an empty table or a
-// false flag, and every scenario takes the same handlers. A new feature
-// adds a field to the plan and its check in one handler.
+// succeeds, the list of admission gates the tool declares, and tables for
+// the cache, outages, scripts, contention and tokens. The handlers read
+// the plan, not the Config, for everything that may or may not happen, so
+// a feature a scenario does not use is a gate not in the list or an empty
+// table, and every scenario takes the same handlers. A new admission rule
+// is a gate: its admit, and its case in release.
 //
 // # Attempts
 //
 // A run's current call is an attempt with a named state (attempt.go):
-// idle, waiting for a rate-limit token or an adaptive concurrency permit,
-// backing off, in flight or hanging; it ends answered, timed out or
-// turned away. Each event checks the attempt's state and generation
-// before it acts, so a reply that arrives after its caller gave up finds
-// the run elsewhere and is dropped. When an attempt ends, the handler
-// accounts for it (counters, cost, stage time), decides what follows with
-// retry.Decide, the pure function a production client would run, and
-// advances the run to its next step, a retry, a fallback or its end. The
-// calls of a parallel or hedged step are member runs of a group (group.go)
-// that take the same handlers and report to the group instead of going on.
+// idle, waiting at an admission gate (a rate-limit token, token-limit
+// capacity, an adaptive concurrency permit), backing off, in flight or
+// hanging; it ends answered, timed out or turned away. Before it is
+// dialed it passes its tool's admission gates (lifecycle.go), compiled
+// from what the tool declares: circuit breaker, client rate limit, client
+// token limits, adaptive limit, cost reservation. Each admits, makes the
+// caller wait holding what it granted, or refuses; the attempt records
+// what it holds, and one function, release, gives all of it back whatever
+// ended the attempt: an answer, a timeout, a turn-away, a local refusal,
+// or cancellation by its group or hedge. Every event that names a run
+// slot carries the generation of the slot's attempt, and an attempt arms
+// at most one timer: Run drops stale events before any handler sees them.
+// When an attempt ends, the handler accounts for it (counters, cost,
+// stage time), decides what follows with retry.Decide, the pure function
+// a production client would run, and advances the run to its next step,
+// a retry, a fallback or its end. The calls of a parallel or hedged step
+// are member runs of a group (group.go) that take the same handlers and
+// report to the group instead of going on. With Options.Audit the model
+// checks its own bookkeeping as it runs (audit.go).
 //
 // # Determinism
 //

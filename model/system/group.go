@@ -128,7 +128,7 @@ func (m *Model) spawn(pi int32, gs *groupRun, step, n int32) {
 	gs.kids = append(gs.kids, ci)
 	gs.live++
 	c.cur.state = backingOff
-	c.cur.timer = m.s.At(now, evWake, ci, 0)
+	m.arm(ci, &c.cur, now, evWake, false)
 }
 
 // scheduleHedge schedules the next hedge of a hedged step, due the delay
@@ -139,15 +139,6 @@ func (m *Model) scheduleHedge(pi int32, gs *groupRun, from time.Duration) {
 		return
 	}
 	gs.timer = m.s.At(from+capped(gs.delay), evHedge, pi, int64(gs.gen))
-}
-
-// onHedge launches a hedge whose delay is over (arg: the group's gen).
-func (m *Model) onHedge(pi int32, gen int64) {
-	gs := m.groups.At(pi)
-	if gs.gen != uint32(gen) {
-		return // a stale timer (cannot happen: ended groups cancel theirs)
-	}
-	m.hedgeNow(pi, gs)
 }
 
 // hedgeNow launches the next attempt of pi's hedged step now, if the
@@ -264,6 +255,9 @@ func (m *Model) memberEnded(ci int32, o RunOutcome) {
 
 // freeMember returns member slot ci to the free list.
 func (m *Model) freeMember(ci int32, c *run) {
+	if m.opt.Audit {
+		m.auditFree(ci, c)
+	}
 	c.id = -1
 	c.parent = 0
 	c.cur.state = idle
@@ -332,26 +326,20 @@ func (m *Model) failGroup(pi int32, gs *groupRun, o RunOutcome) {
 	m.end(pi, o)
 }
 
-// cancelMember cancels member ci of a group that ended: its pending wake
-// or timeout is removed, its call (if dialed) is counted as cancelled and
-// its work as wasted, and its slot is freed. Its request stays in the
-// tool's queue or service: a deadline-aware tool drops it at dequeue
-// (serveTool), any other serves it for nothing (onToolDone).
+// cancelMember cancels member ci of a group that ended: its call (if
+// dialed) is counted as cancelled and its work as wasted, everything it
+// holds is released (release removes its pending event too), and its slot
+// is freed. Its request stays in the tool's queue or service: a
+// deadline-aware tool drops it at dequeue (serveTool), any other serves it
+// for nothing (onToolDone).
 func (m *Model) cancelMember(ci int32, gs *groupRun) {
 	c := m.runs.At(ci)
 	a := &c.cur
 	now := m.s.Now()
-	m.s.Cancel(a.timer) // a wake, a token wait or a caller's timeout; else a no-op
-	if a.state == limitWait && !m.permits[ci].held {
-		// It waits for an adaptive concurrency permit: it leaves the queue.
-		p := &m.permits[ci]
-		m.limiters[c.tool].waiting--
-		m.s.Cancel(p.giveUp)
-		p.seq = 0
-	}
+	var elapsed time.Duration
 	if a.state.outstanding() {
 		g := &m.cfg.Groups[gs.g]
-		elapsed := now - a.dialed
+		elapsed = now - a.dialed
 		if g.Hedge != nil && c.member == 0 {
 			m.steps[c.step].hedger.Observe(elapsed) // a lower bound (see hedge.Hedger.Delay)
 		}
@@ -360,10 +348,6 @@ func (m *Model) cancelMember(ci int32, gs *groupRun) {
 			// An unlimited tool serves the call to its end, for nobody
 			// (a call that would time out was counted so at dial).
 			m.tools[c.tool].stats.WastedSeconds += secs(a.latency)
-		}
-		if a.costHeld {
-			a.ending = timedOut // its usage is unknown to the caller
-			m.settle(ci, c, retry.Timeout)
 		}
 		if c.measured {
 			m.res.Attempts.WastedSeconds += secs(elapsed)
@@ -374,15 +358,19 @@ func (m *Model) cancelMember(ci int32, gs *groupRun) {
 			m.traceAttempt(c, &m.stepCfg[c.step], retry.Timeout, elapsed, -1, "cancelled")
 		}
 	}
-	if m.permits != nil && m.permits[ci].held {
-		m.releaseLimit(ci, c) // a cancelled call tells the limit nothing
-	}
-	if a.brkHeld {
-		m.breakerRelease(c) // nor the circuit breaker
-	}
+	m.release(ci, c, byCancel, retry.Timeout, elapsed)
 	m.memberSpan(c.parent-1, gs, c)
 	a.gen++
 	m.freeMember(ci, c)
+}
+
+// owner is the run slot whose context run slot ri's calls read and
+// extend: ri itself, or the run ri is a member of.
+func (m *Model) owner(ri int32, r *run) int32 {
+	if r.parent != 0 {
+		return r.parent - 1
+	}
+	return ri
 }
 
 // traceGroup records a group's span on its run's own lane.

@@ -18,14 +18,19 @@ import (
 // Event kinds of the system model.
 const (
 	evArrival     sim.Kind = iota
-	evAttemptEnd           // Ref: run; the attempt's reply or its timeout
-	evWake                 // Ref: run; a backoff sleep or a rate-limit wait is over
+	evAttemptEnd           // Ref: run slot; Arg: generation (negated: the caller's timeout); the attempt's reply or its timeout
+	evWake                 // Ref: run slot; Arg: generation; a backoff sleep or a wait at a gate is over
 	evToolDone             // Ref: request; a capacity tool finished serving it
 	evStall                // Ref: tool; a stall outage starts
 	evUnstall              // Ref: tool; a stall outage ends
-	evLimitGiveUp          // Ref: run; Arg: wait number; a wait for an adaptive concurrency permit outlasts the deadline
-	evHedge                // Ref: run; a hedged step's next attempt is due (Arg: the group's gen)
+	evLimitGiveUp          // Ref: run slot; Arg: generation; a wait for an adaptive concurrency permit outlasts the deadline or max_wait
+	evHedge                // Ref: run slot; Arg: the group's generation; a hedged step's next attempt is due
 )
+
+// Run drops an event of a run slot whose generation is not the slot's
+// current one (Model.current, and the group's for evHedge): the call it was
+// armed for has ended, been refused or been cancelled. That is the one
+// place staleness is checked; the handlers act on current events only.
 
 // Options are per-simulation settings that are not part of the scenario.
 type Options struct {
@@ -205,9 +210,11 @@ type Model struct {
 	groups   container.Chunked[groupRun]
 	kidSlabs [][]int32
 	maxKids  int
-	// auditErr is the first violation found with Options.Audit (audit.go).
-	auditErr error
-	_        sim.CacheLinePad
+	// auditErr is the first violation found with Options.Audit (audit.go);
+	// auditTenants counts the workers each tenant holds.
+	auditErr     error
+	auditTenants map[string]int
+	_            sim.CacheLinePad
 }
 
 // Result is what one simulation measured, after the warm-up.
@@ -503,24 +510,35 @@ func (m *Model) Run() *Result {
 			stop = maxTimeStop(m.s.Now())
 			break
 		}
-		switch {
-		case ev.Kind == evArrival:
+		switch ev.Kind {
+		case evArrival:
 			m.onArrival()
-		case ev.Kind == evAttemptEnd:
-			m.onAttemptEvent(ev.Ref, ev.Arg)
-		case ev.Kind == evWake:
-			m.onWake(ev.Ref)
-		case ev.Kind == evToolDone:
+		case evAttemptEnd:
+			if m.current(ev.Ref, ev.Arg) {
+				m.onAttemptEvent(ev.Ref, ev.Arg)
+			}
+		case evWake:
+			if m.current(ev.Ref, ev.Arg) {
+				m.onWake(ev.Ref)
+			}
+		case evToolDone:
 			m.onToolDone(ev.Ref)
-		case ev.Kind == evStall:
+		case evStall:
 			m.tools[ev.Ref].stalled = true
-		case ev.Kind == evUnstall:
+		case evUnstall:
 			m.tools[ev.Ref].stalled = false
 			m.serveTool(ev.Ref)
-		case ev.Kind == evLimitGiveUp:
-			m.onLimitGiveUp(ev.Ref, ev.Arg)
-		case ev.Kind == evHedge:
-			m.onHedge(ev.Ref, ev.Arg)
+		case evLimitGiveUp:
+			if m.current(ev.Ref, ev.Arg) {
+				m.onLimitGiveUp(ev.Ref)
+			}
+		case evHedge:
+			if m.groups.At(ev.Ref).gen == uint32(ev.Arg) {
+				m.hedgeNow(ev.Ref, m.groups.At(ev.Ref))
+			}
+		}
+		if m.opt.Audit {
+			m.auditEvent()
 		}
 		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
 			if stop = m.guardStop(wallStart, m.s.Processed()); stop != "" {
@@ -529,6 +547,9 @@ func (m *Model) Run() *Result {
 		}
 	}
 	m.stopSpare()
+	if m.opt.Audit {
+		m.auditEnd()
+	}
 	r := m.finish(stop, m.s.Now(), m.s.Processed())
 	// The run and request tables are done with: later simulations in the
 	// process reuse their chunks (see recycle.go).
@@ -784,8 +805,6 @@ func (m *Model) onArrival() {
 		r.dl = deadline.After(now, d)
 	}
 	r.dl = r.dl.WithFloor(cfg.Floor).WithMinLease(cfg.MinLease)
-	st := m.stagesOf(ri)
-	clear(st)
 	m.enter(now, measured)
 	if m.queue.q != nil {
 		m.queueRun(now, ri, c)
@@ -837,6 +856,7 @@ func (m *Model) alloc() int32 {
 	if n := len(m.free); n > 0 {
 		i := m.free[n-1]
 		m.free = m.free[:n-1]
+		m.resetSlot(i)
 		return i
 	}
 	// Tables grow by chunks (container.Chunked): an overloaded system holding
@@ -857,6 +877,23 @@ func (m *Model) alloc() int32 {
 	return ri
 }
 
+// resetSlot clears what the per-slot tables kept of run slot ri's last
+// run, before the slot is reused (the run itself is cleared by its
+// caller, which keeps its generation).
+func (m *Model) resetSlot(ri int32) {
+	clear(m.stagesOf(ri))
+	if m.ledger != nil {
+		m.resv[ri] = cost.Reservation{}
+	}
+	if m.permits != nil {
+		m.permits[ri] = permit{}
+	}
+	if tk := m.tk; tk != nil {
+		tk.calls[ri] = tokenCall{}
+		clear(tk.outs[int(ri)*tk.nOuts : int(ri+1)*tk.nOuts])
+	}
+}
+
 // stagesOf returns run slot ri's stage times: queue, one per step, backoff.
 func (m *Model) stagesOf(ri int32) []time.Duration {
 	c := m.stages[ri>>container.ChunkBits]
@@ -867,6 +904,9 @@ func (m *Model) stagesOf(ri int32) []time.Duration {
 func (m *Model) startService(ri int32) {
 	r := m.runs.At(ri)
 	now := m.s.Now()
+	if m.opt.Audit {
+		m.auditWorker(r.class, 1)
+	}
 	r.queued = false
 	r.started = now
 	m.stagesOf(ri)[0] = now - r.arrived
@@ -945,6 +985,12 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	wasQueued := r.queued
 	c := m.classOf(r)
 	id := r.id
+	if m.opt.Audit {
+		m.auditFree(ri, r)
+		if !wasQueued && r.started >= 0 {
+			m.auditWorker(r.class, -1)
+		}
+	}
 	r.id = -1
 	r.cur.state = idle
 	m.free = append(m.free, ri)

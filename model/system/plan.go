@@ -60,6 +60,9 @@ type toolPlan struct {
 	tokened                  bool
 	tokens                   *Tokens
 	tokenClient, tokenServer bool
+	// gates are the admission gates a call passes before it is dialed, in
+	// order (lifecycle.go): only those the tool declares.
+	gates []gateKind
 }
 
 // outcomeRule is one row of a tool's outcome table.
@@ -128,5 +131,24 @@ func compileTool(t *Tool) toolPlan {
 		p.tokenClient, p.tokenServer = tl.Client, !tl.Client
 	}
 	p.tokened = p.tokens != nil || t.TokenLimit != nil
+	// The gates' order: a breaker refuses before anything is taken; the
+	// rate-limit token and the token reservation are waited for before
+	// a concurrency permit is held; the cost reservation comes last, for
+	// the call about to be sent.
+	if p.breaker {
+		p.gates = append(p.gates, gateBreaker)
+	}
+	if p.clientLimit {
+		p.gates = append(p.gates, gateRate)
+	}
+	if p.tokenClient {
+		p.gates = append(p.gates, gateTokens)
+	}
+	if p.adaptive {
+		p.gates = append(p.gates, gateLimit)
+	}
+	if p.cost != nil {
+		p.gates = append(p.gates, gateCost)
+	}
 	return p
 }

@@ -92,11 +92,11 @@ type TokenStats struct {
 	Reserve int64      `json:"reservations"`
 }
 
-// tokenCall is a run slot's current call to a tool with tokens.
+// tokenCall is a run slot's current call to a tool with tokens. Whether
+// it holds res is in its attempt's hold set (holdTokens).
 type tokenCall struct {
 	in, out int64
 	res     ratelimit.TokenReservation
-	held    bool // res is held at the tool's limiter
 	live    bool // drawn for the current attempt, not yet settled
 	tool    int32
 }
@@ -220,7 +220,7 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 	}
 	c := &tk.calls[ri]
 	if st.from >= 0 {
-		k := int(ri)*tk.nOuts + 2*st.from
+		k := int(m.owner(ri, r))*tk.nOuts + 2*st.from
 		if st.fromInput {
 			k++
 		}
@@ -295,19 +295,15 @@ func (tc *tokenCall) reservedUsage(spec *Tokens) ratelimit.Usage {
 	return ratelimit.Usage{Input: int(tc.in), Output: int(out)}
 }
 
-// tokenClientWait reserves run ri's call at its tool's limiter before it
-// is dialed and reports whether it may be dialed now. Otherwise the call
-// waits for capacity (a wake dials it, holding the reservation) or, when
-// the wait would outlast the run's deadline, is refused.
-func (m *Model) tokenClientWait(ri int32, r *run, tp *toolPlan) bool {
+// admitTokens is the client-side token limits' gate: it reserves run
+// ri's call at its tool's limiter before it is dialed. The call goes on
+// now, or waits for capacity (a wake resumes it, holding the reservation)
+// or, when the wait would outlast the run's deadline, is refused.
+func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 	now := m.s.Now()
 	tt := &m.tk.tools[r.tool]
 	tc := &m.tk.calls[ri]
-	maxWait := time.Duration(math.MaxInt64)
-	if _, set := r.dl.Instant(); set {
-		maxWait = r.dl.Remaining(now) - r.dl.Floor() - max(r.dl.MinLease(), 1)
-	}
-	res, ok, err := tt.lim.AcquireAt(now, tc.reservedUsage(tp.tokens), maxWait)
+	res, ok, err := tt.lim.AcquireAt(now, tc.reservedUsage(tp.tokens), waitAllowance(r, now))
 	if err != nil {
 		panic("system: token limiter: " + err.Error())
 	}
@@ -316,9 +312,11 @@ func (m *Model) tokenClientWait(ri int32, r *run, tp *toolPlan) bool {
 	}
 	if !ok {
 		m.refuse(ri, refusedTokenWait)
-		return false
+		return refused
 	}
-	tc.res, tc.held = res, true
+	a := &r.cur
+	tc.res = res
+	a.held |= holdTokens
 	tt.stats.Reserve++
 	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
 		if left, on := tt.lim.TokensAt(now, l); on {
@@ -327,14 +325,14 @@ func (m *Model) tokenClientWait(ri int32, r *run, tp *toolPlan) bool {
 		}
 	}
 	if res.Wait <= 0 {
-		return true
+		return admitted
 	}
-	r.cur.state = tokenWait
+	a.state = tokenWait
 	tt.stats.Waits++
 	tt.stats.WaitSeconds += secs(res.Wait)
 	m.stepTime(ri, res.Wait)
-	m.s.At(now+capped(res.Wait), evWake, ri, 0)
-	return false
+	m.arm(ri, a, now+capped(res.Wait), evWake, false)
+	return waiting
 }
 
 // limitOf returns limit l of ls.
@@ -353,76 +351,57 @@ func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
 		panic("system: token limiter: " + err.Error())
 	}
 	if ok {
-		tc.res, tc.held = res, true
+		tc.res = res
+		a.held |= holdTokens
 		return true
 	}
 	if res.Binding != ratelimit.None {
 		tt.stats.Binding[res.Binding]++
 	}
 	m.tools[r.tool].stats.RateLimited++
-	a.outcome, a.latency, a.ending, a.state = retry.RateLimited, 0, turnedAway, inFlight
-	if tp.retryAfter == nil {
-		a.retryAfter = capped(retryAfter)
-	}
 	a.hasRA = true
-	m.s.At(now, evAttemptEnd, ri, int64(a.gen))
+	m.turnAway(ri, a, retry.RateLimited, retryAfter, tp.retryAfter == nil)
 	return false
 }
 
-// settleTokens corrects the limiter once run ri's call has ended and
-// counts its tokens: an answered call settles its actual usage (input and
-// output when it succeeded, input alone when it failed), a call turned
-// away used nothing, and a call that timed out keeps its reservation
-// (its usage is unknown). Every call of a tool with tokens records its
-// tokens for the steps that read them.
-func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome) {
+// settleTokens ends run ri's call to a tool with tokens (release calls
+// it): held says the call holds a reservation at its tool's limiter,
+// dialed that it was sent. A call answered settles its actual usage (input
+// and output when it succeeded, input alone when it failed); a call turned
+// away, or never sent, used nothing and gives its reservation back whole;
+// a call that timed out, or was cancelled after it was sent, keeps its
+// reservation (its usage is unknown). Every sent call counts its tokens;
+// a successful one records them for the steps that read them.
+func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed bool) {
 	tk := m.tk
 	tc := &tk.calls[ri]
 	a := &r.cur
 	var used ratelimit.Usage
-	if tc.live {
-		tc.live = false
-		switch {
-		case a.ending == timedOut:
-			used = tc.reservedUsage(m.toolPlans[r.tool].tokens)
-		case a.ending == turnedAway:
-		case o == retry.OK:
-			used = ratelimit.Usage{Input: int(tc.in), Output: int(tc.out)}
-		default:
-			used = ratelimit.Usage{Input: int(tc.in)}
-		}
-		tt := &tk.tools[r.tool]
-		if tc.held {
-			tc.held = false
-			if a.ending != timedOut {
-				if err := tt.lim.Settle(m.s.Now(), tc.res, used); err != nil {
-					panic("system: token settle: " + err.Error())
-				}
-			}
-		}
-		if a.ending != turnedAway {
-			tt.stats.Calls++
-			tt.stats.Input += int64(used.Input)
-			tt.stats.Output += int64(used.Output)
-		}
-	}
-	if o == retry.OK && tk.nOuts > 0 {
-		k := int(ri)*tk.nOuts + 2*int(r.step)
-		tk.outs[k], tk.outs[k+1] = int64(used.Output), int64(used.Input)
-	}
-}
-
-// releaseTokens returns a reservation a call holds when it is refused
-// before it is sent (a budget or a lease refusal after its wait).
-func (m *Model) releaseTokens(ri int32) {
-	tc := &m.tk.calls[ri]
+	live := tc.live
 	tc.live = false
-	if !tc.held {
-		return
+	switch {
+	case !live || !dialed || a.ending == turnedAway:
+	case a.ending == timedOut:
+		used = tc.reservedUsage(m.toolPlans[r.tool].tokens)
+	case o == retry.OK:
+		used = ratelimit.Usage{Input: int(tc.in), Output: int(tc.out)}
+	default:
+		used = ratelimit.Usage{Input: int(tc.in)}
 	}
-	tc.held = false
-	if err := m.tk.tools[tc.tool].lim.Settle(m.s.Now(), tc.res, ratelimit.Usage{}); err != nil {
-		panic("system: token settle: " + err.Error())
+	tt := &tk.tools[tc.tool]
+	if held && !(dialed && a.ending == timedOut) {
+		if err := tt.lim.Settle(m.s.Now(), tc.res, used); err != nil {
+			panic("system: token settle: " + err.Error())
+		}
+	}
+	if live && dialed && a.ending != turnedAway {
+		tt.stats.Calls++
+		tt.stats.Input += int64(used.Input)
+		tt.stats.Output += int64(used.Output)
+	}
+	if dialed && o == retry.OK && tk.nOuts > 0 {
+		k := int(m.owner(ri, r))*tk.nOuts + 2*int(r.step)
+		tk.outs[k], tk.outs[k+1] = int64(used.Output), int64(used.Input)
 	}
 }
 

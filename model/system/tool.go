@@ -27,7 +27,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 	tp := &m.toolPlans[t]
 	ts := &m.tools[t]
 	if lease < noLimit {
-		a.timer = m.s.At(now+lease, evAttemptEnd, ri, -int64(a.gen))
+		m.arm(ri, a, now+lease, evAttemptEnd, true)
 	}
 	qi := m.allocReq()
 	q := m.reqs.At(qi)
@@ -52,10 +52,8 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		// The waiting room is full: 503 at once.
 		ts.stats.QueueFull++
 		m.freeReq(qi)
-		m.s.Cancel(a.timer)
-		a.outcome, a.latency, a.ending, a.state = retry.Transient, 0, turnedAway, inFlight
 		a.hasRA = tp.retryAfter != nil
-		m.s.At(now, evAttemptEnd, ri, int64(a.gen))
+		m.turnAway(ri, a, retry.Transient, 0, false) // replaces the timeout
 		return
 	}
 	if ts.queue.q == nil {
@@ -116,9 +114,8 @@ func (m *Model) serveTool(t int32) {
 			if !gone {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
 				// becomes an immediate one.
-				m.s.Cancel(a.timer)
 				a.outcome, a.ending = retry.Timeout, turnedAway
-				m.s.At(now, evAttemptEnd, q.run, int64(a.gen))
+				m.arm(q.run, a, now, evAttemptEnd, false) // replaces the timeout
 			}
 			m.freeReq(qi)
 			continue
@@ -153,8 +150,7 @@ func (m *Model) onToolDone(qi int32) {
 	// and that request must queue behind the ones already waiting.
 	m.serveTool(q.tool)
 	if a := &m.runs.At(q.run).cur; a.state == inFlight && a.gen == q.gen {
-		m.s.Cancel(a.timer)
-		m.attemptEnded(q.run)
+		m.attemptEnded(q.run) // release cancels the caller's timeout
 	} else {
 		// The caller gave up, or the call hangs: the server did the work
 		// but no answer reaches the caller, whose timeout ends the attempt.
