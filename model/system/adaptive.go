@@ -313,7 +313,7 @@ func (m *Model) grantLimit(tl *toolLimiter) {
 		p.ticket = t
 		r.cur.held = r.cur.held&^holdLimitWait | holdLimit
 		m.waitEnded(ri, tl, p)
-		m.arm(ri, &r.cur, now, evWake, false) // replaces the give-up
+		m.rearm(ri, &r.cur, now, evWake) // replaces the give-up
 	}
 }
 

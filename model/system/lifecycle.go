@@ -126,11 +126,23 @@ func (m *Model) admit(ri int32, r *run, tp *toolPlan, lease time.Duration) bool 
 // release gives back everything run ri's current attempt holds, and
 // cancels its pending timer. It is the only place that does so; calling
 // it twice releases nothing the second time. o is the outcome a breaker
-// records and elapsed the call's duration (byEnd only).
+// records and elapsed the call's duration (byEnd only). An attempt that
+// holds nothing at a tool without tokens costs two branches.
 func (m *Model) release(ri int32, r *run, by ender, o retry.Outcome, elapsed time.Duration) {
 	a := &r.cur
-	m.s.Cancel(a.timer)
-	a.timer = sim.Timer{}
+	if a.timer.Valid() {
+		m.s.Cancel(a.timer)
+		a.timer = sim.Timer{}
+	}
+	if a.held != 0 || m.tk != nil {
+		m.releaseHeld(ri, r, by, o, elapsed)
+	}
+}
+
+// releaseHeld is release's part for an attempt that holds something, or
+// whose tokens may need settling.
+func (m *Model) releaseHeld(ri int32, r *run, by ender, o retry.Outcome, elapsed time.Duration) {
+	a := &r.cur
 	dialed := by == byEnd || by == byCancel && a.state.outstanding()
 	if by == byCancel && dialed {
 		a.ending = timedOut // its usage is unknown to the caller
@@ -165,9 +177,12 @@ func (m *Model) release(ri int32, r *run, by ender, o retry.Outcome, elapsed tim
 // arm schedules run ri's next event of kind k at instant at (a timeout's
 // evAttemptEnd is armed with the negated generation): the attempt's one
 // pending timer, under a new generation that makes every older event of
-// the slot stale.
+// the slot stale. The attempt has no other pending timer (rearm replaces
+// one).
 func (m *Model) arm(ri int32, a *attempt, at time.Duration, k sim.Kind, timeout bool) {
-	m.s.Cancel(a.timer)
+	if m.opt.Audit && m.s.Pending(a.timer) {
+		m.auditf("run slot %d arms a second timer", ri)
+	}
 	a.gen++
 	arg := int64(a.gen)
 	if timeout {
@@ -176,15 +191,30 @@ func (m *Model) arm(ri int32, a *attempt, at time.Duration, k sim.Kind, timeout 
 	a.timer = m.s.At(at, k, ri, arg)
 }
 
+// rearm is arm for an attempt whose pending timer the new one replaces
+// (a timeout that becomes an immediate turn-away, a give-up that becomes
+// a grant).
+func (m *Model) rearm(ri int32, a *attempt, at time.Duration, k sim.Kind) {
+	m.s.Cancel(a.timer)
+	a.timer = sim.Timer{}
+	m.arm(ri, a, at, k, false)
+}
+
 // current reports whether an event for run slot ri with argument arg
 // belongs to the slot's current attempt (arg: its generation, negated for
-// a timeout). Run drops the others: the call they were armed for was
-// cancelled, refused or answered first.
+// a timeout), and if so forgets the delivered event's timer. Run drops the
+// others: the call they were armed for was cancelled, refused or answered
+// first.
 func (m *Model) current(ri int32, arg int64) bool {
 	if arg < 0 {
 		arg = -arg
 	}
-	return uint32(arg) == m.runs.At(ri).cur.gen
+	a := &m.runs.At(ri).cur
+	if uint32(arg) != a.gen {
+		return false
+	}
+	a.timer = sim.Timer{}
+	return true
 }
 
 // waitAllowance is the longest run r may wait at now for a gate (a token,
@@ -207,5 +237,5 @@ func (m *Model) turnAway(ri int32, a *attempt, o retry.Outcome, ra time.Duration
 	if setRA {
 		a.retryAfter = capped(ra)
 	}
-	m.arm(ri, a, m.s.Now(), evAttemptEnd, false)
+	m.rearm(ri, a, m.s.Now(), evAttemptEnd) // a tool's full queue replaces the caller's timeout
 }

@@ -53,7 +53,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		ts.stats.QueueFull++
 		m.freeReq(qi)
 		a.hasRA = tp.retryAfter != nil
-		m.turnAway(ri, a, retry.Transient, 0, false) // replaces the timeout
+		m.turnAway(ri, a, retry.Transient, 0, false)
 		return
 	}
 	if ts.queue.q == nil {
@@ -115,7 +115,7 @@ func (m *Model) serveTool(t int32) {
 				// Tell the caller at once (DEADLINE_EXCEEDED): a slow failure
 				// becomes an immediate one.
 				a.outcome, a.ending = retry.Timeout, turnedAway
-				m.arm(q.run, a, now, evAttemptEnd, false) // replaces the timeout
+				m.rearm(q.run, a, now, evAttemptEnd) // replaces the timeout
 			}
 			m.freeReq(qi)
 			continue
