@@ -266,7 +266,19 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	}
 	var actual cost.Amount
 	if dialed && (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway {
-		actual = m.usage(r, c) + m.tokenUsage(ri, &m.toolPlans[r.tool], o)
+		actual = m.usage(r, c)
+		if tu := m.tokenUsage(ri, &m.toolPlans[r.tool], o); tu > 0 {
+			// A call's tokens may bill more than it reserved (an output
+			// longer than reserve_output, with no max_output to cut it):
+			// the reservation is the contract, as for usage.
+			actual += tu
+			if actual > a.reserved {
+				actual = a.reserved
+				if r.measured {
+					m.res.Cost.Overrun++
+				}
+			}
+		}
 	}
 	m.payer(r).spent += actual
 	if m.ledger != nil {

@@ -1,9 +1,12 @@
 package system_test
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 // audited runs cfg with Options.Audit and fails the test on a bookkeeping
@@ -85,5 +88,46 @@ func TestHedgeThatCannotFireChangesNothing(t *testing.T) {
 	}
 	if plain.Cost.Spent != hedged.Cost.Spent {
 		t.Fatalf("cost: %v without the hedge, %v with it", plain.Cost.Spent, hedged.Cost.Spent)
+	}
+}
+
+// TestComposedScenarios runs the scenarios under testdata/compose, each a
+// combination of features the key-table generator drew that once crashed
+// or broke a conservation law (the file's first line says how), with the
+// bookkeeping audited.
+func TestComposedScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/compose/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios under testdata/compose (%v)", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
+			sc, err := scenarios.Load(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := audited(t, sc.Config)
+			if res.Runs.InFlight != 0 || res.Stopped != "" {
+				t.Fatalf("%d runs in flight, stopped %q", res.Runs.InFlight, res.Stopped)
+			}
+		})
+	}
+}
+
+// TestTokenCostIsCappedAtItsReservation: a call whose output outruns the
+// tokens it reserved (reserve_output, no max_output) settles at most its
+// reservation, counted as an overrun, as usage is ("the maximum is the
+// contract"); the ledger refused such a settlement with a panic.
+func TestTokenCostIsCappedAtItsReservation(t *testing.T) {
+	sc, err := scenarios.Load("testdata/compose/token-cost-above-reservation.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := audited(t, sc.Config)
+	if res.Cost.Overrun == 0 {
+		t.Fatal("no call overran its reservation: the test does not reach the case")
+	}
+	if res.Cost.Spent <= 0 {
+		t.Fatalf("spent %v", res.Cost.Spent)
 	}
 }
