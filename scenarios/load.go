@@ -746,8 +746,8 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 		b.Kind = system.TokenBucketBudget
 		// Defaults: AWS SDK standard retry mode (aws-sdk-go-v2 aws/retry).
 		b.Capacity = whole("capacity", 500, 1)
-		b.RetryCost = whole("retry_cost", 5, 0)
-		b.TimeoutCost = whole("timeout_cost", 10, 0)
+		b.RetryCost = whole("retry_cost", 5, 1)
+		b.TimeoutCost = whole("timeout_cost", 10, 1)
 		b.NoRetryIncrement = whole("success_increment", 1, 0)
 	case "throttle":
 		b.Kind = system.ThrottleBudget
