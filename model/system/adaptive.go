@@ -175,7 +175,6 @@ func (m *Model) initAdaptive() {
 		}
 		if m.limiters == nil {
 			m.limiters = make([]*toolLimiter, len(m.cfg.Tools))
-			m.permits = make([]permit, 0, 64)
 			if m.res.Series.ToolLimit == nil {
 				m.res.Series.ToolLimit = make([][]float64, len(m.cfg.Tools))
 			}
@@ -194,7 +193,7 @@ func (m *Model) initAdaptive() {
 func (m *Model) admitLimit(ri int32, r *run) admission {
 	now := m.s.Now()
 	tl := m.limiters[r.tool]
-	p := &m.permits[ri]
+	p := &m.held[ri].permit
 	a := &r.cur
 	if tl.waiting == 0 {
 		if t, ok := tl.lim.Acquire(now); ok {
@@ -241,7 +240,7 @@ func (m *Model) onLimitGiveUp(ri int32) {
 		return
 	}
 	tl := m.limiters[r.tool]
-	m.waitEnded(ri, tl, &m.permits[ri])
+	m.waitEnded(ri, tl, &m.held[ri].permit)
 	tl.stats.RefusedWait++
 	m.refuse(ri, refusedLimitWait) // release takes it out of the queue
 }
@@ -251,7 +250,7 @@ func (m *Model) onLimitGiveUp(ri int32) {
 // they come up.
 func (m *Model) leaveLimitQueue(ri int32, r *run) {
 	m.limiters[r.tool].waiting--
-	m.permits[ri].seq = 0
+	m.held[ri].permit.seq = 0
 }
 
 // waitEnded accounts for the end of run ri's wait.
@@ -266,7 +265,7 @@ func (m *Model) waitEnded(ri int32, tl *toolLimiter, p *permit) {
 // a sample of its outcome o (the tool's answer, before a contended write's
 // conflict), and lets waiting callers in (release calls it).
 func (m *Model) endLimit(ri int32, r *run, o retry.Outcome) {
-	p := &m.permits[ri]
+	p := &m.held[ri].permit
 	tl := m.limiters[r.tool]
 	now := m.s.Now()
 	switch o {
@@ -286,7 +285,7 @@ func (m *Model) endLimit(ri int32, r *run, o retry.Outcome) {
 // dial, or that was cancelled: no sample (release calls it).
 func (m *Model) releaseLimit(ri int32, r *run) {
 	tl := m.limiters[r.tool]
-	tl.lim.Ignore(m.permits[ri].ticket)
+	tl.lim.Ignore(m.held[ri].permit.ticket)
 	m.grantLimit(tl)
 }
 
@@ -301,7 +300,7 @@ func (m *Model) grantLimit(tl *toolLimiter) {
 		ri := tl.waiters.Pop()
 		seq := uint32(tl.waiters.Pop())
 		r := m.runs.At(ri)
-		p := &m.permits[ri]
+		p := &m.held[ri].permit
 		if r.cur.held&holdLimitWait == 0 || p.seq != seq {
 			continue // it gave up, or was cancelled
 		}

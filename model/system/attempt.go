@@ -233,7 +233,7 @@ func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
 		if !ok {
 			return false
 		}
-		m.resv[ri] = res
+		m.held[ri].resv = res
 	}
 	r.cur.reserved = amount
 	r.cur.held |= holdCost
@@ -258,7 +258,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 		if m.ledger != nil {
 			// The simulation never learns the usage: held for good,
 			// without keeping a slot per timed-out call.
-			if err := m.ledger.HoldForever(m.resv[ri]); err != nil {
+			if err := m.ledger.HoldForever(m.held[ri].resv); err != nil {
 				panic("system: cost hold: " + err.Error())
 			}
 		}
@@ -282,7 +282,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	}
 	m.payer(r).spent += actual
 	if m.ledger != nil {
-		if err := m.ledger.Settle(m.resv[ri], actual); err != nil {
+		if err := m.ledger.Settle(m.held[ri].resv, actual); err != nil {
 			panic("system: cost settle: " + err.Error())
 		}
 	}

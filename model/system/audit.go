@@ -64,7 +64,7 @@ func (m *Model) auditFree(ri int32, r *run) {
 	if m.s.Pending(a.timer) {
 		m.auditf("run slot %d (run %d) freed with an event pending", ri, r.id)
 	}
-	if m.tk != nil && m.tk.calls[ri].live {
+	if m.tk != nil && m.held[ri].tok.live {
 		m.auditf("run slot %d (run %d) freed with its tokens unsettled", ri, r.id)
 	}
 }

@@ -3,6 +3,7 @@ package system
 import (
 	"time"
 
+	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/deadline"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/sim"
@@ -53,6 +54,17 @@ const (
 	// holdCost: the call holds a cost reservation.
 	holdCost
 )
+
+// slotHolds is the handles a run slot's attempt holds at the gates that
+// keep one per call: its cost reservation, its adaptive limiter permit
+// (or place in the limiter's queue) and its token call. Which of them are
+// live is its attempt's hold set; resetSlot clears them all when the slot
+// is reused.
+type slotHolds struct {
+	resv   cost.Reservation
+	permit permit
+	tok    tokenCall
+}
 
 // gateKind is one admission gate of a tool.
 type gateKind uint8

@@ -150,17 +150,16 @@ type Model struct {
 	tools     []toolState
 	ledger    *cost.Account // the scenario-wide budget, or nil
 	// limiters holds each tool's adaptive concurrency limiter (nil
-	// entries for tools without one; nil when no tool has one), permits
-	// each run slot's hold on one (adaptive.go).
+	// entries for tools without one; nil when no tool has one).
 	limiters []*toolLimiter
-	permits  []permit
 	// breakers holds, per tool, its circuit breaker (breaker.go); nil
 	// when no tool has one.
 	breakers []toolBreaker
-	// resv holds, per run slot, the outstanding reservation against the
-	// ledger (with a ledger only): apart from the run table, which then
-	// holds no pointers for the collector to scan.
-	resv []cost.Reservation
+	// held holds, per run slot, what its attempt holds at the gates that
+	// keep a handle per call (slotHolds), or is nil when no tool has such
+	// a gate: apart from the run table, which then holds no pointers for
+	// the collector to scan.
+	held []slotHolds
 
 	runs         container.Chunked[run]
 	free         []int32
@@ -411,6 +410,9 @@ func New(cfg *Config, opt Options) *Model {
 	m.initAdaptive()
 	m.breakers = m.newBreakers(cfg)
 	m.tk = newTokenModel(cfg, seed)
+	if m.limiters != nil || m.tk != nil || cfg.ScenarioBudget > 0 {
+		m.held = make([]slotHolds, 0, 64)
+	}
 	m.versions = make([]uint64, len(cfg.Tools))
 	m.stepCfg = cfg.PlanSteps()
 	m.compileClasses(seed)
@@ -865,11 +867,8 @@ func (m *Model) alloc() int32 {
 	if int(ri>>container.ChunkBits) == len(m.stages) {
 		m.stages = append(m.stages, make([]time.Duration, m.nStages<<container.ChunkBits))
 	}
-	if m.ledger != nil {
-		m.resv = append(m.resv, cost.Reservation{})
-	}
-	if m.permits != nil {
-		m.permits = append(m.permits, permit{})
+	if m.held != nil {
+		m.held = append(m.held, slotHolds{})
 	}
 	if m.tk != nil {
 		m.tk.alloc()
@@ -882,14 +881,10 @@ func (m *Model) alloc() int32 {
 // caller, which keeps its generation).
 func (m *Model) resetSlot(ri int32) {
 	clear(m.stagesOf(ri))
-	if m.ledger != nil {
-		m.resv[ri] = cost.Reservation{}
-	}
-	if m.permits != nil {
-		m.permits[ri] = permit{}
+	if m.held != nil {
+		m.held[ri] = slotHolds{}
 	}
 	if tk := m.tk; tk != nil {
-		tk.calls[ri] = tokenCall{}
 		clear(tk.outs[int(ri)*tk.nOuts : int(ri+1)*tk.nOuts])
 	}
 }

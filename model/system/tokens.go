@@ -119,8 +119,7 @@ type tokenStep struct {
 
 // tokenModel is the token state of a Model whose scenario uses tokens.
 type tokenModel struct {
-	rng   *sim.Stream
-	calls []tokenCall // per run slot
+	rng *sim.Stream
 	// outs holds, per run slot, the tokens of each step's successful call
 	// (output, then input), when some step reads them.
 	outs  []int64
@@ -185,7 +184,6 @@ func newTokenModel(cfg *Config, seed uint64) *tokenModel {
 
 // alloc extends the per-slot tables for a new run slot.
 func (tk *tokenModel) alloc() {
-	tk.calls = append(tk.calls, tokenCall{})
 	for range tk.nOuts {
 		tk.outs = append(tk.outs, 0)
 	}
@@ -218,7 +216,7 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 			out = st.out
 		}
 	}
-	c := &tk.calls[ri]
+	c := &m.held[ri].tok
 	if st.from >= 0 {
 		k := int(m.owner(ri, r))*tk.nOuts + 2*st.from
 		if st.fromInput {
@@ -246,7 +244,7 @@ func (m *Model) tokenReserve(ri int32, tp *toolPlan) cost.Amount {
 	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
 		return 0
 	}
-	tc := &m.tk.calls[ri]
+	tc := &m.held[ri].tok
 	a, err := cost.AmountFromFloat(float64(c.InputToken*float64(tc.in)) + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
 	if err != nil {
 		return 0
@@ -261,7 +259,7 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount 
 	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
 		return 0
 	}
-	tc := &m.tk.calls[ri]
+	tc := &m.held[ri].tok
 	u := float64(c.InputToken * float64(tc.in))
 	if o == retry.OK {
 		u += float64(c.OutputToken * float64(tc.out))
@@ -277,7 +275,7 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount 
 // limits (not a cache hit): it draws the call's tokens and returns the
 // time its output adds to its latency.
 func (m *Model) prepareTokens(ri int32, r *run, tp *toolPlan) time.Duration {
-	tc := &m.tk.calls[ri]
+	tc := &m.held[ri].tok
 	tc.tool, tc.live = r.tool, true
 	if tp.tokens == nil {
 		tc.in, tc.out = 0, 0
@@ -302,7 +300,7 @@ func (tc *tokenCall) reservedUsage(spec *Tokens) ratelimit.Usage {
 func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 	now := m.s.Now()
 	tt := &m.tk.tools[r.tool]
-	tc := &m.tk.calls[ri]
+	tc := &m.held[ri].tok
 	res, ok, err := tt.lim.AcquireAt(now, tc.reservedUsage(tp.tokens), waitAllowance(r, now))
 	if err != nil {
 		panic("system: token limiter: " + err.Error())
@@ -345,7 +343,7 @@ func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
 	now := m.s.Now()
 	a := &r.cur
 	tt := &m.tk.tools[r.tool]
-	tc := &m.tk.calls[ri]
+	tc := &m.held[ri].tok
 	res, retryAfter, ok, err := tt.lim.TryAcquireAt(now, tc.reservedUsage(tp.tokens))
 	if err != nil {
 		panic("system: token limiter: " + err.Error())
@@ -374,7 +372,7 @@ func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
 // a successful one records them for the steps that read them.
 func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed bool) {
 	tk := m.tk
-	tc := &tk.calls[ri]
+	tc := &m.held[ri].tok
 	a := &r.cur
 	var used ratelimit.Usage
 	live := tc.live
