@@ -101,7 +101,11 @@ type AdaptiveStats struct {
 	// Drops counts the calls fed back as drops (a timeout, 503 or 429).
 	Drops int64 `json:"drops"`
 
-	limitSeconds, windowSeconds float64 // MeanLimit's integral and span
+	// LimitSeconds and WindowSeconds are MeanLimit's integral (limit ×
+	// seconds) and span, which Merge weighs replications by; a sweep's
+	// shard file carries them.
+	LimitSeconds  float64 `json:"-"`
+	WindowSeconds float64 `json:"-"`
 }
 
 // Merge returns a with o's figures added (the mean limit weighted by
@@ -121,10 +125,10 @@ func (a *AdaptiveStats) Merge(o *AdaptiveStats) *AdaptiveStats {
 	a.RefusedWait += o.RefusedWait
 	a.Rejected += o.Rejected
 	a.Drops += o.Drops
-	a.limitSeconds += o.limitSeconds
-	a.windowSeconds += o.windowSeconds
-	if a.windowSeconds > 0 {
-		a.MeanLimit = a.limitSeconds / a.windowSeconds
+	a.LimitSeconds += o.LimitSeconds
+	a.WindowSeconds += o.WindowSeconds
+	if a.WindowSeconds > 0 {
+		a.MeanLimit = a.LimitSeconds / a.WindowSeconds
 	}
 	return a
 }
@@ -357,8 +361,8 @@ func (m *Model) finishAdaptive(r *Result, end time.Duration) {
 		tl.since = end
 		st := tl.stats
 		if w := r.ToolWindow; w > 0 {
-			st.windowSeconds = secs(w)
-			st.limitSeconds = tl.limitTW.Integral(end) / 1e9
+			st.WindowSeconds = secs(w)
+			st.LimitSeconds = tl.limitTW.Integral(end) / 1e9
 			st.MeanLimit = tl.limitTW.Mean(end)
 		}
 		r.Tools[t].Adaptive = &st

@@ -9,12 +9,13 @@ const maxSeriesWidth = 1 << 62
 // CheckAgainst reports an error when r does not have the shape of a result
 // of simulating cfg: a missing latency or wait histogram or time series, a
 // series bin width ≤ 0, per-step or per-tool tables of another length than
-// cfg's steps and tools, or a tail breakdown over another number of stages.
+// cfg's steps, tools and groups, or a tail breakdown over another number
+// of stages.
 // Results from Run always pass; results decoded from a file (a sweep shard)
 // must pass before Summarize pools them, which would otherwise index past
 // the end of a table or never finish coarsening a series.
 func (r *Result) CheckAgainst(cfg *Config) error {
-	steps, tools := len(cfg.PlanSteps()), len(cfg.Tools)
+	steps, tools, groups := len(cfg.PlanSteps()), len(cfg.Tools), len(cfg.Groups)
 	switch {
 	case r.Latency == nil || r.Wait == nil:
 		return fmt.Errorf("result has no latency or wait histogram")
@@ -32,10 +33,25 @@ func (r *Result) CheckAgainst(cfg *Config) error {
 		return fmt.Errorf("result has a class without a latency or wait histogram")
 	case len(r.Tools) != tools || len(r.ToolDelay) != tools:
 		return fmt.Errorf("result has per-tool tables of %d and %d tools, the scenario %d", len(r.Tools), len(r.ToolDelay), tools)
-	case r.Tail.table != nil && r.Tail.table.stages != steps+2:
-		return fmt.Errorf("result's tail breakdown has %d stages, the scenario %d (queue, %d steps, backoff)", r.Tail.table.stages, steps+2, steps)
+	case len(r.Groups) != groups || !groupHistograms(r.Groups):
+		return fmt.Errorf("result has %d groups (each with its latency histogram), the scenario %d", len(r.Groups), groups)
+	case r.Tokens != nil && len(r.Tokens) != tools:
+		return fmt.Errorf("result has token figures for %d tools, the scenario %d", len(r.Tokens), tools)
+	case r.Breakers != nil && len(r.Breakers) != tools:
+		return fmt.Errorf("result has circuit breaker figures for %d tools, the scenario %d", len(r.Breakers), tools)
+	case r.Tail.table != nil && r.Tail.table.stages != steps+2+groups:
+		return fmt.Errorf("result's tail breakdown has %d stages, the scenario %d (queue, %d steps, %d parallel steps, backoff)", r.Tail.table.stages, steps+2+groups, steps, groups)
 	}
 	return nil
+}
+
+func groupHistograms(gs []GroupResult) bool {
+	for i := range gs {
+		if gs[i].Latency == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func classHistograms(cs []ClassResult) bool {

@@ -75,3 +75,30 @@ func TestTailRefusesBandsOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAgainstGroups: a result of a scenario with parallel steps fits
+// it (its tail breakdown has a stage per group), and one whose groups,
+// token or breaker tables do not match is refused.
+func TestCheckAgainstGroups(t *testing.T) {
+	cfg := load(t, "fan-out", "runs=1500", "warmup=100")
+	fresh := func() *system.Result { return system.New(cfg, system.Options{}).Run() }
+	if err := fresh().CheckAgainst(cfg); err != nil {
+		t.Fatalf("a result of Run: %v", err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		damage     func(r *system.Result)
+	}{
+		{"groups", "groups", func(r *system.Result) { r.Groups = r.Groups[:0] }},
+		{"group latency", "groups", func(r *system.Result) { r.Groups[0].Latency = nil }},
+		{"tokens", "token figures for 1 tools", func(r *system.Result) { r.Tokens = make([]system.TokenStats, 1) }},
+		{"breakers", "circuit breaker figures for 9 tools", func(r *system.Result) { r.Breakers = make([]system.BreakerStats, 9) }},
+	} {
+		r := fresh()
+		tc.damage(r)
+		err := r.CheckAgainst(cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: CheckAgainst = %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
