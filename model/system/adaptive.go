@@ -203,6 +203,9 @@ func (m *Model) admitLimit(ri int32, r *run) admission {
 		if t, ok := tl.lim.Acquire(now); ok {
 			p.ticket = t
 			a.held |= holdLimit
+			if m.opt.Audit {
+				m.auditLimit(r.tool, tl)
+			}
 			return admitted
 		}
 	}
@@ -314,6 +317,9 @@ func (m *Model) grantLimit(tl *toolLimiter) {
 		}
 		tl.waiting--
 		p.ticket = t
+		if m.opt.Audit {
+			m.auditLimit(r.tool, tl)
+		}
 		r.cur.held = r.cur.held&^holdLimitWait | holdLimit
 		m.waitEnded(ri, tl, p)
 		m.rearm(ri, &r.cur, now, evWake) // replaces the give-up

@@ -41,6 +41,18 @@ func (m *Model) auditEvent() {
 	}
 }
 
+// tokenAudit counts token reservations: made at a limiter, settled
+// there, or kept for good by a call whose usage is unknown.
+type tokenAudit struct{ reserved, settled, kept int64 }
+
+// auditLimit checks that tool t's adaptive limiter, having just granted a
+// permit, has no more calls in flight than its limit.
+func (m *Model) auditLimit(t int32, tl *toolLimiter) {
+	if tl.lim.InFlight() > tl.lim.Limit() {
+		m.auditf("tool %s's adaptive limiter granted a permit with %d in flight over a limit of %d", m.cfg.Tools[t].Name, tl.lim.InFlight(), tl.lim.Limit())
+	}
+}
+
 // auditWorker counts a run of class k taking (+1) or freeing (-1) a
 // worker, and checks its tenant's cap.
 func (m *Model) auditWorker(k int32, d int) {
@@ -76,6 +88,7 @@ func (m *Model) auditEnd() {
 	waiting := make([]int, len(m.cfg.Tools))
 	var reserved cost.Amount
 	open := 0
+	var tokensHeld int64
 	for i := range int32(m.runs.Len()) {
 		r := m.runs.At(i)
 		if r.id < 0 {
@@ -92,6 +105,12 @@ func (m *Model) auditEnd() {
 			reserved += r.cur.reserved
 			open++
 		}
+		if h&holdTokens != 0 {
+			tokensHeld++
+		}
+	}
+	if ta := m.auditTokens; ta.reserved != ta.settled+ta.kept+tokensHeld {
+		m.auditf("%d token reservations made, %d settled, %d kept with unknown usage and %d held by calls in flight", ta.reserved, ta.settled, ta.kept, tokensHeld)
 	}
 	for t, tl := range m.limiters {
 		if tl == nil {

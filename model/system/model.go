@@ -213,6 +213,7 @@ type Model struct {
 	// auditTenants counts the workers each tenant holds.
 	auditErr     error
 	auditTenants map[string]int
+	auditTokens  tokenAudit
 	_            sim.CacheLinePad
 }
 

@@ -315,6 +315,7 @@ func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 	a := &r.cur
 	tc.res = res
 	a.held |= holdTokens
+	m.auditTokens.reserved++
 	tt.stats.Reserve++
 	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
 		if left, on := tt.lim.TokensAt(now, l); on {
@@ -351,6 +352,7 @@ func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
 	if ok {
 		tc.res = res
 		a.held |= holdTokens
+		m.auditTokens.reserved++
 		return true
 	}
 	if res.Binding != ratelimit.None {
@@ -387,10 +389,15 @@ func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed boo
 		used = ratelimit.Usage{Input: int(tc.in)}
 	}
 	tt := &tk.tools[tc.tool]
-	if held && !(dialed && a.ending == timedOut) {
+	switch {
+	case !held:
+	case dialed && a.ending == timedOut:
+		m.auditTokens.kept++ // usage unknown: the reservation stays counted
+	default:
 		if err := tt.lim.Settle(m.s.Now(), tc.res, used); err != nil {
 			panic("system: token settle: " + err.Error())
 		}
+		m.auditTokens.settled++
 	}
 	if live && dialed && a.ending != turnedAway {
 		tt.stats.Calls++
