@@ -10,10 +10,9 @@ import (
 )
 
 // docRow is a whole scenario file, t.yaml, and the loader's messages for
-// it. bugged and note work as in row.
+// it, one per line ("" when it loads).
 type docRow struct {
 	name, src, want string
-	bugged, note    string
 }
 
 // valid is a complete scenario the document tests start from.
@@ -45,10 +44,6 @@ func without(prefix string) string {
 	return b.String()
 }
 
-// yamlLine notes the load.go change that moves go-yaml's line into
-// file:line (scenarios.yamlSyntaxError, tested in errors_test.go).
-const yamlLine = "load.go Parse(): YAML syntax errors keep go-yaml's \"line N\" (0-based for parser errors) inside the message; call yamlSyntaxError"
-
 func runDocRows(t *testing.T, rows []docRow) {
 	t.Helper()
 	for _, r := range rows {
@@ -57,11 +52,7 @@ func runDocRows(t *testing.T, rows []docRow) {
 			if os.Getenv("SCENARIOS_FILL") != "" {
 				fmt.Printf("FILL\t%s\t%q\n", r.name, got)
 			}
-			switch {
-			case got == r.want:
-			case r.note != "" && got == r.bugged:
-				t.Skipf("known bug: %s", r.note)
-			default:
+			if got != r.want {
 				t.Errorf("Parse(%q) errors:\n%s\nwant:\n%s", r.src, got, r.want)
 			}
 		})
@@ -75,39 +66,27 @@ func TestParseDocument(t *testing.T) {
 		{name: "missing/arrivals", src: without("arrivals:"), want: "t.yaml:1: arrivals: required (e.g. arrivals: {rate: 9/s})"},
 		{name: "missing/workers", src: without("workers:"), want: "t.yaml:1: workers: required: how many runs are served at once (≥ 1)"},
 		{name: "missing/steps", src: without("steps:"), want: "t.yaml:1: steps: required: the plan each run executes"},
-		{name: "missing/tools", src: without("tools:"), want: "t.yaml:1: tools: required: the backends the steps call",
-			bugged: "t.yaml:1: tools: required: the backends the steps call\nt.yaml:5: steps.a.tool: tool \"t\" is not defined under tools (defined: )", note: noTools},
+		{name: "missing/tools", src: without("tools:"), want: "t.yaml:1: tools: required: the backends the steps call"},
 		{name: "missing/latency", src: strings.Replace(valid, "    latency: {dist: exponential, mean: 1s}\n", "    hang: 0\n", 1), want: "t.yaml:7: tools.t.latency: required (e.g. latency: {dist: exponential, mean: 1s}), or ttft for a model call"},
 		{name: "missing/everything", src: "{}\n", want: "t.yaml:1: name: required\nt.yaml:1: arrivals: required (e.g. arrivals: {rate: 9/s})\nt.yaml:1: workers: required: how many runs are served at once (≥ 1)\nt.yaml:1: tools: required: the backends the steps call\nt.yaml:1: steps: required: the plan each run executes"},
 		{name: "missing/everything-but-a-typo", src: "# a comment\nnmae: t\n", want: "t.yaml:2: name: required\nt.yaml:2: arrivals: required (e.g. arrivals: {rate: 9/s})\nt.yaml:2: workers: required: how many runs are served at once (≥ 1)\nt.yaml:2: tools: required: the backends the steps call\nt.yaml:2: steps: required: the plan each run executes\nt.yaml:2: nmae: unknown key (did you mean \"name\"?); allowed here: " + topKeys},
 		{name: "name/list", src: strings.Replace(valid, "name: t", "name: [a, b]", 1), want: "t.yaml:1: name: must be a single value, got a list"},
-		{name: "name/empty", src: strings.Replace(valid, "name: t", "name: ''", 1), want: "t.yaml:1: name: must not be empty", bugged: "",
-			note: "load.go scenario(): an empty name is accepted"},
+		{name: "name/empty", src: strings.Replace(valid, "name: t", "name: ''", 1), want: "t.yaml:1: name: must not be empty"},
 		{name: "tool/scalar", src: strings.Replace(valid, "  t:\n    latency: {dist: exponential, mean: 1s}\n", "  t: fast\n", 1), want: "t.yaml:7: tools.t: must be a mapping (key: value lines), got \"fast\""},
-		{name: "tools/empty", src: strings.Replace(valid, "  t:\n    latency: {dist: exponential, mean: 1s}\n", "  {}\n", 1), want: "t.yaml:7: tools: needs at least one tool",
-			bugged: "t.yaml:5: steps.a.tool: tool \"t\" is not defined under tools (defined: )\nt.yaml:7: tools: needs at least one tool", note: noTools},
+		{name: "tools/empty", src: strings.Replace(valid, "  t:\n    latency: {dist: exponential, mean: 1s}\n", "  {}\n", 1), want: "t.yaml:7: tools: needs at least one tool"},
 		{name: "steps/empty", src: strings.Replace(valid, "  - {name: a, tool: t}\n", "  []\n", 1), want: "t.yaml:5: steps: needs at least one step"},
-		{name: "empty", src: "", want: "t.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools",
-			bugged: "t.yaml: invalid YAML: EOF", note: emptyFile},
-		{name: "comments-only", src: "# just a comment\n\n", want: "t.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools",
-			bugged: "t.yaml: invalid YAML: EOF", note: emptyFile},
+		{name: "empty", src: "", want: "t.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools"},
+		{name: "comments-only", src: "# just a comment\n\n", want: "t.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools"},
 		{name: "list", src: "- name: t\n- workers: 2\n", want: "t.yaml:1: must be a mapping (key: value lines), got a list"},
 		{name: "scalar", src: "mmc\n", want: "t.yaml:1: must be a mapping (key: value lines), got \"mmc\""},
 		{name: "null", src: "~\n", want: "t.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools"},
 		{name: "empty-document", src: "---\n", want: "t.yaml: empty scenario: it needs at least name, arrivals, workers, steps and tools"},
-		{name: "yaml/tab", src: "name: t\n\tworkers: 2\n", want: "t.yaml:2: invalid YAML: found a tab character that violates indentation",
-			bugged: "t.yaml: invalid YAML: line 2: found a tab character that violates indentation", note: yamlLine},
-		{name: "yaml/unclosed-brace", src: "name: t\nworkers: 2\narrivals: {rate: 9/s\nsteps: []\n", want: "t.yaml:3: invalid YAML: did not find expected ',' or '}'",
-			bugged: "t.yaml: invalid YAML: line 2: did not find expected ',' or '}'", note: yamlLine},
-		{name: "yaml/first-line", src: "name: t: u\n", want: "t.yaml:1: invalid YAML: mapping values are not allowed in this context",
-			bugged: "t.yaml: invalid YAML: mapping values are not allowed in this context", note: yamlLine},
-		{name: "yaml/unknown-anchor", src: valid + "description: *nope\n", want: "t.yaml:9: invalid YAML: unknown anchor 'nope' referenced",
-			bugged: "t.yaml: invalid YAML: unknown anchor 'nope' referenced", note: yamlLine},
-		{name: "yaml/second-document", src: valid + "---\nworkers: 1000\n", want: "t.yaml:9: a scenario is one YAML document: remove this \"---\" and what follows, or merge it into the first",
-			bugged: "", note: "load.go Parse(): decodes only the first YAML document and ignores the rest of the file"},
-		{name: "yaml/trailing", src: "{name: t}}\n", want: "t.yaml:1: invalid YAML: did not find expected <document start>",
-			bugged: "t.yaml:1: arrivals: required (e.g. arrivals: {rate: 9/s})\nt.yaml:1: workers: required: how many runs are served at once (≥ 1)\nt.yaml:1: tools: required: the backends the steps call\nt.yaml:1: steps: required: the plan each run executes",
-			note:   "load.go Parse(): text after the first document (here a stray '}') is ignored"},
+		{name: "yaml/tab", src: "name: t\n\tworkers: 2\n", want: "t.yaml:2: invalid YAML: found a tab character that violates indentation"},
+		{name: "yaml/unclosed-brace", src: "name: t\nworkers: 2\narrivals: {rate: 9/s\nsteps: []\n", want: "t.yaml:3: invalid YAML: did not find expected ',' or '}'"},
+		{name: "yaml/first-line", src: "name: t: u\n", want: "t.yaml:1: invalid YAML: mapping values are not allowed in this context"},
+		{name: "yaml/unknown-anchor", src: valid + "description: *nope\n", want: "t.yaml:9: invalid YAML: unknown anchor 'nope' referenced"},
+		{name: "yaml/second-document", src: valid + "---\nworkers: 1000\n", want: "t.yaml:9: a scenario is one YAML document: remove this \"---\" and what follows, or merge it into the first"},
+		{name: "yaml/trailing", src: "{name: t}}\n", want: "t.yaml:1: invalid YAML: did not find expected <document start>"},
 		{name: "yaml/duplicate-key", src: valid + "workers: 3\n", want: "t.yaml:9: workers: duplicate key"},
 		{name: "alias/steps", src: strings.Replace(valid, "  - {name: a, tool: t}\n", "  - &a {name: a, tool: t, timeout: 1s}\n  - *a\n", 1), want: "t.yaml:5: steps[1].name: duplicate step name \"a\" (first at line 5)"},
 		{name: "alias/merge", src: strings.Replace(valid, "  - {name: a, tool: t}\n", "  - &a {name: a, tool: t, timeout: 1s}\n  - {<<: *a, name: b, timeout: 2s}\n", 1), want: ""},
@@ -118,27 +97,14 @@ func TestParseDocument(t *testing.T) {
 	})
 }
 
-// noTools notes a load.go bug: with no tools at all, every step's tool is
-// reported as undefined too, with an empty list of defined tools.
-const noTools = "load.go steps(): with no tools, each step's tool is also reported as undefined, with \"(defined: )\""
-
-// emptyFile notes a load.go bug: yaml.Decoder.Decode returns io.EOF for a
-// file without a document, so Parse's "empty scenario" message is
-// unreachable.
-const emptyFile = "load.go Parse(): an empty file is reported as \"invalid YAML: EOF\" (Decode returns io.EOF), not as an empty scenario"
-
 // TestParseTraceWithoutFS checks that a trace file cannot be resolved
 // without a directory, as for empirical distributions.
 func TestParseTraceWithoutFS(t *testing.T) {
 	src := row{arrivals: "{process: trace, file: trace.txt}"}.src()
 	sc, err := scenarios.Parse("t.yaml", []byte(src), nil, nil)
 	want := `t.yaml:2: arrivals.file: cannot read "trace.txt": no directory to resolve it in`
-	switch {
-	case err != nil && err.Error() == want:
-	case err == nil && sc.Config.Arrivals.Source == nil:
-		t.Skipf("known bug: %s", nilSource)
-	default:
-		t.Errorf("Parse(trace, nil fs) = %v, want %q", err, want)
+	if err == nil || err.Error() != want {
+		t.Errorf("Parse(trace, nil fs) = %v, %v; want the error %q", sc, err, want)
 	}
 }
 

@@ -37,14 +37,7 @@ type row struct {
 	arrivals, workers, top, step, tool, lat string
 	// stepAll replaces the step's "name: a, tool: t".
 	stepAll string
-	want    string // the errors, one per line
-	// When note is set, bugged is what the loader says today ("" if it
-	// accepts the scenario) and note says why that is wrong: a fix pending
-	// in load.go, which this package's tests do not own. A row whose output
-	// is exactly bugged is skipped with the note, so it turns green by
-	// itself when load.go is fixed; any output other than want or bugged
-	// fails.
-	bugged, note string
+	want    string // the errors, one per line; "" when the scenario loads
 }
 
 func (r row) src() string {
@@ -100,11 +93,7 @@ func runRows(t *testing.T, rows []row) {
 			if os.Getenv("SCENARIOS_FILL") != "" {
 				fmt.Printf("FILL\t%s\t%q\n", r.name, got)
 			}
-			switch {
-			case got == r.want:
-			case r.note != "" && got == r.bugged:
-				t.Skipf("known bug: %s", r.note)
-			default:
+			if got != r.want {
 				t.Errorf("Parse(%q) errors:\n%s\nwant:\n%s", src, got, r.want)
 			}
 		})
