@@ -17,15 +17,11 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 		return nil
 	}
 	ac := &system.AdaptiveConcurrency{}
-	if v := f.get("algorithm"); v != nil {
-		switch d.oneOf(v, f.field("algorithm"), "aimd", "gradient") {
-		case "aimd":
-			ac.Algorithm = system.AIMD
-		case "gradient":
-			ac.Algorithm = system.Gradient
-		}
-	} else {
-		d.errorf(n, f.field("algorithm"), "required: aimd or gradient")
+	switch w, _ := f.word("algorithm"); w {
+	case "aimd":
+		ac.Algorithm = system.AIMD
+	case "gradient":
+		ac.Algorithm = system.Gradient
 	}
 	before := len(d.errs)
 	// concurrency-limits' defaults (20, 20, 200), moved as little as
@@ -34,13 +30,13 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 	var initial, lo, hi int
 	iv, lv, hv := f.get("initial"), f.get("min"), f.get("max")
 	if iv != nil {
-		initial = int(d.integer(iv, f.field("initial"), 1, MaxWorkers))
+		initial = int(d.integerKey(f.key("initial"), iv, f.field("initial")))
 	}
 	if lv != nil {
-		lo = int(d.integer(lv, f.field("min"), 1, MaxWorkers))
+		lo = int(d.integerKey(f.key("min"), lv, f.field("min")))
 	}
 	if hv != nil {
-		hi = int(d.integer(hv, f.field("max"), 1, MaxWorkers))
+		hi = int(d.integerKey(f.key("max"), hv, f.field("max")))
 	}
 	if len(d.errs) == before {
 		if lv == nil {
@@ -70,48 +66,40 @@ func (l *loader) adaptiveConcurrency(n *yaml.Node, path string) *system.Adaptive
 			d.errorf(iv, f.field("initial"), "must be ≤ max (%d), got %d", hi, initial)
 		}
 	}
-	if v := f.get("on_limit"); v != nil {
-		ac.Reject = d.oneOf(v, f.field("on_limit"), "wait", "reject") == "reject"
+	if w, ok := f.word("on_limit"); ok {
+		ac.Reject = w == "reject"
 	}
-	if v := f.get("max_wait"); v != nil {
-		ac.MaxWait = d.duration(v, f.field("max_wait"), MaxDuration)
+	if v, ok := f.duration("max_wait"); ok {
+		ac.MaxWait = v
 		if ac.Reject && ac.MaxWait > 0 {
-			d.errorf(v, f.field("max_wait"), "applies to on_limit: wait only; on_limit: reject never waits")
+			d.errorf(f.get("max_wait"), f.field("max_wait"), "applies to on_limit: wait only; on_limit: reject never waits")
 		}
 	}
 	switch ac.Algorithm {
 	case system.AIMD:
 		c := adaptive.DefaultAIMD()
 		c.Initial, c.Min, c.Max = initial, lo, hi
-		if v := f.get("backoff_ratio"); v != nil {
-			c.BackoffRatio = d.number(v, f.field("backoff_ratio"), 0.5, 0.99)
+		if v, ok := f.number("backoff_ratio"); ok {
+			c.BackoffRatio = v
 		}
-		if v := f.get("timeout"); v != nil {
-			b := len(d.errs)
-			c.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
-			if c.Timeout <= 0 && len(d.errs) == b {
-				d.errorf(v, f.field("timeout"), "must be > 0")
-			}
+		if v, ok := f.duration("timeout"); ok {
+			c.Timeout = v
 		}
 		ac.AIMD = c
 	case system.Gradient:
 		c := adaptive.DefaultGradient()
 		c.Initial, c.Min, c.Max = initial, lo, hi
-		if v := f.get("smoothing"); v != nil {
-			b := len(d.errs)
-			c.Smoothing = d.number(v, f.field("smoothing"), 0, 1)
-			if c.Smoothing == 0 && len(d.errs) == b {
-				d.errorf(v, f.field("smoothing"), "must be > 0 (0 would never move the limit)")
-			}
+		if v, ok := f.number("smoothing"); ok {
+			c.Smoothing = v
 		}
-		if v := f.get("queue_size"); v != nil {
-			c.QueueSize = int(d.integer(v, f.field("queue_size"), 0, MaxWorkers))
+		if v, ok := f.integer("queue_size"); ok {
+			c.QueueSize = int(v)
 		}
-		if v := f.get("long_window"); v != nil {
-			c.LongWindow = int(d.integer(v, f.field("long_window"), 1, 1_000_000_000))
+		if v, ok := f.integer("long_window"); ok {
+			c.LongWindow = int(v)
 		}
-		if v := f.get("rtt_tolerance"); v != nil {
-			c.RTTTolerance = d.number(v, f.field("rtt_tolerance"), 1, 1e6)
+		if v, ok := f.number("rtt_tolerance"); ok {
+			c.RTTTolerance = v
 		}
 		ac.Gradient = c
 	}

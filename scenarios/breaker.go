@@ -22,46 +22,34 @@ func (l *loader) circuitBreaker(n *yaml.Node, path string) *breaker.Config {
 	}
 	c := breaker.Resilience4jDefaults()
 	enabled := true
-	if v := f.get("enabled"); v != nil {
-		enabled = d.boolean(v, f.field("enabled"))
+	if v, ok := f.boolean("enabled"); ok {
+		enabled = v
 	}
-	if v := f.get("defaults"); v != nil {
-		if d.oneOf(v, f.field("defaults"), "resilience4j", "polly") == "polly" {
-			c = breaker.PollyDefaults()
-		}
+	if w, _ := f.word("defaults"); w == "polly" {
+		c = breaker.PollyDefaults()
 	}
 	if v := f.get("window"); v != nil {
 		l.breakerWindow(v, f.field("window"), &c)
 	}
-	if v := f.get("minimum_calls"); v != nil {
-		c.MinimumCalls = int(d.integer(v, f.field("minimum_calls"), 1, breakerMaxWindow))
+	if v, ok := f.integer("minimum_calls"); ok {
+		c.MinimumCalls = int(v)
 	}
-	rate := func(key string, into *float64) {
-		v := f.get(key)
-		if v == nil {
-			return
-		}
-		before := len(d.errs)
-		x := d.number(v, f.field(key), -math.MaxFloat64, math.MaxFloat64)
-		if len(d.errs) == before && !(x > 0 && x <= 1) {
-			d.errorf(v, f.field(key), "must be in (0, 1], a share of the calls in the window (resilience4j's 50%% is 0.5), got %s", resolve(v).Value)
-		}
-		*into = percent(x)
+	// A rate is a share of the calls in the window (resilience4j's 50 %
+	// is 0.5).
+	if v, ok := f.number("failure_rate"); ok {
+		c.FailureRateThreshold = percent(v)
 	}
-	rate("failure_rate", &c.FailureRateThreshold)
-	rate("slow_call_rate", &c.SlowCallRateThreshold)
-	if v := f.get("slow_call_duration"); v != nil {
-		c.SlowCallDuration = d.duration(v, f.field("slow_call_duration"), MaxDuration)
+	if v, ok := f.number("slow_call_rate"); ok {
+		c.SlowCallRateThreshold = percent(v)
 	}
-	if v := f.get("open_for"); v != nil {
-		before := len(d.errs)
-		c.WaitInOpen = d.duration(v, f.field("open_for"), MaxDuration)
-		if c.WaitInOpen <= 0 && len(d.errs) == before {
-			d.errorf(v, f.field("open_for"), "must be > 0: how long the breaker refuses calls before it probes")
-		}
+	if v, ok := f.duration("slow_call_duration"); ok {
+		c.SlowCallDuration = v
 	}
-	if v := f.get("half_open_probes"); v != nil {
-		c.PermittedInHalfOpen = int(d.integer(v, f.field("half_open_probes"), 1, breakerMaxWindow))
+	if v, ok := f.duration("open_for"); ok {
+		c.WaitInOpen = v
+	}
+	if v, ok := f.integer("half_open_probes"); ok {
+		c.PermittedInHalfOpen = int(v)
 	}
 	f.finish()
 	if len(d.errs) == f.clean {
@@ -89,26 +77,22 @@ func (l *loader) breakerWindow(n *yaml.Node, path string, c *breaker.Config) {
 	if f == nil {
 		return
 	}
-	if v := f.get("type"); v != nil {
-		switch d.oneOf(v, f.field("type"), "count", "time") {
-		case "count":
-			c.Window = breaker.CountBased
-		case "time":
-			c.Window = breaker.TimeBased
-		}
+	switch w, _ := f.word("type"); w {
+	case "count":
+		c.Window = breaker.CountBased
+	case "time":
+		c.Window = breaker.TimeBased
 	}
-	if v := f.get("size"); v != nil {
-		c.WindowSize = int(d.integer(v, f.field("size"), 1, breakerMaxWindow))
+	if v, ok := f.integer("size"); ok {
+		c.WindowSize = int(v)
 	}
 	if v := f.get("bucket"); v != nil {
 		before := len(d.errs)
-		c.BucketWidth = d.duration(v, f.field("bucket"), MaxDuration)
+		c.BucketWidth = d.durationKey(f.key("bucket"), v, f.field("bucket"))
 		switch {
 		case len(d.errs) > before:
 		case c.Window != breaker.TimeBased:
 			d.errorf(v, f.field("bucket"), "only a time window has buckets (type: time)")
-		case c.BucketWidth <= 0:
-			d.errorf(v, f.field("bucket"), "must be > 0")
 		case c.WindowSize > 0 && c.BucketWidth > time.Duration(math.MaxInt64/int64(c.WindowSize)):
 			d.errorf(v, f.field("bucket"), "size × bucket must be at most what a duration holds, about 292 years")
 		}

@@ -63,16 +63,10 @@ func (l *loader) classesEarly(n *yaml.Node, cfg *system.Config) {
 				path = "classes." + s
 				f.path = path
 			}
-		} else {
-			d.errorf(item, path+".name", "required")
 		}
 		w, a := f.get("weight"), f.get("arrivals")
 		if w != nil {
-			before := len(d.errs)
-			c.Weight = d.number(w, f.field("weight"), 0, 1e12)
-			if c.Weight <= 0 && len(d.errs) == before {
-				d.errorf(w, f.field("weight"), "must be > 0")
-			}
+			c.Weight = d.numberKey(f.key("weight"), w, f.field("weight"))
 		}
 		if a != nil {
 			if w != nil {
@@ -112,11 +106,11 @@ func (l *loader) classesLate(cfg *system.Config, toolIndex map[string]int, defau
 			}
 		}
 		c.Deadline = cfg.Deadline
-		if v := f.get("deadline"); v != nil {
-			c.Deadline = d.duration(v, f.field("deadline"), MaxDuration)
+		if v, ok := f.duration("deadline"); ok {
+			c.Deadline = v
 		}
-		if v := f.get("priority"); v != nil {
-			c.Priority = int(d.integer(v, f.field("priority"), 0, MaxPriority))
+		if v, ok := f.integer("priority"); ok {
+			c.Priority = int(v)
 		}
 		c.Tenant = c.Name
 		if v := f.get("tenant"); v != nil {

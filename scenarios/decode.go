@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,8 +38,11 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
 // fields is a YAML mapping being decoded: it remembers which keys were read
 // so that finish can report the unknown ones.
 type fields struct {
-	d     *decoder
-	node  *yaml.Node
+	d    *decoder
+	node *yaml.Node
+	// at is the node as written (an alias, where one stands for the
+	// mapping): a missing required key is reported at its line.
+	at    *yaml.Node
 	path  string
 	keys  []*yaml.Node
 	vals  map[string]*yaml.Node
@@ -67,6 +71,7 @@ func (d *decoder) mapping(n *yaml.Node, path string) *fields {
 	if !d.checked && !d.checkAliases(n) {
 		return nil
 	}
+	at := n
 	n = resolve(n)
 	if path == "" && n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		// A document with nothing in it ("---" alone): its null has no
@@ -78,7 +83,7 @@ func (d *decoder) mapping(n *yaml.Node, path string) *fields {
 		d.errorf(n, path, "must be a mapping (key: value lines), got %s", describe(n))
 		return nil
 	}
-	f := &fields{d: d, node: n, path: path, vals: map[string]*yaml.Node{}}
+	f := &fields{d: d, node: n, at: at, path: path, vals: map[string]*yaml.Node{}}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -145,15 +150,99 @@ func (d *decoder) keys(n *yaml.Node, path, sec string) *fields {
 
 // get returns the value of key, or nil when absent, and marks key as known.
 // In a mapping of the key table, asking for a key the table does not list
-// is a programming error: the key must be documented in keys.go first.
+// is a programming error: the key must be documented in keys.go first. A
+// key the table marks required (where its condition holds) that is absent
+// is reported, with the table's Missing text.
 func (f *fields) get(key string) *yaml.Node {
+	v := f.vals[key]
 	if f.sec != nil {
-		if _, ok := f.sec.key(key); !ok {
-			panic(fmt.Sprintf("scenarios: the loader reads %s.%s, which the key table (keys.go) does not list", f.sec.Name, key))
+		k := f.key(key)
+		if v == nil && k.Required && k.applies(f, f.sec) {
+			f.d.errorf(f.at, f.field(key), "%s", k.missing(f, f.sec))
 		}
 	}
 	f.known = append(f.known, key)
-	return f.vals[key]
+	return v
+}
+
+// key returns the table's entry for key of f's section; it panics on a key
+// the table does not list, a programming error.
+func (f *fields) key(key string) Key {
+	k, ok := f.sec.key(key)
+	if !ok {
+		panic(fmt.Sprintf("scenarios: the loader reads %s.%s, which the key table (keys.go) does not list", f.sec.Name, key))
+	}
+	return k
+}
+
+// The typed getters below read a key of f's section as the key table
+// describes it: its kind, its range (Min, Max, MinExclusive) or its words
+// (Values), with the standard message for a value outside them. Each
+// returns the value (the zero value when it is invalid) and whether the
+// key is present; a required key that is absent is reported by get.
+
+// str reads a single value.
+func (f *fields) str(key string) (string, bool) {
+	n := f.get(key)
+	if n == nil {
+		return "", false
+	}
+	return f.d.str(n, f.field(key)), true
+}
+
+// boolean reads true or false.
+func (f *fields) boolean(key string) (bool, bool) {
+	n := f.get(key)
+	if n == nil {
+		return false, false
+	}
+	return f.d.boolean(n, f.field(key)), true
+}
+
+// integer reads a whole number in the table's range.
+func (f *fields) integer(key string) (int64, bool) {
+	n := f.get(key)
+	if n == nil {
+		return 0, false
+	}
+	return f.d.integerKey(f.key(key), n, f.field(key)), true
+}
+
+// number reads a finite number in the table's range.
+func (f *fields) number(key string) (float64, bool) {
+	n := f.get(key)
+	if n == nil {
+		return 0, false
+	}
+	return f.d.numberKey(f.key(key), n, f.field(key)), true
+}
+
+// duration reads a duration, at most MaxDuration, and above 0 when the
+// table says MinExclusive.
+func (f *fields) duration(key string) (time.Duration, bool) {
+	n := f.get(key)
+	if n == nil {
+		return 0, false
+	}
+	return f.d.durationKey(f.key(key), n, f.field(key)), true
+}
+
+// rate reads a rate, above 0 when the table says MinExclusive.
+func (f *fields) rate(key string) (float64, bool) {
+	n := f.get(key)
+	if n == nil {
+		return 0, false
+	}
+	return f.d.rateKey(f.key(key), n, f.field(key)), true
+}
+
+// word reads one of the table's Values ("" when it is not one).
+func (f *fields) word(key string) (string, bool) {
+	n := f.get(key)
+	if n == nil {
+		return "", false
+	}
+	return f.d.oneOf(n, f.field(key), f.key(key).Values...), true
 }
 
 // has reports whether key is present (without marking it known).
@@ -182,10 +271,30 @@ func (f *fields) finish() {
 	sort.Strings(allowed)
 	allowed = uniq(allowed)
 	for _, k := range f.keys {
-		if !known[k.Value] {
+		if !known[k.Value] && !f.undecided(k.Value) {
 			f.d.errorf(k, f.field(k.Value), "unknown key%s; allowed here: %s", suggest(k.Value, allowed), strings.Join(allowed, ", "))
 		}
 	}
+}
+
+// undecided reports whether key depends on a condition key (When) that is
+// absent though required, or is not one of its words: an error already
+// says so, and whether key belongs here cannot be told.
+func (f *fields) undecided(key string) bool {
+	if f.sec == nil {
+		return false
+	}
+	k, ok := f.sec.key(key)
+	if !ok || k.When == nil {
+		return false
+	}
+	ck, _ := f.sec.key(k.When.Key)
+	n, present := f.vals[k.When.Key]
+	if !present {
+		return ck.Required
+	}
+	r := resolve(n)
+	return r.Kind != yaml.ScalarNode || len(ck.Values) > 0 && !slices.Contains(ck.Values, r.Value)
 }
 
 func uniq(xs []string) []string {
@@ -293,6 +402,11 @@ func (d *decoder) rangeError(n *yaml.Node, path string, lo, hi int64, s string, 
 
 // number parses a finite float in [lo, hi].
 func (d *decoder) number(n *yaml.Node, path string, lo, hi float64) float64 {
+	return d.numberIn(n, path, bounds{lo: lo, hi: hi})
+}
+
+// numberIn parses a finite float in b.
+func (d *decoder) numberIn(n *yaml.Node, path string, b bounds) float64 {
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return 0
@@ -302,17 +416,11 @@ func (d *decoder) number(n *yaml.Node, path string, lo, hi float64) float64 {
 		d.errorf(n, path, "must be a number, got %q", s)
 		return 0
 	}
-	switch {
-	case v >= lo && v <= hi:
-		return v
-	case hi == math.MaxFloat64: // no upper limit
-		d.errorf(n, path, "must be ≥ %g, got %s", lo, s)
-	case lo == -math.MaxFloat64: // no lower limit
-		d.errorf(n, path, "must be ≤ %g, got %s", hi, s)
-	default:
-		d.errorf(n, path, "must be in [%g, %g], got %s", lo, hi, s)
+	if !b.contains(v) {
+		d.errorf(n, path, "%s", b.must(gNum, s))
+		return 0
 	}
-	return 0
+	return v
 }
 
 // duration parses a duration with a unit, at most max.

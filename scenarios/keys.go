@@ -11,6 +11,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/latencylog"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/model/system"
@@ -81,8 +82,11 @@ type Key struct {
 	// Values are the words a KindWord (or KindWords) key accepts; empty
 	// for free words (tool names, capabilities).
 	Values []string
-	// Min and Max bound a KindInteger or KindNumber value, inclusive, when
-	// Min < Max; with MinExclusive the value must be above Min.
+	// Min and Max bound a KindInteger, KindNumber or KindWarmup value,
+	// inclusive, when Min < Max; with MinExclusive the value must be above
+	// Min. A KindDuration or KindRate key with MinExclusive must be above
+	// 0 (and a duration at most MaxDuration). The loader checks these, with
+	// one message for every key (bounds.go).
 	Min, Max     float64
 	MinExclusive bool
 	// Unit says what a number counts or measures, when the kind does not.
@@ -90,7 +94,9 @@ type Key struct {
 	// Default is what an absent key means, in words; "" for a required key.
 	Default string
 	// Required is set for a key that must be present (when When holds).
+	// The loader reports a missing one as "required" followed by Missing.
 	Required bool
+	Missing  string
 	// When, if set, limits the key to mappings where When holds.
 	When *Cond
 	// Example is a valid value, as written in YAML (used by the tests and
@@ -140,6 +146,17 @@ func (s *Section) key(name string) (Key, bool) {
 	return Key{}, false
 }
 
+// tableKey returns key name of section sec, for a value the loader splits
+// off a mapping by hand (a mixture component's weight, a cost dimension's
+// price); it panics on a key the table does not list.
+func tableKey(sec, name string) Key {
+	k, ok := section(sec).key(name)
+	if !ok {
+		panic("scenarios: the key table (keys.go) does not list " + sec + "." + name)
+	}
+	return k
+}
+
 // allKeys returns s's keys followed by those of the sections it includes.
 func (s *Section) allKeys() []Key {
 	keys := slices.Clone(s.Keys)
@@ -176,13 +193,13 @@ func buildSections() []*Section {
 				Doc: "Seeds every random stream. The same scenario and seed give the same output, byte for byte."},
 			{Name: "runs", Kind: KindInteger, Min: 1, Max: MaxRuns, Unit: "arrivals", Default: "100000 (when horizon is absent too); a trace's length for a trace", Example: "20000",
 				Doc: "How many runs arrive, warm-up included, and are measured. A closed population keeps looping past them, unmeasured, until the last has ended. Give runs or horizon, not both; a batch sets it itself."},
-			{Name: "horizon", Kind: KindDuration, Default: "none: the scenario is bounded by runs", Example: "2h",
-				Doc: "Simulated time to run for, instead of a number of runs. Must be > 0."},
+			{Name: "horizon", Kind: KindDuration, MinExclusive: true, Default: "none: the scenario is bounded by runs", Example: "2h",
+				Doc: "Simulated time to run for, instead of a number of runs."},
 			{Name: "warmup", Kind: KindWarmup, Min: 0, Max: MaxRuns, Default: "0", Example: "2000",
 				Doc: "Runs (a number) or simulated time (a duration) at the start that are left out of every statistic, because the system starts empty. Must be below runs or horizon."},
 			{Name: "arrivals", Kind: KindMapping, Section: "arrivals", Default: "none: required unless every class has arrivals of its own", Example: "{rate: 9/s}",
 				Doc: "When runs arrive."},
-			{Name: "workers", Kind: KindInteger, Min: 1, Max: MaxWorkers, Unit: "runs", Required: true, Example: "32",
+			{Name: "workers", Kind: KindInteger, Min: 1, Max: MaxWorkers, Unit: "runs", Required: true, Missing: ": how many runs are served at once (≥ 1)", Example: "32",
 				Doc: "How many runs are served at once. A run holds a worker from when it leaves the queue to its end."},
 			{Name: "queue", Kind: KindMapping, Section: "queue", Default: "an unbounded queue", Example: "{capacity: 200}",
 				Doc: "The waiting room for runs when every worker is busy."},
@@ -194,7 +211,7 @@ func buildSections() []*Section {
 				Doc: "The shortest lease worth dialing: a call whose lease would be shorter is refused locally."},
 			{Name: "retry", Kind: KindMapping, Section: "retry", Default: "1 attempt: no retries", Example: "{attempts: 3, idempotent: true}",
 				Doc: "The retry policy of every step; a step may override any of its keys."},
-			{Name: "tools", Kind: KindNamed, Section: "tool", Required: true, Example: "{search: {latency: {dist: exponential, mean: 300ms}}}",
+			{Name: "tools", Kind: KindNamed, Section: "tool", Required: true, Missing: ": the backends the steps call", Example: "{search: {latency: {dist: exponential, mean: 300ms}}}",
 				Doc: "The backends the steps call, by name."},
 			{Name: "steps", Kind: KindList, Section: "step", Default: "none: required unless every class has steps of its own", Example: "[{name: search, tool: search, timeout: 2s}]",
 				Doc: "The plan each run executes: its calls, in order. A run completes when its last step succeeds."},
@@ -248,25 +265,25 @@ func buildSections() []*Section {
 		{Name: "arrivals", Path: "arrivals", Doc: "When runs arrive. The process decides which other keys apply.", Keys: []Key{
 			{Name: "process", Kind: KindWord, Values: processes, Default: "poisson", Example: "poisson",
 				Doc: "poisson: independent arrivals at rate. constant: exactly every 1/rate. batch: count runs at time 0. schedule: a piecewise-constant Poisson rate. diurnal: a sinusoidal Poisson rate. trace: replayed timestamps. closed: users agents, each thinking then starting its next run when the last one ends."},
-			{Name: "rate", Kind: KindRate, Required: true, When: when("process", "poisson", "constant", "diurnal"), Example: "9/s",
-				Doc: "Arrivals per unit of time (the mean, for diurnal). Must be > 0."},
-			{Name: "count", Kind: KindInteger, Min: 1, Max: 100_000_000, Unit: "runs", Required: true, When: when("process", "batch"), Example: "100",
+			{Name: "rate", Kind: KindRate, MinExclusive: true, Required: true, Missing: " for {process} arrivals (e.g. rate: 9/s)", When: when("process", "poisson", "constant", "diurnal"), Example: "9/s",
+				Doc: "Arrivals per unit of time (the mean, for diurnal)."},
+			{Name: "count", Kind: KindInteger, Min: 1, Max: 100_000_000, Unit: "runs", Required: true, Missing: " for a batch: how many runs arrive at once", When: when("process", "batch"), Example: "100",
 				Doc: "How many runs arrive at once, at time 0. A batch sets runs itself."},
-			{Name: "rates", Kind: KindList, Section: "rate_point", Required: true, When: when("process", "schedule"), Example: "[{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]",
+			{Name: "rates", Kind: KindList, Section: "rate_point", Required: true, Missing: ": a list of {at, rate}, e.g. [{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]", When: when("process", "schedule"), Example: "[{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]",
 				Doc: "The rate from each instant on, in order of at."},
 			{Name: "repeat", Kind: KindDuration, Default: "no repeat: the last rate holds", When: when("process", "schedule"), Example: "24h",
 				Doc: "The schedule's period: it starts again after this long."},
 			{Name: "amplitude", Kind: KindNumber, Min: 0, Max: 1, Default: "0.5", When: when("process", "diurnal"), Example: "0.5",
 				Doc: "The swing around the mean: the rate is mean × (1 + amplitude · sin(…))."},
-			{Name: "period", Kind: KindDuration, Default: "24h", When: when("process", "diurnal"), Example: "24h",
-				Doc: "The length of one cycle. Must be > 0."},
+			{Name: "period", Kind: KindDuration, MinExclusive: true, Default: "24h", When: when("process", "diurnal"), Example: "24h",
+				Doc: "The length of one cycle."},
 			{Name: "peak", Kind: KindDuration, Default: "a quarter of the period", When: when("process", "diurnal"), Example: "14h",
 				Doc: "When in the cycle the rate is highest."},
-			{Name: "file", Kind: KindString, Required: true, When: when("process", "trace"), Example: "arrivals.txt",
+			{Name: "file", Kind: KindString, Required: true, Missing: ": a file of arrival timestamps, one per line", When: when("process", "trace"), Example: "arrivals.txt",
 				Doc: "A file of arrival timestamps, one per line, relative to the scenario's directory."},
-			{Name: "users", Kind: KindInteger, Min: 1, Max: 10_000_000, Unit: "agents", Required: true, When: when("process", "closed"), Example: "200",
+			{Name: "users", Kind: KindInteger, Min: 1, Max: 10_000_000, Unit: "agents", Required: true, Missing: " for a closed population: how many agents loop", When: when("process", "closed"), Example: "200",
 				Doc: "The closed population: how many agents loop."},
-			{Name: "think", Kind: KindDistribution, Required: true, When: when("process", "closed"), Example: "{dist: exponential, mean: 30s}",
+			{Name: "think", Kind: KindDistribution, Required: true, Missing: ": each agent's think time between runs (e.g. {dist: exponential, mean: 30s})", When: when("process", "closed"), Example: "{dist: exponential, mean: 30s}",
 				Doc: "Each agent's pause between the end of one run and the start of the next."},
 		}},
 		{Name: "rate_point", Path: "arrivals.rates[]", Doc: "One step of a schedule.", Keys: []Key{
@@ -301,7 +318,7 @@ func buildSections() []*Section {
 				Doc: "proportional jitter's relative half-width; other jitters ignore it."},
 		}},
 		{Name: "budget", Path: "retry.budget", Doc: "A retry budget. kind decides which other keys apply; the defaults are those of the system each kind comes from.", Keys: []Key{
-			{Name: "kind", Kind: KindWord, Values: []string{"token_bucket", "throttle", "ratio"}, Required: true, Example: "token_bucket",
+			{Name: "kind", Kind: KindWord, Values: []string{"token_bucket", "throttle", "ratio"}, Required: true, Missing: ": token_bucket (AWS SDK standard mode), throttle (gRPC) or ratio (Finagle/Envoy)", Example: "token_bucket",
 				Doc: "token_bucket: the AWS SDKs' standard retry quota. throttle: gRPC retry throttling (gRFC A6). ratio: retries at most a share of requests (Finagle, Envoy)."},
 			{Name: "capacity", Kind: KindInteger, Min: 1, Max: 1_000_000_000, Unit: "tokens", Default: "500", When: when("kind", "token_bucket"), Example: "500",
 				Doc: "The quota's size; it starts full."},
@@ -319,8 +336,8 @@ func buildSections() []*Section {
 				Doc: "Retries allowed per request over the window."},
 			{Name: "min_per_second", Kind: KindNumber, Min: 0, Max: 1e9, Unit: "retries per second", Default: "10", When: when("kind", "ratio"), Example: "10",
 				Doc: "Retries allowed whatever the ratio, so that a quiet service can still retry."},
-			{Name: "ttl", Kind: KindDuration, Default: "10s", When: when("kind", "ratio"), Example: "10s",
-				Doc: "The window over which requests and retries are counted. Must be > 0."},
+			{Name: "ttl", Kind: KindDuration, MinExclusive: true, Default: "10s", When: when("kind", "ratio"), Example: "10s",
+				Doc: "The window over which requests and retries are counted."},
 		}},
 		{Name: "step", Path: "steps[]", Doc: "One call of a run's plan, with its own timeout; it takes every retry key too, overriding the top-level retry.", Include: []string{"retry"}, Keys: []Key{
 			{Name: "name", Kind: KindString, Required: true, Example: "search",
@@ -357,7 +374,7 @@ func buildSections() []*Section {
 		{Name: "member", Path: "steps[].parallel[]", Doc: "One call of a parallel step; it takes every retry key too, overriding the step's.", Include: []string{"retry"}, Keys: []Key{
 			{Name: "name", Kind: KindString, Required: true, Example: "page1",
 				Doc: "The member's name, unique among the plan's steps and members."},
-			{Name: "tool", Kind: KindString, Required: true, Example: "search",
+			{Name: "tool", Kind: KindString, Required: true, Missing: ": which tool the member calls", Example: "search",
 				Doc: "The tool the member calls, a name under tools."},
 			{Name: "timeout", Kind: KindDuration, Default: "the parallel step's", Example: "2s",
 				Doc: "The ceiling of each attempt of the member."},
@@ -367,13 +384,13 @@ func buildSections() []*Section {
 				Doc: "Capabilities a tool must declare to serve the member."},
 		}},
 		{Name: "wait", Path: "steps[].wait", Doc: "A parallel step that waits for the first K of its members.", Keys: []Key{
-			{Name: "first", Kind: KindInteger, Required: true, Min: 1, Max: math.MaxInt64, Unit: "members", Example: "1",
+			{Name: "first", Kind: KindInteger, Required: true, Missing: ": how many members must succeed", Min: 1, Max: math.MaxInt64, Unit: "members", Example: "1",
 				Doc: "How many members must succeed, at most the number of members."},
 		}},
 		{Name: "hedge", Path: "steps[].hedge", Doc: "A step's hedging policy.", Keys: []Key{
-			{Name: "delay", Kind: KindString, Required: true, Example: "p95",
+			{Name: "delay", Kind: KindString, Required: true, Missing: ": a duration, or a percentile of observed latency such as p95", Example: "p95",
 				Doc: "How long after an attempt starts the next one does: a duration (0 sends all at once), or pNN, the NN-th percentile of the step's observed first-attempt latency in the same replication (Dean and Barroso, \"The Tail at Scale\"), after min_samples of them; before that, initial_delay."},
-			{Name: "max_attempts", Kind: KindInteger, Min: 1, Max: 11, Unit: "attempts", Default: "2", Example: "3",
+			{Name: "max_attempts", Kind: KindInteger, Min: 1, Max: hedge.MaxAttemptsLimit, Unit: "attempts", Default: "2", Example: "3",
 				Doc: "Attempts at most, the first included (gRPC's maxAttempts, Polly's MaxHedgedAttempts + 1)."},
 			{Name: "min_samples", Kind: KindInteger, Min: 1, Max: 1_000_000, Unit: "first attempts", Default: "100", Example: "50",
 				Doc: "With a percentile delay: the first attempts observed before the estimate is used."},
@@ -439,8 +456,8 @@ func buildSections() []*Section {
 				Doc: "The share of slow calls, failed or not, at or above which the breaker opens (resilience4j's slowCallRateThreshold ÷ 100)."},
 			{Name: "slow_call_duration", Kind: KindDuration, Default: "60s (polly: 0)", Example: "2s",
 				Doc: "A call that took longer than this, as its caller measured it, is slow (resilience4j's slowCallDurationThreshold); 0: no call is slow."},
-			{Name: "open_for", Kind: KindDuration, Default: "60s (polly: 5s)", Example: "10s",
-				Doc: "How long the breaker stays open before it lets probes through (resilience4j's waitDurationInOpenState, Polly's BreakDuration). Must be > 0."},
+			{Name: "open_for", Kind: KindDuration, MinExclusive: true, Default: "60s (polly: 5s)", Example: "10s",
+				Doc: "How long the breaker stays open before it lets probes through (resilience4j's waitDurationInOpenState, Polly's BreakDuration)."},
 			{Name: "half_open_probes", Kind: KindInteger, Min: 1, Max: breakerMaxWindow, Unit: "calls", Default: "10 (polly: 1)", Example: "3",
 				Doc: "The calls let through while half-open; once that many have ended, their rates reopen or close the breaker (resilience4j's permittedNumberOfCallsInHalfOpenState)."},
 		}},
@@ -449,13 +466,13 @@ func buildSections() []*Section {
 				Doc: "count: the outcomes of the last size calls. time: the outcomes of the calls that ended in the last size buckets of bucket each, the current one included."},
 			{Name: "size", Kind: KindInteger, Min: 1, Max: breakerMaxWindow, Unit: "calls or buckets", Default: "100 (polly: 10)", Example: "20",
 				Doc: "The calls a count window holds, or the buckets a time window spans."},
-			{Name: "bucket", Kind: KindDuration, Default: "1s (polly: 3s)", Example: "1s",
-				Doc: "The width of a time window's bucket; buckets start at multiples of it. Only for type: time. Must be > 0."},
+			{Name: "bucket", Kind: KindDuration, MinExclusive: true, Default: "1s (polly: 3s)", Example: "1s",
+				Doc: "The width of a time window's bucket; buckets start at multiples of it. Only for type: time."},
 		}},
 		{Name: "tokens", Path: "tools.NAME.tokens", Doc: "A model call's tokens. Counts are drawn per call and rounded to whole tokens; a step may override them (steps[].tokens).", Keys: []Key{
-			{Name: "input", Kind: KindUsage, Required: true, Example: "{dist: uniform, min: 500, max: 1500}",
+			{Name: "input", Kind: KindUsage, Required: true, Missing: ": the input (prompt) tokens of a call, a distribution of numbers", Example: "{dist: uniform, min: 500, max: 1500}",
 				Doc: "The input (prompt) tokens of a call."},
-			{Name: "output", Kind: KindUsage, Required: true, Example: "{dist: lognormal, median: 300, p99: 1500}",
+			{Name: "output", Kind: KindUsage, Required: true, Missing: ": the output tokens of a call, a distribution of numbers", Example: "{dist: lognormal, median: 300, p99: 1500}",
 				Doc: "The output (completion) tokens of a call, cut to max_output."},
 			{Name: "max_output", Kind: KindInteger, Min: 1, Max: maxTokensPerCall, Unit: "tokens", Default: "none: the output is not cut", Example: "1024",
 				Doc: "The call's max_tokens: a longer output is cut to it."},
@@ -477,7 +494,7 @@ func buildSections() []*Section {
 				Doc: "The order in which waiting calls are served, by the calling runs' classes: fifo, priority (a call of the lowest priority value first, never interrupting one in service) or fair (weighted fair queuing across the tenants, by their weights; their max_in_flight caps runs, not calls, and does not apply here)."},
 		}},
 		{Name: "rate_limit", Path: "tools.NAME.rate_limit", Doc: "A token bucket: rate tokens a second, at most burst at once; each call takes one. Or a model provider's per-minute limits (rpm, tpm, itpm, otpm), each a bucket of one minute's allowance refilled continuously, that a call must fit all at once.", Keys: []Key{
-			{Name: "rate", Kind: KindRate, Default: "required, unless per-minute limits are given", Example: "6/s", Doc: "Tokens added per unit of time. Must be > 0."},
+			{Name: "rate", Kind: KindRate, MinExclusive: true, Default: "required, unless per-minute limits are given", Example: "6/s", Doc: "Tokens added per unit of time."},
 			{Name: "burst", Kind: KindInteger, Min: 1, Max: 1_000_000_000, Unit: "calls", Default: "1", Example: "6",
 				Doc: "The bucket's size. The default of 1 admits no two calls closer than 1/rate: a 10/s limit with burst 1 turns away about a third of 5/s Poisson traffic. Set it to what the provider allows, often the rate times one second."},
 			{Name: "enforce", Kind: KindWord, Values: []string{"server", "client"}, Default: "server", Example: "client",
@@ -492,7 +509,7 @@ func buildSections() []*Section {
 				Doc: "Output tokens per minute, reserved and corrected as for tpm. Needs tokens."},
 		}},
 		{Name: "adaptive_concurrency", Path: "tools.NAME.adaptive_concurrency", Doc: "An adaptive concurrency limit, after Netflix's concurrency-limits (its AIMDLimit and Gradient2Limit; the defaults are that library's). A call holds a permit from its dial to its end; a success, or a drop (a timeout, 503 or 429), moves the limit; a permanent error does not.", Keys: []Key{
-			{Name: "algorithm", Kind: KindWord, Values: []string{"aimd", "gradient"}, Required: true, Example: "aimd",
+			{Name: "algorithm", Kind: KindWord, Values: []string{"aimd", "gradient"}, Required: true, Missing: ": aimd or gradient", Example: "aimd",
 				Doc: "aimd: on a drop, or a call slower than timeout, the limit becomes ⌊limit × backoff_ratio⌋; on a success while at least half the limit is in use, it grows by 1. gradient: the limit follows long RTT ÷ RTT: it shrinks while latency is above rtt_tolerance × its long-term average, and grows by queue_size (smoothed) while it is not."},
 			{Name: "initial", Kind: KindInteger, Min: 1, Max: MaxWorkers, Unit: "calls", Default: "20, or the nearest of min and max", Example: "10",
 				Doc: "The limit before any call has ended (initialLimit). In [min, max]."},
@@ -506,10 +523,10 @@ func buildSections() []*Section {
 				Doc: "The longest a call waits for a slot before it is refused locally (BlockingLimiter's timeout). 0 means no limit but the deadline's."},
 			{Name: "backoff_ratio", Kind: KindNumber, Min: 0.5, Max: 0.99, Unit: "factor", Default: "0.9", When: when("algorithm", "aimd"), Example: "0.9",
 				Doc: "What a drop multiplies the limit by (backoffRatio)."},
-			{Name: "timeout", Kind: KindDuration, Default: "5s", When: when("algorithm", "aimd"), Example: "2s",
-				Doc: "A successful call slower than this counts as a drop (timeout). Must be > 0."},
+			{Name: "timeout", Kind: KindDuration, MinExclusive: true, Default: "5s", When: when("algorithm", "aimd"), Example: "2s",
+				Doc: "A successful call slower than this counts as a drop (timeout)."},
 			{Name: "smoothing", Kind: KindNumber, Min: 0, Max: 1, MinExclusive: true, Default: "0.2", When: when("algorithm", "gradient"), Example: "0.2",
-				Doc: "The weight of each new estimate against the current limit (smoothing); in (0, 1]."},
+				Doc: "The weight of each new estimate against the current limit (smoothing)."},
 			{Name: "queue_size", Kind: KindInteger, Min: 0, Max: MaxWorkers, Unit: "calls", Default: "4", When: when("algorithm", "gradient"), Example: "4",
 				Doc: "How much the limit may grow per call, before smoothing, while latency holds (queueSize)."},
 			{Name: "long_window", Kind: KindInteger, Min: 1, Max: 1_000_000_000, Unit: "calls", Default: "600", When: when("algorithm", "gradient"), Example: "600",
@@ -518,9 +535,9 @@ func buildSections() []*Section {
 				Doc: "How many times the long-term RTT a call may take before the limit shrinks (rttTolerance)."},
 		}},
 		{Name: "cache", Path: "tools.NAME.cache", Doc: "A cache in front of a tool.", Keys: []Key{
-			{Name: "hit_ratio", Kind: KindNumber, Min: 0, Max: 1, Unit: "share of calls", Required: true, Example: "0.3",
+			{Name: "hit_ratio", Kind: KindNumber, Min: 0, Max: 1, Unit: "share of calls", Required: true, Missing: ": the share of calls the cache answers, in [0, 1]", Example: "0.3",
 				Doc: "The share of calls the cache answers."},
-			{Name: "latency", Kind: KindDistribution, Required: true, Example: "{dist: constant, value: 2ms}",
+			{Name: "latency", Kind: KindDistribution, Required: true, Missing: " (e.g. latency: {dist: constant, value: 2ms})", Example: "{dist: constant, value: 2ms}",
 				Doc: "How long a hit takes."},
 		}},
 		{Name: "tool_cost", Path: "tools.NAME.cost", Doc: "A metered tool. Each call reserves reserve before it is dialed and settles its usage after; a call that timed out has unknown usage, and its reservation is held, never settled as zero. Usage is capped at reserve.", Keys: []Key{
@@ -538,15 +555,15 @@ func buildSections() []*Section {
 				Doc: "request: every answered call is billed. success: only calls that succeed."},
 		}},
 		{Name: "cost_dim", Path: "tools.NAME.cost.dims.NAME", Doc: "A priced dimension: a distribution of numbers (its keys as under distribution) plus a price.", Include: []string{"distribution"}, Keys: []Key{
-			{Name: "price", Kind: KindNumber, Min: 0, Max: math.MaxFloat64, Unit: "cost units per unit", Required: true, Example: "0.002",
+			{Name: "price", Kind: KindNumber, Min: 0, Max: math.MaxFloat64, Unit: "cost units per unit", Required: true, Missing: ": cost units per unit of usage", Example: "0.002",
 				Doc: "What one unit of this dimension costs."},
 		}},
 		{Name: "outage", Path: "tools.NAME.outages[]", Doc: "An interval [start, end) of simulated time.", Keys: []Key{
 			{Name: "start", Kind: KindDuration, Required: true, Example: "30m", Doc: "When the outage starts."},
 			{Name: "end", Kind: KindDuration, Required: true, Example: "30m30s", Doc: "When it ends; after start."},
-			{Name: "mode", Kind: KindWord, Values: []string{"hang", "transient", "rate_limited", "stall", "slow"}, Required: true, Example: "transient",
+			{Name: "mode", Kind: KindWord, Values: []string{"hang", "transient", "rate_limited", "stall", "slow"}, Required: true, Missing: ": hang, transient, rate_limited, stall or slow", Example: "transient",
 				Doc: "What a call dialed in the outage gets. hang: no answer; only its lease ends it (a timeout). transient: a 503 after the call's drawn latency, with the tool's Retry-After if it sends one: a slow failure, not a fast one. rate_limited: a 429, the same way. stall: the tool (it needs concurrency) starts no new work while calls keep queueing; they are served, or time out, after the stall. slow: the call keeps its drawn outcome, and its drawn latency is multiplied by factor (a provider slowdown)."},
-			{Name: "factor", Kind: KindNumber, Min: 1, Max: 1e6, Unit: "factor", Required: true, When: when("mode", "slow"), Example: "5",
+			{Name: "factor", Kind: KindNumber, Min: 1, Max: 1e6, Unit: "factor", Required: true, Missing: " with mode slow: what the calls' latency is multiplied by (e.g. factor: 5)", When: when("mode", "slow"), Example: "5",
 				Doc: "What the latency of a call dialed in a slow outage is multiplied by."},
 		}},
 		{Name: "script_entry", Path: "tools.NAME.script[]", Doc: "A fixed outcome for an attempt, to replay an incident.", Keys: []Key{
@@ -554,7 +571,7 @@ func buildSections() []*Section {
 				Doc: "The run it applies to."},
 			{Name: "attempt", Kind: KindInteger, Min: 1, Max: MaxAttempts, Required: true, Example: "1",
 				Doc: "The attempt it applies to, from 1, of any step calling the tool."},
-			{Name: "outcome", Kind: KindWord, Values: outcomeWords, Required: true, Example: "hang",
+			{Name: "outcome", Kind: KindWord, Values: outcomeWords, Required: true, Missing: ": one of " + strings.Join(outcomeWords, ", "), Example: "hang",
 				Doc: "ok, hang (no answer), transient (503), rate_limited (429) or permanent."},
 			{Name: "latency", Kind: KindDuration, Default: "the drawn latency", Example: "1s",
 				Doc: "How long the attempt takes to answer."},
@@ -602,7 +619,7 @@ func distributionSection() *Section {
 	s := &Section{Name: "distribution", Path: "…latency, retry_after, think, usage, …",
 		Doc: "A distribution. dist decides which other keys apply. In a distribution of durations (latency, retry_after, think) the parameters " +
 			strings.Join(timeParamNames(), ", ") + " are durations and the others plain numbers; in a distribution of numbers (cost usage and dims) all are numbers."}
-	s.Keys = append(s.Keys, Key{Name: "dist", Kind: KindWord, Values: families, Required: true, Example: "exponential",
+	s.Keys = append(s.Keys, Key{Name: "dist", Kind: KindWord, Values: families, Required: true, Missing: ": which distribution (" + strings.Join(families, ", ") + ")", Example: "exponential",
 		Doc: "The family: " + strings.Join(familyDocs(), "; ") + "."})
 	byParam := map[string][]string{}
 	var order []string
@@ -627,10 +644,10 @@ func distributionSection() *Section {
 			When: &Cond{Key: "dist", Values: byParam[p]}, Example: d.example, Doc: d.doc})
 	}
 	s.Keys = append(s.Keys,
-		Key{Name: "of", Kind: KindList, Section: "mixture_component", Required: true, When: &Cond{Key: "dist", Values: []string{"mixture"}},
+		Key{Name: "of", Kind: KindList, Section: "mixture_component", Required: true, Missing: ": a list of {weight, dist, …}", When: &Cond{Key: "dist", Values: []string{"mixture"}},
 			Example: "[{weight: 0.9, dist: lognormal, median: 1s, sigma: 0.5}, {weight: 0.1, dist: constant, value: 10s}]",
 			Doc:     "The mixture's components: each call draws a component by weight, then a value from it."},
-		Key{Name: "file", Kind: KindString, Required: true, When: &Cond{Key: "dist", Values: []string{"empirical"}}, Example: "latencies.txt",
+		Key{Name: "file", Kind: KindString, Required: true, Missing: ": a file of durations, one per line", When: &Cond{Key: "dist", Values: []string{"empirical"}}, Example: "latencies.txt",
 			Doc: "A latency log, one duration per line (or CSV), relative to the scenario's directory; values are drawn from its samples."},
 		Key{Name: "max_samples", Kind: KindInteger, Min: 1000, Max: latencylog.MaxMaxSamples, Unit: "samples", Default: fmt.Sprint(latencylog.DefaultMaxSamples), When: &Cond{Key: "dist", Values: []string{"empirical"}}, Example: "20000000",
 			Doc: "The most samples the file may hold (8 bytes each in memory); a longer file is an error naming this key."},
@@ -661,16 +678,29 @@ func familyDocs() []string {
 // applies reports whether k applies in mapping f: it has no condition, or
 // f's condition key (or its default) is one of the values.
 func (k Key) applies(f *fields, s *Section) bool {
-	if k.When == nil {
-		return true
-	}
-	v := ""
-	if n, ok := f.vals[k.When.Key]; ok {
+	return k.When == nil || slices.Contains(k.When.Values, condValue(f, s, k.When.Key))
+}
+
+// condValue returns the word of condition key ck in mapping f of section
+// s, or its default when absent ("" when it is not a word).
+func condValue(f *fields, s *Section, ck string) string {
+	if n, ok := f.vals[ck]; ok {
 		if r := resolve(n); r.Kind == yaml.ScalarNode {
-			v = r.Value
+			return r.Value
 		}
-	} else if ck, ok := s.key(k.When.Key); ok {
-		v = ck.Default
+		return ""
 	}
-	return slices.Contains(k.When.Values, v)
+	k, _ := s.key(ck)
+	return k.Default
+}
+
+// missing is the message for key k, required and absent from mapping f of
+// section s: "required" and k.Missing, where {KEY} stands for the word of
+// k's condition key.
+func (k Key) missing(f *fields, s *Section) string {
+	m := k.Missing
+	if k.When != nil {
+		m = strings.ReplaceAll(m, "{"+k.When.Key+"}", condValue(f, s, k.When.Key))
+	}
+	return "required" + m
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/dist"
-	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/latencylog"
 	"github.com/budgetsim/budgetsim/model/ratelimit"
 	"github.com/budgetsim/budgetsim/model/retry"
@@ -311,15 +310,10 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 				d.errorf(n, "name", "must not be empty")
 			}
 		}
-	} else {
-		d.errorf(root, "name", "required")
 	}
-	desc := ""
-	if n := f.get("description"); n != nil {
-		desc = d.str(n, "description")
-	}
-	if n := f.get("seed"); n != nil {
-		cfg.Seed = uint64(d.integer(n, "seed", 0, math.MaxInt64))
+	desc, _ := f.str("description")
+	if v, ok := f.integer("seed"); ok {
+		cfg.Seed = uint64(v)
 	}
 	runsNode, horizonNode := f.get("runs"), f.get("horizon")
 	// A --set of one of runs/horizon replaces the other from the file.
@@ -332,14 +326,10 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		}
 	}
 	if runsNode != nil {
-		cfg.Runs = d.integer(runsNode, "runs", 1, MaxRuns)
+		cfg.Runs = d.integerKey(f.key("runs"), runsNode, "runs")
 	}
 	if horizonNode != nil {
-		before := len(d.errs)
-		cfg.Horizon = d.duration(horizonNode, "horizon", MaxDuration)
-		if cfg.Horizon == 0 && len(d.errs) == before {
-			d.errorf(horizonNode, "horizon", "must be > 0")
-		}
+		cfg.Horizon = d.durationKey(f.key("horizon"), horizonNode, "horizon")
 	}
 	classesNode := f.get("classes")
 	if classesNode != nil {
@@ -378,30 +368,22 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		}
 	}
 	if n := f.get("warmup"); n != nil {
-		l.warmup(n, cfg)
+		l.warmup(n, f.key("warmup"), cfg)
 	}
-	if n := f.get("workers"); n != nil {
-		cfg.Workers = int(d.integer(n, "workers", 1, MaxWorkers))
-	} else {
-		d.errorf(root, "workers", "required: how many runs are served at once (≥ 1)")
+	if v, ok := f.integer("workers"); ok {
+		cfg.Workers = int(v)
 	}
 	if n := f.get("queue"); n != nil {
 		if q := d.keys(n, "queue", "queue"); q != nil {
-			if c := q.get("capacity"); c != nil {
-				cfg.QueueCapacity = int(d.integer(c, "queue.capacity", 0, MaxQueue))
+			if v, ok := q.integer("capacity"); ok {
+				cfg.QueueCapacity = int(v)
 			}
 			q.finish()
 		}
 	}
-	if n := f.get("deadline"); n != nil {
-		cfg.Deadline = d.duration(n, "deadline", MaxDuration)
-	}
-	if n := f.get("floor"); n != nil {
-		cfg.Floor = d.duration(n, "floor", MaxDuration)
-	}
-	if n := f.get("min_lease"); n != nil {
-		cfg.MinLease = d.duration(n, "min_lease", MaxDuration)
-	}
+	cfg.Deadline, _ = f.duration("deadline")
+	cfg.Floor, _ = f.duration("floor")
+	cfg.MinLease, _ = f.duration("min_lease")
 	defaults := retryFields{policy: retry.Policy{Attempts: 1, HonorRetryAfter: true, RetryAfterJitter: retry.DefaultRetryAfterJitter, Backoff: defaultBackoff()}}
 	if n := f.get("retry"); n != nil {
 		if rf := d.keys(n, "retry", "retry"); rf != nil {
@@ -413,8 +395,6 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	if n := f.get("tools"); n != nil {
 		cfg.Tools = l.tools(n, toolIndex)
 		l.toolCfgs = cfg.Tools
-	} else {
-		d.errorf(root, "tools", "required: the backends the steps call")
 	}
 	stepsNode := f.get("steps")
 	if stepsNode != nil {
@@ -470,26 +450,11 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 		return a
 	}
 	process := "poisson"
-	if p := f.get("process"); p != nil {
-		process = d.oneOf(p, ap+".process", "poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed")
-		if process == "" {
-			// Already reported: do not report the process's keys as unknown.
-			f.known = append(f.known, "rate", "count", "rates", "repeat", "amplitude", "period", "peak", "file", "users", "think")
-		}
+	if p, ok := f.word("process"); ok {
+		process = p
 	}
-	rate := func(required bool) float64 {
-		r := f.get("rate")
-		if r == nil {
-			if required {
-				d.errorf(n, ap+".rate", "required for %s arrivals (e.g. rate: 9/s)", process)
-			}
-			return 0
-		}
-		before := len(d.errs)
-		v := d.rate(r, ap+".rate")
-		if v <= 0 && len(d.errs) == before {
-			d.errorf(r, ap+".rate", "must be > 0")
-		}
+	rate := func() float64 {
+		v, _ := f.rate("rate")
 		return v
 	}
 	var err error
@@ -499,20 +464,15 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 		if process == "constant" {
 			a.Process = system.Constant
 		}
-		a.Rate = rate(true)
+		a.Rate = rate()
 	case "batch":
 		a.Process = system.Batch
-		if c := f.get("count"); c != nil {
-			a.Count = d.integer(c, ap+".count", 1, 100_000_000)
-		} else {
-			d.errorf(n, ap+".count", "required for a batch: how many runs arrive at once")
-		}
+		a.Count, _ = f.integer("count")
 	case "schedule":
 		a.Process = system.Open
 		var pts []arrival.RatePoint
 		rs := f.get("rates")
 		if rs == nil {
-			d.errorf(n, ap+".rates", "required: a list of {at, rate}, e.g. [{at: 0h, rate: 2/s}, {at: 9h, rate: 8/s}]")
 			break
 		}
 		for i, item := range d.sequence(rs, ap+".rates") {
@@ -522,48 +482,28 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 				continue
 			}
 			var pt arrival.RatePoint
-			if v := pf.get("at"); v != nil {
-				pt.At = d.duration(v, p+".at", MaxDuration)
-			} else {
-				d.errorf(item, p+".at", "required")
-			}
-			if v := pf.get("rate"); v != nil {
-				pt.Rate = d.rate(v, p+".rate")
-			} else {
-				d.errorf(item, p+".rate", "required")
-			}
+			pt.At, _ = pf.duration("at")
+			pt.Rate, _ = pf.rate("rate")
 			pf.finish()
 			pts = append(pts, pt)
 		}
-		var repeat time.Duration
-		if v := f.get("repeat"); v != nil {
-			repeat = d.duration(v, ap+".repeat", MaxDuration)
-		}
+		repeat, _ := f.duration("repeat")
 		if len(d.errs) == 0 {
 			a.Source, err = arrival.Schedule(pts, repeat)
 			l.arrivalErr(err, rs, ap+".")
 		}
 	case "diurnal":
 		a.Process = system.Open
-		mean := rate(true)
+		mean := rate()
 		amp := 0.5
-		if v := f.get("amplitude"); v != nil {
-			amp = d.number(v, ap+".amplitude", 0, 1)
+		if v, ok := f.number("amplitude"); ok {
+			amp = v
 		}
 		period := 24 * time.Hour
-		if v := f.get("period"); v != nil {
-			before := len(d.errs)
-			period = d.duration(v, ap+".period", MaxDuration)
-			if period == 0 && len(d.errs) == before {
-				d.errorf(v, ap+".period", "must be > 0")
-			}
+		if v, ok := f.duration("period"); ok {
+			period = v
 		}
-		var peak time.Duration
-		hasPeak := false
-		if v := f.get("peak"); v != nil {
-			peak = d.duration(v, ap+".peak", MaxDuration)
-			hasPeak = true
-		}
+		peak, hasPeak := f.duration("peak")
 		if len(d.errs) == 0 && period > 0 {
 			// rate(t) = mean(1 + a·sin(2πt/period + φ)) peaks where the
 			// sine's argument is π/2.
@@ -578,7 +518,6 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 		a.Process = system.Open
 		v := f.get("file")
 		if v == nil {
-			d.errorf(n, ap+".file", "required: a file of arrival timestamps, one per line")
 			break
 		}
 		name, ok := d.scalar(v, ap+".file")
@@ -618,15 +557,10 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 		}
 	case "closed":
 		a.Process = system.Closed
-		if v := f.get("users"); v != nil {
-			a.Users = int(d.integer(v, ap+".users", 1, 10_000_000))
-		} else {
-			d.errorf(n, ap+".users", "required for a closed population: how many agents loop")
-		}
+		users, _ := f.integer("users")
+		a.Users = int(users)
 		if v := f.get("think"); v != nil {
 			a.Think = l.dist(v, ap+".think", true)
-		} else {
-			d.errorf(n, ap+".think", "required: each agent's think time between runs (e.g. {dist: exponential, mean: 30s})")
 		}
 	}
 	if a.Source != nil {
@@ -636,7 +570,9 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 	return a
 }
 
-func (l *loader) warmup(n *yaml.Node, cfg *system.Config) {
+// warmup reads the warmup key k's value n: a number of runs in k's range,
+// or a duration.
+func (l *loader) warmup(n *yaml.Node, k Key, cfg *system.Config) {
 	d := l.d
 	s, ok := d.scalar(n, "warmup")
 	if !ok {
@@ -649,7 +585,7 @@ func (l *loader) warmup(n *yaml.Node, cfg *system.Config) {
 		}
 		return
 	}
-	cfg.WarmupRuns = d.integer(n, "warmup", 0, MaxRuns)
+	cfg.WarmupRuns = d.integerKey(k, n, "warmup")
 	if cfg.Runs > 0 && cfg.WarmupRuns >= cfg.Runs {
 		d.errorf(n, "warmup", "must be < runs (%d): no run would be measured", cfg.Runs)
 	}
@@ -658,33 +594,30 @@ func (l *loader) warmup(n *yaml.Node, cfg *system.Config) {
 // retryKeys reads the retry keys present in f into r (overriding it).
 func (l *loader) retryKeys(f *fields, r *retryFields) {
 	d := l.d
-	if n := f.get("attempts"); n != nil {
-		r.policy.Attempts = int(d.integer(n, f.field("attempts"), 1, MaxAttempts))
+	if v, ok := f.integer("attempts"); ok {
+		r.policy.Attempts = int(v)
 	}
 	if n := f.get("backoff"); n != nil {
 		if b := d.keys(n, f.field("backoff"), "backoff"); b != nil {
 			p := &r.policy.Backoff
-			if v := b.get("base"); v != nil {
-				p.Base = d.duration(v, b.field("base"), MaxDuration)
+			if v, ok := b.duration("base"); ok {
+				p.Base = v
 			}
-			if v := b.get("multiplier"); v != nil {
-				p.Multiplier = d.number(v, b.field("multiplier"), 1, 1000)
+			if v, ok := b.number("multiplier"); ok {
+				p.Multiplier = v
 			}
-			if v := b.get("cap"); v != nil {
-				p.Cap = d.duration(v, b.field("cap"), MaxDuration)
+			if v, ok := b.duration("cap"); ok {
+				p.Cap = v
 			}
-			if v := b.get("jitter"); v != nil {
-				s := d.oneOf(v, b.field("jitter"), "none", "full", "equal", "decorrelated", "proportional")
-				if s != "" {
-					j, err := backoff.ParseJitter(s)
-					if err != nil {
-						d.errorf(v, b.field("jitter"), "%v", err)
-					}
-					p.Jitter = j
+			if s, ok := b.word("jitter"); ok && s != "" {
+				j, err := backoff.ParseJitter(s)
+				if err != nil {
+					d.errorf(b.get("jitter"), b.field("jitter"), "%v", err)
 				}
+				p.Jitter = j
 			}
-			if v := b.get("spread"); v != nil {
-				p.Spread = d.number(v, b.field("spread"), 0, 1)
+			if v, ok := b.number("spread"); ok {
+				p.Spread = v
 			}
 			if p.Cap > 0 && p.Base > p.Cap {
 				d.errorf(b.node, b.field("cap"), "must be ≥ base (%v), got %v", p.Base, p.Cap)
@@ -692,20 +625,20 @@ func (l *loader) retryKeys(f *fields, r *retryFields) {
 			b.finish()
 		}
 	}
-	if n := f.get("retry_after"); n != nil {
-		r.policy.HonorRetryAfter = d.oneOf(n, f.field("retry_after"), "honor", "ignore") == "honor"
+	if w, ok := f.word("retry_after"); ok {
+		r.policy.HonorRetryAfter = w == "honor"
 	}
-	if n := f.get("retry_after_jitter"); n != nil {
-		r.policy.RetryAfterJitter = d.number(n, f.field("retry_after_jitter"), 0, retry.MaxRetryAfterJitter)
+	if v, ok := f.number("retry_after_jitter"); ok {
+		r.policy.RetryAfterJitter = v
 	}
-	if n := f.get("idempotent"); n != nil {
-		r.policy.Idempotent = d.boolean(n, f.field("idempotent"))
+	if v, ok := f.boolean("idempotent"); ok {
+		r.policy.Idempotent = v
 	}
-	if n := f.get("idempotency_key"); n != nil {
-		r.policy.IdempotencyKey = d.boolean(n, f.field("idempotency_key"))
+	if v, ok := f.boolean("idempotency_key"); ok {
+		r.policy.IdempotencyKey = v
 	}
-	if n := f.get("allow_unsafe"); n != nil {
-		r.policy.AllowUnsafe = d.boolean(n, f.field("allow_unsafe"))
+	if v, ok := f.boolean("allow_unsafe"); ok {
+		r.policy.AllowUnsafe = v
 	}
 	if n := f.get("budget"); n != nil {
 		r.budget = l.budget(n, f.field("budget"))
@@ -719,25 +652,16 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 		return nil
 	}
 	var b system.BudgetSpec
-	kind := ""
-	if k := f.get("kind"); k != nil {
-		kind = d.oneOf(k, f.field("kind"), "token_bucket", "throttle", "ratio")
-	} else {
-		d.errorf(n, f.field("kind"), "required: token_bucket (AWS SDK standard mode), throttle (gRPC) or ratio (Finagle/Envoy)")
-	}
-	if kind == "" {
-		// Already reported: do not report the kinds' keys as unknown.
-		f.known = append(f.known, "capacity", "retry_cost", "timeout_cost", "success_increment", "max_tokens", "token_ratio", "ratio", "min_per_second", "ttl")
-	}
-	num := func(key string, def, lo, hi float64) float64 {
-		if v := f.get(key); v != nil {
-			return d.number(v, f.field(key), lo, hi)
+	kind, _ := f.word("kind")
+	num := func(key string, def float64) float64 {
+		if v, ok := f.number(key); ok {
+			return v
 		}
 		return def
 	}
-	whole := func(key string, def, lo int64) float64 {
-		if v := f.get(key); v != nil {
-			return float64(d.integer(v, f.field(key), lo, 1_000_000_000))
+	whole := func(key string, def int64) float64 {
+		if v, ok := f.integer(key); ok {
+			return float64(v)
 		}
 		return float64(def)
 	}
@@ -745,27 +669,23 @@ func (l *loader) budget(n *yaml.Node, path string) *system.BudgetSpec {
 	case "token_bucket":
 		b.Kind = system.TokenBucketBudget
 		// Defaults: AWS SDK standard retry mode (aws-sdk-go-v2 aws/retry).
-		b.Capacity = whole("capacity", 500, 1)
-		b.RetryCost = whole("retry_cost", 5, 1)
-		b.TimeoutCost = whole("timeout_cost", 10, 1)
-		b.NoRetryIncrement = whole("success_increment", 1, 0)
+		b.Capacity = whole("capacity", 500)
+		b.RetryCost = whole("retry_cost", 5)
+		b.TimeoutCost = whole("timeout_cost", 10)
+		b.NoRetryIncrement = whole("success_increment", 1)
 	case "throttle":
 		b.Kind = system.ThrottleBudget
 		// Defaults: gRPC retry throttling example values (gRFC A6).
-		b.MaxTokens = whole("max_tokens", 10, 1)
-		b.TokenRatio = num("token_ratio", 0.1, 0.001, 1000)
+		b.MaxTokens = whole("max_tokens", 10)
+		b.TokenRatio = num("token_ratio", 0.1)
 	case "ratio":
 		b.Kind = system.RatioBudget
 		// Defaults: Finagle RetryBudget (20 %, 10 retries/s floor, 10 s TTL).
-		b.Ratio = num("ratio", 0.2, 0, 1000)
-		b.MinPerSecond = num("min_per_second", 10, 0, 1e9)
+		b.Ratio = num("ratio", 0.2)
+		b.MinPerSecond = num("min_per_second", 10)
 		b.TTL = 10 * time.Second
-		if v := f.get("ttl"); v != nil {
-			before := len(d.errs)
-			b.TTL = d.duration(v, f.field("ttl"), MaxDuration)
-			if b.TTL <= 0 && len(d.errs) == before {
-				d.errorf(v, f.field("ttl"), "must be > 0")
-			}
+		if v, ok := f.duration("ttl"); ok {
+			b.TTL = v
 		}
 	}
 	f.finish()
@@ -830,10 +750,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			}
 			rf := defaults
 			l.retryKeys(f, &rf)
-			var timeout time.Duration
-			if v := f.get("timeout"); v != nil {
-				timeout = d.duration(v, f.field("timeout"), MaxDuration)
-			}
+			timeout, _ := f.duration("timeout")
 			g := system.Group{Name: st.Name, First: len(out)}
 			members := d.sequence(pn, f.field("parallel"))
 			if len(members) == 0 && members != nil {
@@ -863,7 +780,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			}
 			g.K = g.Members
 			if v := f.get("wait"); v != nil {
-				g.K = l.wait(v, f.field("wait"), g.Members)
+				g.K = l.wait(v, f.field("wait"), f.key("wait"), g.Members)
 			}
 			f.finish()
 			if g.Members > 0 {
@@ -909,7 +826,6 @@ func (l *loader) stepName(f *fields, item *yaml.Node, path, sp string, seen map[
 	d := l.d
 	v := f.get("name")
 	if v == nil {
-		d.errorf(item, path+".name", "required")
 		return ""
 	}
 	s, ok := d.scalar(v, path+".name")
@@ -940,11 +856,9 @@ func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map
 			d.errorf(v, f.field("tool"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
 		}
 		st.Tool = idx
-	} else if f.sec.Name == "member" {
-		d.errorf(item, f.field("tool"), "required: which tool the member calls")
 	}
-	if v := f.get("timeout"); v != nil {
-		st.Timeout = d.duration(v, f.field("timeout"), MaxDuration)
+	if v, ok := f.duration("timeout"); ok {
+		st.Timeout = v
 	}
 	if v := f.get("fallback"); v != nil {
 		for _, name := range l.stringList(v, f.field("fallback")) {
@@ -971,11 +885,12 @@ func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map
 	}
 }
 
-// wait reads a parallel step's wait: all, any or {first: K}, and returns K.
-func (l *loader) wait(n *yaml.Node, path string, members int) int {
+// wait reads a parallel step's wait, key k: all, any or {first: K}, and
+// returns K.
+func (l *loader) wait(n *yaml.Node, path string, k Key, members int) int {
 	d := l.d
 	if resolve(n).Kind == yaml.ScalarNode {
-		switch d.oneOf(n, path, "all", "any") {
+		switch d.oneOf(n, path, k.Values...) {
 		case "any":
 			return 1
 		default:
@@ -986,18 +901,16 @@ func (l *loader) wait(n *yaml.Node, path string, members int) int {
 	if f == nil {
 		return members
 	}
-	k := members
-	if v := f.get("first"); v != nil {
-		k = int(d.integer(v, f.field("first"), 1, math.MaxInt64))
-		if k > members && members > 0 {
-			d.errorf(v, f.field("first"), "must be at most the number of members (%d), got %d", members, k)
-			k = members
+	first := members
+	if v, ok := f.integer("first"); ok {
+		first = int(v)
+		if first > members && members > 0 {
+			d.errorf(f.get("first"), f.field("first"), "must be at most the number of members (%d), got %d", members, first)
+			first = members
 		}
-	} else {
-		d.errorf(n, f.field("first"), "required: how many members must succeed")
 	}
 	f.finish()
-	return max(k, 1)
+	return max(first, 1)
 }
 
 // hedge reads step st's hedging policy; only an idempotent step hedges.
@@ -1011,8 +924,8 @@ func (l *loader) hedge(n *yaml.Node, path string, st system.Step, tools []system
 	if !st.Retry.Idempotent {
 		d.errorf(n, path, "only an idempotent step hedges: running the call twice must be safe (set idempotent: true on the step, or in retry)")
 	}
-	if v := f.get("max_attempts"); v != nil {
-		h.MaxAttempts = int(d.integer(v, f.field("max_attempts"), 1, hedge.MaxAttemptsLimit))
+	if v, ok := f.integer("max_attempts"); ok {
+		h.MaxAttempts = int(v)
 	}
 	minSamples, initial := f.get("min_samples"), f.get("initial_delay")
 	if v := f.get("delay"); v != nil {
@@ -1025,23 +938,21 @@ func (l *loader) hedge(n *yaml.Node, path string, st system.Step, tools []system
 			h.Percentile = q / 100
 			h.MinSamples = 100
 			if minSamples != nil {
-				h.MinSamples = int(d.integer(minSamples, f.field("min_samples"), 1, 1_000_000))
+				h.MinSamples = int(d.integerKey(f.key("min_samples"), minSamples, f.field("min_samples")))
 			}
 			if initial != nil {
-				h.Delay = d.duration(initial, f.field("initial_delay"), MaxDuration)
+				h.Delay = d.durationKey(f.key("initial_delay"), initial, f.field("initial_delay"))
 			} else if err == nil && st.Tool < len(tools) && tools[st.Tool].Latency != nil && h.Percentile > 0 && h.Percentile < 1 {
 				h.Delay = time.Duration(math.Round(float64(tools[st.Tool].Latency.Quantile(h.Percentile) * 1e9)))
 			}
 		} else if ok {
-			h.Delay = d.duration(v, f.field("delay"), MaxDuration)
+			h.Delay = d.durationKey(f.key("delay"), v, f.field("delay"))
 			for key, kv := range map[string]*yaml.Node{"min_samples": minSamples, "initial_delay": initial} {
 				if kv != nil {
 					d.errorf(kv, f.field(key), "only a percentile delay (e.g. delay: p95) has one")
 				}
 			}
 		}
-	} else {
-		d.errorf(n, f.field("delay"), "required: a duration, or a percentile of observed latency such as p95")
 	}
 	f.finish()
 	return h
@@ -1096,26 +1007,16 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("per_output_token"); v != nil && t.Tokens != nil {
 			t.Tokens.PerOutputToken = l.dist(v, tf.field("per_output_token"), true)
 		}
-		if v := tf.get("description"); v != nil {
-			d.str(v, tf.field("description"))
-		}
+		tf.str("description")
 		if v := tf.get("errors"); v != nil {
 			if ef := d.keys(v, tf.field("errors"), "errors"); ef != nil {
-				prob := func(key string) float64 {
-					if p := ef.get(key); p != nil {
-						return d.number(p, ef.field(key), 0, 1)
-					}
-					return 0
-				}
-				t.Errors.Transient = prob("transient")
-				t.Errors.RateLimited = prob("rate_limited")
-				t.Errors.Permanent = prob("permanent")
+				t.Errors.Transient, _ = ef.number("transient")
+				t.Errors.RateLimited, _ = ef.number("rate_limited")
+				t.Errors.Permanent, _ = ef.number("permanent")
 				ef.finish()
 			}
 		}
-		if v := tf.get("hang"); v != nil {
-			t.Errors.Hang = d.number(v, tf.field("hang"), 0, 1)
-		}
+		t.Errors.Hang, _ = tf.number("hang")
 		if e := t.Errors; e.Transient+e.RateLimited+e.Permanent+e.Hang > 1+1e-12 {
 			d.errorf(tf.node, tf.field("errors"), "transient + rate_limited + permanent + hang must be ≤ 1, got %g", e.Transient+e.RateLimited+e.Permanent+e.Hang)
 		}
@@ -1128,20 +1029,18 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("script"); v != nil {
 			t.Script = l.script(v, tf.field("script"))
 		}
-		if v := tf.get("contention"); v != nil {
-			t.Contention = d.boolean(v, tf.field("contention"))
-		}
+		t.Contention, _ = tf.boolean("contention")
 		t.QueueCapacity = system.Unbounded
-		if v := tf.get("concurrency"); v != nil {
-			t.Concurrency = int(d.integer(v, tf.field("concurrency"), 1, MaxWorkers))
+		if v, ok := tf.integer("concurrency"); ok {
+			t.Concurrency = int(v)
 		}
 		if v := tf.get("queue"); v != nil {
 			if qf := d.keys(v, tf.field("queue"), "tool_queue"); qf != nil {
-				if c := qf.get("capacity"); c != nil {
-					t.QueueCapacity = int(d.integer(c, qf.field("capacity"), 0, MaxQueue))
+				if c, ok := qf.integer("capacity"); ok {
+					t.QueueCapacity = int(c)
 				}
-				if c := qf.get("discipline"); c != nil {
-					t.Discipline = l.discipline(c, qf.field("discipline"))
+				if w, ok := qf.word("discipline"); ok {
+					t.Discipline = discipline(w)
 				}
 				qf.finish()
 			}
@@ -1149,30 +1048,22 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 				d.errorf(v, tf.field("queue"), "a tool queue needs concurrency (the number of requests served at once)")
 			}
 		}
-		if v := tf.get("deadline_aware"); v != nil {
-			t.DeadlineAware = d.boolean(v, tf.field("deadline_aware"))
+		if v, ok := tf.boolean("deadline_aware"); ok {
+			t.DeadlineAware = v
 			if t.DeadlineAware && !tf.has("concurrency") {
-				d.errorf(v, tf.field("deadline_aware"), "needs concurrency: only a tool with a queue can drop work at dequeue")
+				d.errorf(tf.get("deadline_aware"), tf.field("deadline_aware"), "needs concurrency: only a tool with a queue can drop work at dequeue")
 			}
 		}
-		if v := tf.get("drop_floor"); v != nil {
-			t.DropFloor = d.duration(v, tf.field("drop_floor"), MaxDuration)
-		}
+		t.DropFloor, _ = tf.duration("drop_floor")
 		if v := tf.get("rate_limit"); v != nil {
 			t.RateLimit, t.TokenLimit = l.rateLimit(v, tf.field("rate_limit"))
 		}
 		if v := tf.get("cache"); v != nil {
 			if cf := d.keys(v, tf.field("cache"), "cache"); cf != nil {
 				c := &system.Cache{}
-				if h := cf.get("hit_ratio"); h != nil {
-					c.HitRatio = d.number(h, cf.field("hit_ratio"), 0, 1)
-				} else {
-					d.errorf(v, cf.field("hit_ratio"), "required: the share of calls the cache answers, in [0, 1]")
-				}
+				c.HitRatio, _ = cf.number("hit_ratio")
 				if lat := cf.get("latency"); lat != nil {
 					c.Latency = l.dist(lat, cf.field("latency"), true)
-				} else {
-					d.errorf(v, cf.field("latency"), "required (e.g. latency: {dist: constant, value: 2ms})")
 				}
 				cf.finish()
 				t.Cache = c
@@ -1232,32 +1123,19 @@ func (l *loader) outages(n *yaml.Node, path string) []system.Outage {
 			continue
 		}
 		var o system.Outage
-		if v := f.get("start"); v != nil {
-			o.Start = d.duration(v, p+".start", MaxDuration)
-		} else {
-			d.errorf(item, p+".start", "required")
-		}
-		if v := f.get("end"); v != nil {
-			o.End = d.duration(v, p+".end", MaxDuration)
+		o.Start, _ = f.duration("start")
+		if end, ok := f.duration("end"); ok {
+			o.End = end
 			if o.End <= o.Start {
-				d.errorf(v, p+".end", "must be after start (%v), got %v", o.Start, o.End)
+				d.errorf(f.get("end"), p+".end", "must be after start (%v), got %v", o.Start, o.End)
 			}
-		} else {
-			d.errorf(item, p+".end", "required")
 		}
-		if v := f.get("mode"); v != nil {
-			mode := d.oneOf(v, p+".mode", "hang", "transient", "rate_limited", "stall", "slow")
+		if mode, ok := f.word("mode"); ok {
 			o.Stall = mode == "stall"
 			o.Mode = parseOutcome(mode)
 			if mode == "slow" {
-				if fv := f.get("factor"); fv != nil {
-					o.Slow = d.number(fv, p+".factor", 1, 1e6)
-				} else {
-					d.errorf(item, p+".factor", "required with mode slow: what the calls' latency is multiplied by (e.g. factor: 5)")
-				}
+				o.Slow, _ = f.number("factor")
 			}
-		} else {
-			d.errorf(item, p+".mode", "required: hang, transient, rate_limited, stall or slow")
 		}
 		f.finish()
 		out = append(out, o)
@@ -1275,22 +1153,15 @@ func (l *loader) script(n *yaml.Node, path string) []system.ScriptEntry {
 			continue
 		}
 		e := system.ScriptEntry{Run: -1}
-		if v := f.get("run"); v != nil {
-			e.Run = d.integer(v, p+".run", 0, MaxRuns)
+		if v, ok := f.integer("run"); ok {
+			e.Run = v
 		}
-		if v := f.get("attempt"); v != nil {
-			e.Attempt = int(d.integer(v, p+".attempt", 1, MaxAttempts))
-		} else {
-			d.errorf(item, p+".attempt", "required")
+		attempt, _ := f.integer("attempt")
+		e.Attempt = int(attempt)
+		if w, ok := f.word("outcome"); ok {
+			e.Outcome = parseOutcome(w)
 		}
-		if v := f.get("outcome"); v != nil {
-			e.Outcome = parseOutcome(d.oneOf(v, p+".outcome", outcomeWords...))
-		} else {
-			d.errorf(item, p+".outcome", "required: one of %s", strings.Join(outcomeWords, ", "))
-		}
-		if v := f.get("latency"); v != nil {
-			e.Latency = d.duration(v, p+".latency", MaxDuration)
-		}
+		e.Latency, _ = f.duration("latency")
 		f.finish()
 		out = append(out, e)
 	}
@@ -1304,21 +1175,17 @@ func (l *loader) guards(n *yaml.Node) system.Guards {
 	if f == nil {
 		return g
 	}
-	if v := f.get("max_events"); v != nil {
-		g.MaxEvents = uint64(d.integer(v, "guards.max_events", 1, math.MaxInt64))
+	if v, ok := f.integer("max_events"); ok {
+		g.MaxEvents = uint64(v)
 	}
-	if v := f.get("max_time"); v != nil {
-		g.MaxTime = d.duration(v, "guards.max_time", MaxDuration)
+	g.MaxTime, _ = f.duration("max_time")
+	if v, ok := f.integer("max_in_system"); ok {
+		g.MaxInSystem = int(v)
 	}
-	if v := f.get("max_in_system"); v != nil {
-		g.MaxInSystem = int(d.integer(v, "guards.max_in_system", 1, MaxInSystemGuard))
+	if v, ok := f.integer("max_tool_queue"); ok {
+		g.MaxToolQueue = int(v)
 	}
-	if v := f.get("max_tool_queue"); v != nil {
-		g.MaxToolQueue = int(d.integer(v, "guards.max_tool_queue", 1, MaxToolQueueGuard))
-	}
-	if v := f.get("max_wall"); v != nil {
-		g.MaxWall = d.duration(v, "guards.max_wall", MaxDuration)
-	}
+	g.MaxWall, _ = f.duration("max_wall")
 	f.finish()
 	return g
 }
@@ -1336,13 +1203,8 @@ func (l *loader) dist(n *yaml.Node, path string, timeValued bool) dist.Dist {
 	if f == nil {
 		return nil
 	}
-	fam := ""
-	if v := f.get("dist"); v != nil {
-		all := append(dist.Families(), "mixture", "empirical")
-		sortStrings(all)
-		fam = d.oneOf(v, f.field("dist"), all...)
-	} else {
-		d.errorf(n, f.field("dist"), "required: which distribution (exponential, constant, uniform, lognormal, pareto, weibull, gamma, mixture, empirical)")
+	fam, ok := f.word("dist")
+	if !ok {
 		return nil
 	}
 	switch fam {
@@ -1366,7 +1228,7 @@ func (l *loader) dist(n *yaml.Node, path string, timeValued bool) dist.Dist {
 		if timeValued && timeParams[p] {
 			params[p] = d.duration(v, f.field(p), MaxDuration).Seconds()
 		} else {
-			params[p] = d.number(v, f.field(p), -math.MaxFloat64, math.MaxFloat64)
+			params[p] = d.numberKey(f.key(p), v, f.field(p))
 		}
 	}
 	f.finish()
@@ -1394,9 +1256,9 @@ func (l *loader) mixture(f *fields, timeValued bool) dist.Dist {
 	of := f.get("of")
 	f.finish()
 	if of == nil {
-		d.errorf(f.node, f.field("of"), "required: a list of {weight, dist, …}")
 		return nil
 	}
+	weight := tableKey("mixture_component", "weight")
 	before := len(d.errs)
 	var weights []float64
 	var comps []dist.Dist
@@ -1413,17 +1275,13 @@ func (l *loader) mixture(f *fields, timeValued bool) dist.Dist {
 		for j := 0; j+1 < len(m.Content); j += 2 {
 			if m.Content[j].Value == "weight" {
 				hasWeight = true
-				before := len(d.errs)
-				w = d.number(m.Content[j+1], p+".weight", -math.MaxFloat64, math.MaxFloat64)
-				if w <= 0 && len(d.errs) == before {
-					d.errorf(m.Content[j+1], p+".weight", "must be > 0, got %s", m.Content[j+1].Value)
-				}
+				w = d.numberKey(weight, m.Content[j+1], p+".weight")
 				continue
 			}
 			rest.Content = append(rest.Content, m.Content[j], m.Content[j+1])
 		}
 		if !hasWeight {
-			d.errorf(item, p+".weight", "required")
+			d.errorf(item, p+".weight", "required%s", weight.Missing)
 		}
 		weights = append(weights, w)
 		comps = append(comps, l.dist(rest, p, timeValued))
@@ -1446,12 +1304,11 @@ func (l *loader) empirical(f *fields) dist.Dist {
 	d := l.d
 	v := f.get("file")
 	maxSamples := latencylog.DefaultMaxSamples
-	if m := f.get("max_samples"); m != nil {
-		maxSamples = int(d.integer(m, f.field("max_samples"), 1000, latencylog.MaxMaxSamples))
+	if m, ok := f.integer("max_samples"); ok {
+		maxSamples = int(m)
 	}
 	f.finish()
 	if v == nil {
-		d.errorf(f.node, f.field("file"), "required: a file of durations, one per line")
 		return nil
 	}
 	name := d.str(v, f.field("file"))
@@ -1614,28 +1471,25 @@ func (l *loader) rateLimit(n *yaml.Node, path string) (*system.RateLimit, *syste
 				d.errorf(v, f.field(k), "give rate (and burst) or the per-minute limits rpm, tpm, itpm, otpm, not both")
 			}
 		}
-		if v := f.get("enforce"); v != nil {
-			tl.Client = d.oneOf(v, f.field("enforce"), "server", "client") == "client"
+		if w, ok := f.word("enforce"); ok {
+			tl.Client = w == "client"
 		}
 		f.finish()
 		return nil, tl
 	}
 	l.tokenLimits(f) // none: marks the keys read
 	rl := &system.RateLimit{Burst: 1}
-	if v := f.get("rate"); v != nil {
-		before := len(d.errs)
-		rl.Rate = d.rate(v, f.field("rate"))
-		if rl.Rate <= 0 && len(d.errs) == before {
-			d.errorf(v, f.field("rate"), "must be > 0")
-		}
+	if v, ok := f.rate("rate"); ok {
+		rl.Rate = v
 	} else {
+		// Not required by the table: per-minute limits replace it.
 		d.errorf(n, f.field("rate"), "required (e.g. rate: 2/s), or per-minute limits (rpm, tpm, itpm, otpm)")
 	}
-	if v := f.get("burst"); v != nil {
-		rl.Burst = int(d.integer(v, f.field("burst"), 1, 1_000_000_000))
+	if v, ok := f.integer("burst"); ok {
+		rl.Burst = int(v)
 	}
-	if v := f.get("enforce"); v != nil {
-		rl.Client = d.oneOf(v, f.field("enforce"), "server", "client") == "client"
+	if w, ok := f.word("enforce"); ok {
+		rl.Client = w == "client"
 	}
 	f.finish()
 	if rl.Rate > 0 {
@@ -1653,12 +1507,8 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 		return nil
 	}
 	c := &system.ToolCost{}
-	if v := f.get("input_token"); v != nil {
-		c.InputToken = d.number(v, f.field("input_token"), 0, 1e9)
-	}
-	if v := f.get("output_token"); v != nil {
-		c.OutputToken = d.number(v, f.field("output_token"), 0, 1e9)
-	}
+	c.InputToken, _ = f.number("input_token")
+	c.OutputToken, _ = f.number("output_token")
 	if v := f.get("reserve"); v != nil {
 		c.Reserve = l.amount(v, f.field("reserve"))
 	} else if !f.has("input_token") && !f.has("output_token") {
@@ -1668,6 +1518,7 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 		c.Usage = l.dist(v, f.field("usage"), false)
 	}
 	if v := f.get("dims"); v != nil {
+		priceKey := tableKey("cost_dim", "price")
 		if df := d.mapping(v, f.field("dims")); df != nil {
 			for _, k := range df.keys {
 				p := df.field(k.Value)
@@ -1680,21 +1531,21 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 				price := -1.0
 				for j := 0; j+1 < len(item.Content); j += 2 {
 					if item.Content[j].Value == "price" {
-						price = d.number(item.Content[j+1], p+".price", 0, math.MaxFloat64)
+						price = d.numberKey(priceKey, item.Content[j+1], p+".price")
 						continue
 					}
 					rest.Content = append(rest.Content, item.Content[j], item.Content[j+1])
 				}
 				if price < 0 {
-					d.errorf(item, p+".price", "required: cost units per unit of usage")
+					d.errorf(item, p+".price", "required%s", priceKey.Missing)
 				}
 				c.Dims = append(c.Dims, system.CostDim{Name: k.Value, Price: price, Usage: l.dist(rest, p, false)})
 			}
 			df.finish()
 		}
 	}
-	if v := f.get("billed"); v != nil {
-		c.BillSuccessOnly = d.oneOf(v, f.field("billed"), "request", "success") == "success"
+	if w, ok := f.word("billed"); ok {
+		c.BillSuccessOnly = w == "success"
 	}
 	f.finish()
 	if c.Usage == nil && len(c.Dims) == 0 && !f.has("input_token") && !f.has("output_token") && len(d.errs) == 0 {

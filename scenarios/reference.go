@@ -143,13 +143,13 @@ func keySchema(s *Section, k Key, numbers bool) map[string]any {
 		m["type"] = "string"
 	case KindInteger:
 		m["type"] = "integer"
-		bounds(m, k)
+		schemaBounds(m, k)
 	case KindNumber:
 		if s.Name == "distribution" && !numbers && timeParams[k.Name] {
 			m = durationSchema()
 		} else {
 			m["type"] = "number"
-			bounds(m, k)
+			schemaBounds(m, k)
 		}
 	case KindBoolean:
 		m["type"] = "boolean"
@@ -174,7 +174,7 @@ func keySchema(s *Section, k Key, numbers bool) map[string]any {
 		m["anyOf"] = []any{word, map[string]any{"type": "array", "items": word}}
 	case KindWarmup:
 		in := map[string]any{"type": "integer"}
-		bounds(in, k)
+		schemaBounds(in, k)
 		m["anyOf"] = []any{in, durationSchema()}
 	case KindWait:
 		m["anyOf"] = []any{map[string]any{"enum": k.Values}, map[string]any{"$ref": "#/$defs/" + k.Section}}
@@ -216,18 +216,17 @@ func durationSchema() map[string]any {
 	}}
 }
 
-func bounds(m map[string]any, k Key) {
-	if k.Min >= k.Max {
-		return
-	}
+// schemaBounds adds key k's range (Key.bounds) to a number's schema m.
+func schemaBounds(m map[string]any, k Key) {
+	b := k.bounds()
 	switch {
-	case k.MinExclusive:
-		m["exclusiveMinimum"] = k.Min
-	case k.Min > -math.MaxFloat64:
-		m["minimum"] = k.Min
+	case b.hasLo() && b.loOpen:
+		m["exclusiveMinimum"] = b.lo
+	case b.hasLo():
+		m["minimum"] = b.lo
 	}
-	if k.Max < math.MaxInt64 && k.Max < math.MaxFloat64 {
-		m["maximum"] = k.Max
+	if b.hasHi() {
+		m["maximum"] = b.hi
 	}
 }
 
@@ -325,25 +324,23 @@ func rangeText(s *Section, k Key) string {
 		if s.Name == "distribution" && timeParams[k.Name] {
 			return "see the family"
 		}
-		if k.Min >= k.Max {
+		r := k.bounds().text(num)
+		if r == "" {
 			return "see the family"
 		}
-		lo, hi := num(k.Min), num(k.Max)
-		switch {
-		case k.Max >= math.MaxInt64 && k.MinExclusive:
-			return "> " + lo
-		case k.Max >= math.MaxInt64:
-			return "≥ " + lo
-		default:
-			r := "[" + lo + ", " + hi + "]"
-			if k.Kind == KindWarmup {
-				r += " runs, or a duration"
-			}
-			return r
+		if k.Kind == KindWarmup {
+			r += " runs, or a duration"
 		}
+		return r
 	case KindDuration:
+		if k.MinExclusive {
+			return "above 0, up to " + shortDuration(MaxDuration)
+		}
 		return "0 to " + shortDuration(MaxDuration)
 	case KindRate:
+		if k.MinExclusive {
+			return "> 0/s"
+		}
 		return "≥ 0/s"
 	case KindAmount:
 		return "≥ 0"

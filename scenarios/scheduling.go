@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/budgetsim/budgetsim/model/system"
 )
 
@@ -14,8 +12,8 @@ func (l *loader) scheduling(f *fields, cfg *system.Config) {
 	d := l.d
 	if n := f.get("scheduling"); n != nil {
 		if sf := d.keys(n, "scheduling", "scheduling"); sf != nil {
-			if v := sf.get("workers"); v != nil {
-				cfg.Scheduling.Workers = l.discipline(v, sf.field("workers"))
+			if w, ok := sf.word("workers"); ok {
+				cfg.Scheduling.Workers = discipline(w)
 			}
 			sf.finish()
 		}
@@ -41,15 +39,11 @@ func (l *loader) scheduling(f *fields, cfg *system.Config) {
 			}
 		}
 		if ef := d.keys(tf.get(k.Value), path, "tenant"); ef != nil {
-			if v := ef.get("weight"); v != nil {
-				before := len(d.errs)
-				t.Weight = d.number(v, ef.field("weight"), 0, 1e9)
-				if t.Weight <= 0 && len(d.errs) == before {
-					d.errorf(v, ef.field("weight"), "must be > 0")
-				}
+			if v, ok := ef.number("weight"); ok {
+				t.Weight = v
 			}
-			if v := ef.get("max_in_flight"); v != nil {
-				t.MaxInFlight = int(d.integer(v, ef.field("max_in_flight"), 1, MaxWorkers))
+			if v, ok := ef.integer("max_in_flight"); ok {
+				t.MaxInFlight = int(v)
 			}
 			ef.finish()
 		}
@@ -57,8 +51,8 @@ func (l *loader) scheduling(f *fields, cfg *system.Config) {
 	}
 }
 
-// discipline reads a queue discipline's word.
-func (l *loader) discipline(n *yaml.Node, path string) system.Discipline {
-	w := l.d.oneOf(n, path, system.Disciplines()...)
+// discipline returns the queue discipline named w (fifo for "", a word
+// already reported).
+func discipline(w string) system.Discipline {
 	return system.Discipline(max(0, slices.Index(system.Disciplines(), w)))
 }

@@ -27,21 +27,15 @@ func (l *loader) tokens(n *yaml.Node, path string) *system.Tokens {
 	t := &system.Tokens{}
 	if v := f.get("input"); v != nil {
 		t.Input = l.dist(v, f.field("input"), false)
-	} else {
-		d.errorf(n, f.field("input"), "required: the input (prompt) tokens of a call, a distribution of numbers")
 	}
 	if v := f.get("output"); v != nil {
 		t.Output = l.dist(v, f.field("output"), false)
-	} else {
-		d.errorf(n, f.field("output"), "required: the output tokens of a call, a distribution of numbers")
 	}
-	if v := f.get("max_output"); v != nil {
-		t.MaxOutput = d.integer(v, f.field("max_output"), 1, maxTokensPerCall)
-	}
-	if v := f.get("reserve_output"); v != nil {
-		t.ReserveOutput = d.integer(v, f.field("reserve_output"), 0, maxTokensPerCall)
+	t.MaxOutput, _ = f.integer("max_output")
+	if v, ok := f.integer("reserve_output"); ok {
+		t.ReserveOutput = v
 		if t.MaxOutput > 0 && t.ReserveOutput > t.MaxOutput {
-			d.errorf(v, f.field("reserve_output"), "%d is above max_output %d: a call never uses more than max_output", t.ReserveOutput, t.MaxOutput)
+			d.errorf(f.get("reserve_output"), f.field("reserve_output"), "%d is above max_output %d: a call never uses more than max_output", t.ReserveOutput, t.MaxOutput)
 		}
 	} else {
 		switch {
@@ -63,15 +57,14 @@ func (l *loader) tokens(n *yaml.Node, path string) *system.Tokens {
 // tokenLimits reads the per-minute limits of a rate_limit mapping f, or
 // returns nil when it has none.
 func (l *loader) tokenLimits(f *fields) *system.TokenLimit {
-	d := l.d
 	tl := system.TokenLimit{}
 	any := false
 	for _, k := range []struct {
 		key string
 		to  *int
 	}{{"rpm", &tl.Limits.RPM}, {"tpm", &tl.Limits.TPM}, {"itpm", &tl.Limits.ITPM}, {"otpm", &tl.Limits.OTPM}} {
-		if v := f.get(k.key); v != nil {
-			*k.to = int(d.integer(v, f.field(k.key), 1, maxPerMinute))
+		if v, ok := f.integer(k.key); ok {
+			*k.to = int(v)
 			any = true
 		}
 	}
@@ -138,7 +131,7 @@ func (l *loader) stepTokens(n *yaml.Node, path string, steps map[string]int) *sy
 		st.Output = l.dist(v, f.field("output"), false)
 	}
 	if v := f.get("input_from"); v != nil {
-		s := d.str(v, f.field("input_from"))
+		s, _ := f.str("input_from")
 		name, what, ok := strings.Cut(s, ".")
 		switch {
 		case !ok || what != "output" && what != "input":
@@ -155,16 +148,16 @@ func (l *loader) stepTokens(n *yaml.Node, path string, steps map[string]int) *sy
 			d.errorf(v, f.field("input_from"), "give input or input_from, not both")
 		}
 	}
-	if v := f.get("input_scale"); v != nil {
-		st.Scale = d.number(v, f.field("input_scale"), 0, 1e6)
+	if v, ok := f.number("input_scale"); ok {
+		st.Scale = v
 		if !f.has("input_from") {
-			d.errorf(v, f.field("input_scale"), "needs input_from")
+			d.errorf(f.get("input_scale"), f.field("input_scale"), "needs input_from")
 		}
 	}
-	if v := f.get("input_plus"); v != nil {
-		st.Plus = d.integer(v, f.field("input_plus"), 0, maxTokensPerCall)
+	if v, ok := f.integer("input_plus"); ok {
+		st.Plus = v
 		if !f.has("input_from") {
-			d.errorf(v, f.field("input_plus"), "needs input_from")
+			d.errorf(f.get("input_plus"), f.field("input_plus"), "needs input_from")
 		}
 	}
 	f.finish()
