@@ -65,9 +65,14 @@ func (l *loader) circuitBreaker(n *yaml.Node, path string) *breaker.Config {
 
 // percent turns a share in (0, 1] into the percentage model/breaker
 // compares rates with, rounded to 1e-9 %: 0.07 × 100 is 7.000000000000001
-// in floating point, and a window of exactly 7 % failures must reach it.
+// in floating point, and a window of exactly 7 % failures must reach it. A
+// share too small to round to a nonzero percentage keeps its exact value,
+// so that every share the key table allows stays above 0.
 func percent(share float64) float64 {
-	return math.Round(float64(share*100)*1e9) / 1e9
+	if p := math.Round(share*100*1e9) / 1e9; p > 0 || share <= 0 {
+		return p
+	}
+	return share * 100
 }
 
 // breakerWindow decodes a circuit breaker's window into c.

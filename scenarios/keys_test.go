@@ -242,6 +242,84 @@ func body(s *scenarios.Section, k scenarios.Key, value string) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
+// TestKeyRequired removes, one at a time, every key the table marks
+// required from a mapping that has all the others (and, for a key with a
+// condition, the condition's first word), and checks that the loader
+// reports it as required with the table's Missing text: required-ness
+// comes from the table alone.
+func TestKeyRequired(t *testing.T) {
+	for _, s := range scenarios.Sections() {
+		for _, r := range s.Keys {
+			if !r.Required {
+				continue
+			}
+			want := r.Name + ": required" + r.Missing
+			var set []string
+			if s.Name == "scenario" {
+				set = []string{"!" + r.Name}
+			} else {
+				parts := requiredParts(s, r)
+				if r.When != nil {
+					want = strings.ReplaceAll(want, "{"+r.When.Key+"}", r.When.Values[0])
+				}
+				if c, ok := context[s.Name+"."+r.Name]; ok {
+					parts = append(parts, c)
+				}
+				for _, p := range placement[s.Name] {
+					set = append(set, strings.Replace(p, "BODY", "{"+strings.Join(parts, ", ")+"}", 1))
+				}
+			}
+			_, err := scenarios.Parse("t.yaml", []byte(base), set, files)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s.%s: without it (sets %q) the loader says %v; want an error containing %q", s.Name, r.Name, set, err, want)
+			}
+		}
+	}
+}
+
+// requiredParts returns the keys of a mapping of section s that has every
+// key required beside key k, but not k: k's condition, the other required
+// keys (with their examples) where that condition holds, and a tool's
+// latency.
+func requiredParts(s *scenarios.Section, k scenarios.Key) []string {
+	var parts []string
+	body := body(s, k, "")
+	inner := strings.TrimSuffix(strings.TrimPrefix(body, "{"), "}")
+	for _, part := range splitTop(inner) {
+		if strings.HasPrefix(part, k.Name+":") {
+			continue
+		}
+		if c, ok := context[s.Name+"."+k.Name]; ok && part == c {
+			continue
+		}
+		parts = append(parts, part)
+	}
+	return parts
+}
+
+// splitTop splits a flow mapping's inside at its top-level commas.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if rest := strings.TrimSpace(s[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
 // sets places value for key k of section s into base.
 func sets(s *scenarios.Section, k scenarios.Key, value string) []string {
 	if s.Name == "scenario" && k.Name == "tenants" {
@@ -309,38 +387,107 @@ func TestKeyExamples(t *testing.T) {
 			if err := matches(k, k.Example); err != nil {
 				t.Errorf("%s.%s: the example %s does not match the schema: %v", s.Name, k.Name, k.Example, err)
 			}
-			if k.Kind != scenarios.KindInteger && k.Kind != scenarios.KindNumber || k.Min >= k.Max {
-				continue
-			}
-			for _, v := range []float64{k.Min, k.Max} {
-				if v >= math.MaxInt64 || v >= math.MaxFloat64 || v == k.Min && k.MinExclusive {
-					continue
+			probes := rangeProbes(k)
+			for _, v := range probes.inside {
+				if err := load(v); err != nil {
+					t.Errorf("%s.%s: %s, just inside the table's range, does not load: %v", s.Name, k.Name, v, err)
 				}
-				if err := load(num(v)); err != nil {
-					t.Errorf("%s.%s: %s, at the end of the documented range, does not load: %v", s.Name, k.Name, num(v), err)
-				}
-				if err := matches(k, num(v)); err != nil {
-					t.Errorf("%s.%s: %s, at the end of the documented range, does not match the schema: %v", s.Name, k.Name, num(v), err)
+				if probes.schema {
+					if err := matches(k, v); err != nil {
+						t.Errorf("%s.%s: %s, just inside the table's range, does not match the schema: %v", s.Name, k.Name, v, err)
+					}
 				}
 			}
-			outside := []float64{k.Min - 1}
-			if k.MinExclusive {
-				outside = []float64{k.Min}
-			}
-			if k.Max < math.MaxInt64 && k.Max < math.MaxFloat64 {
-				outside = append(outside, k.Max+1)
-			}
-			for _, v := range outside {
-				err := load(num(v))
-				if err == nil || !strings.Contains(err.Error(), k.Name+":") {
-					t.Errorf("%s.%s: %s, outside the documented range, gives %v; want an error naming the key", s.Name, k.Name, num(v), err)
+			for _, v := range probes.outside {
+				want := k.Name + ": must be " + probes.text + ", got " + v
+				if err := load(v); err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s.%s: %s, just outside the table's range, gives %v; want an error containing %q", s.Name, k.Name, v, err, want)
 				}
-				if matches(k, num(v)) == nil {
-					t.Errorf("%s.%s: %s, outside the documented range, matches the schema", s.Name, k.Name, num(v))
+				if probes.schema && matches(k, v) == nil {
+					t.Errorf("%s.%s: %s, just outside the table's range, matches the schema", s.Name, k.Name, v)
 				}
 			}
 		}
 	}
+}
+
+// probes are values of a key just inside and just outside the range the
+// key table gives it, and the range as the loader's message states it.
+type probes struct {
+	inside, outside []string
+	text            string // "in [1, 10]", "in (0, 1]", "≥ 0", "> 0"
+	schema          bool   // the schema states the range too
+}
+
+// rangeProbes derives k's probes from the table's Min, Max and
+// MinExclusive alone: the ends of an integer's range and the integers
+// beyond them; the ends of a number's range (the next number above an
+// excluded minimum) and the next numbers beyond them; 1ns and 0s, or 1/h
+// and 0/s, for a duration or rate that must be above 0. An end at an
+// int64's or a float64's limit is no real limit and is not probed.
+func rangeProbes(k scenarios.Key) probes {
+	var p probes
+	switch k.Kind {
+	case scenarios.KindDuration:
+		if k.MinExclusive {
+			p.inside, p.outside, p.text = []string{"1ns"}, []string{"0s"}, "> 0"
+		}
+		return p
+	case scenarios.KindRate:
+		if k.MinExclusive {
+			p.inside, p.outside, p.text = []string{"1/h"}, []string{"0/s"}, "> 0"
+		}
+		return p
+	case scenarios.KindInteger, scenarios.KindWarmup, scenarios.KindNumber:
+	default:
+		return p
+	}
+	if k.Min >= k.Max {
+		return p
+	}
+	integer := k.Kind != scenarios.KindNumber
+	p.schema = k.Kind != scenarios.KindWarmup
+	format := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	if integer {
+		format = func(f float64) string { return strconv.FormatInt(int64(f), 10) }
+	}
+	hasHi := k.Max < math.MaxInt64 && k.Max < math.MaxFloat64
+	open := "["
+	if k.MinExclusive {
+		open = "("
+	}
+	switch {
+	case hasHi:
+		p.text = "in " + open + format(k.Min) + ", " + format(k.Max) + "]"
+	case k.MinExclusive:
+		p.text = "> " + format(k.Min)
+	default:
+		p.text = "≥ " + format(k.Min)
+	}
+	lo, below := k.Min, k.Min-1
+	if !integer {
+		below = math.Nextafter(k.Min, math.Inf(-1))
+		if k.MinExclusive {
+			lo = math.Nextafter(k.Min, math.Inf(1))
+		}
+	}
+	if k.MinExclusive {
+		below = k.Min
+	}
+	p.inside = append(p.inside, num(lo))
+	p.outside = append(p.outside, num(below))
+	if hasHi {
+		above := k.Max + 1
+		if !integer {
+			above = math.Nextafter(k.Max, math.Inf(1))
+		}
+		if k.Kind != scenarios.KindWarmup {
+			// A warmup is below runs, which is at most its maximum.
+			p.inside = append(p.inside, num(k.Max))
+		}
+		p.outside = append(p.outside, num(above))
+	}
+	return p
 }
 
 func num(f float64) string {
