@@ -581,13 +581,13 @@ func (l *loader) warmup(n *yaml.Node, k Key, cfg *system.Config) {
 	if strings.ContainsAny(s, "smhµu") {
 		cfg.WarmupTime = d.duration(n, "warmup", MaxDuration)
 		if cfg.Horizon > 0 && cfg.WarmupTime >= cfg.Horizon {
-			d.errorf(n, "warmup", "must be < horizon (%v): no run would be measured", cfg.Horizon)
+			d.errorf(n, "warmup", "must be < horizon (%s), got %s: no run would be measured", shortDuration(cfg.Horizon), s)
 		}
 		return
 	}
 	cfg.WarmupRuns = d.integerKey(k, n, "warmup")
 	if cfg.Runs > 0 && cfg.WarmupRuns >= cfg.Runs {
-		d.errorf(n, "warmup", "must be < runs (%d): no run would be measured", cfg.Runs)
+		d.errorf(n, "warmup", "must be < runs (%d), got %s: no run would be measured", cfg.Runs, s)
 	}
 }
 
