@@ -449,6 +449,9 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 	if f == nil {
 		return a
 	}
+	// The process is built when its own keys are valid, whatever the rest
+	// of the scenario: its errors are reported with the others.
+	before := len(d.errs)
 	process := "poisson"
 	if p, ok := f.word("process"); ok {
 		process = p
@@ -488,7 +491,7 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 			pts = append(pts, pt)
 		}
 		repeat, _ := f.duration("repeat")
-		if len(d.errs) == 0 {
+		if len(d.errs) == before {
 			a.Source, err = arrival.Schedule(pts, repeat)
 			l.arrivalErr(err, rs, ap+".")
 		}
@@ -504,7 +507,7 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 			period = v
 		}
 		peak, hasPeak := f.duration("peak")
-		if len(d.errs) == 0 && period > 0 {
+		if len(d.errs) == before && period > 0 {
 			// rate(t) = mean(1 + a·sin(2πt/period + φ)) peaks where the
 			// sine's argument is π/2.
 			phase := 0.0
@@ -1548,7 +1551,7 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 		c.BillSuccessOnly = w == "success"
 	}
 	f.finish()
-	if c.Usage == nil && len(c.Dims) == 0 && !f.has("input_token") && !f.has("output_token") && len(d.errs) == 0 {
+	if c.Usage == nil && len(c.Dims) == 0 && !f.has("input_token") && !f.has("output_token") && len(d.errs) == f.clean {
 		d.errorf(n, f.field("usage"), "required: usage (a distribution of units per call) or dims")
 	}
 	return c

@@ -89,6 +89,7 @@ func TestParseArrivals(t *testing.T) {
 		{name: "batch/runs", arrivals: "{process: batch, count: 5}", top: "runs: 5", want: "t.yaml:4: runs: a batch sets the number of runs itself (arrivals.count); remove runs/horizon"},
 		{name: "diurnal/period-zero", arrivals: "{process: diurnal, rate: 9/s, period: 0s}", want: "t.yaml:2: arrivals.period: must be > 0, got 0s"},
 		{name: "trace/empty-file", arrivals: "{process: trace, file: ''}", want: "t.yaml:2: arrivals.file: must not be empty"},
+		{name: "schedule/after-other-error", workers: "0", arrivals: "{process: schedule, rates: [{at: 1h, rate: 2/s}]}", want: "t.yaml:2: arrivals.rates[0].at: must be 0, got 1h0m0s\nt.yaml:3: workers: must be in [1, 100000000], got 0"},
 		{name: "runs-and-horizon", top: "runs: 5\nhorizon: 1h", want: "t.yaml:5: horizon: give runs or horizon, not both"},
 	})
 }
