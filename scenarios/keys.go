@@ -20,9 +20,10 @@ import (
 // This file is the scenario format's table of keys: what each key is, its
 // unit, default and range, and what it does. The loader reads a key only
 // through the table (fields.get panics on a key the table does not list),
-// and, when a mapping decodes cleanly, checks that it read every key the
-// table lists for it, so the table cannot drift from what the loader
-// accepts. docs/scenario-reference.md and scenarios/schema.json are
+// takes its range, its words and whether it is required from the table
+// (the typed getters in decode.go, bounds.go), and, when a mapping decodes
+// cleanly, checks that it read every key the table lists for it, so the
+// table cannot drift from what the loader accepts. docs/scenario-reference.md and scenarios/schema.json are
 // generated from it (reference.go; go generate ./scenarios regenerates
 // them, and a test fails when they are stale).
 

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -349,8 +348,11 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	}
 	switch {
 	case cfg.Arrivals.Process == system.Batch:
-		if at := cmp.Or(runsNode, horizonNode); at != nil {
-			d.errorf(at, "runs", "a batch sets the number of runs itself (arrivals.count); remove runs/horizon")
+		if runsNode != nil {
+			d.errorf(runsNode, "runs", "a batch sets the number of runs itself (arrivals.count); remove runs")
+		}
+		if horizonNode != nil {
+			d.errorf(horizonNode, "horizon", "a batch sets the number of runs itself (arrivals.count) and ends when they have; remove horizon")
 		}
 		cfg.Runs = cfg.Arrivals.Count
 	case runsNode != nil && horizonNode != nil:
