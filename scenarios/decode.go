@@ -400,11 +400,6 @@ func (d *decoder) rangeError(n *yaml.Node, path string, lo, hi int64, s string, 
 	}
 }
 
-// number parses a finite float in [lo, hi].
-func (d *decoder) number(n *yaml.Node, path string, lo, hi float64) float64 {
-	return d.numberIn(n, path, bounds{lo: lo, hi: hi})
-}
-
 // numberIn parses a finite float in b.
 func (d *decoder) numberIn(n *yaml.Node, path string, b bounds) float64 {
 	s, ok := d.scalar(n, path)
