@@ -6,9 +6,11 @@
 //
 // Every key of the format is declared once, in the table of keys.go: its
 // kind, unit, default, range and meaning. The loader reads keys only
-// through that table, docs/scenario-reference.md and schema.json are
-// generated from it (Reference, JSONSchema; go generate ./scenarios), and
-// a test fails when they are stale. A mistake is reported as an Error
+// through that table and takes from it each key's range, its allowed words
+// and whether it is required, so a new key is written once;
+// docs/scenario-reference.md and schema.json are generated from it
+// (Reference, JSONSchema; go generate ./scenarios), and a test fails when
+// they are stale. A mistake is reported as an Error
 // naming file, line and field (Errors holds every one found), with the
 // closest valid key suggested for a misspelt one (Suggest).
 //
