@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
@@ -398,8 +399,12 @@ func TestKeyExamples(t *testing.T) {
 					}
 				}
 			}
-			for _, v := range probes.outside {
-				want := k.Name + ": must be " + probes.text + ", got " + v
+			for i, v := range probes.outside {
+				text := probes.text
+				if i < len(probes.texts) {
+					text = probes.texts[i]
+				}
+				want := k.Name + ": must be " + text + ", got " + v
 				if err := load(v); err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("%s.%s: %s, just outside the table's range, gives %v; want an error containing %q", s.Name, k.Name, v, err, want)
 				}
@@ -415,27 +420,38 @@ func TestKeyExamples(t *testing.T) {
 // key table gives it, and the range as the loader's message states it.
 type probes struct {
 	inside, outside []string
-	text            string // "in [1, 10]", "in (0, 1]", "≥ 0", "> 0"
-	schema          bool   // the schema states the range too
+	text            string   // "in [1, 10]", "in (0, 1]", "≥ 0", "> 0"
+	texts           []string // per outside value, when they differ
+	schema          bool     // the schema states the range too
 }
 
 // rangeProbes derives k's probes from the table's Min, Max and
 // MinExclusive alone: the ends of an integer's range and the integers
 // beyond them; the ends of a number's range (the next number above an
 // excluded minimum) and the next numbers beyond them; 1ns and 0s, or 1/h
-// and 0/s, for a duration or rate that must be above 0. An end at an
-// int64's or a float64's limit is no real limit and is not probed.
+// and 0/s, for a duration or rate that must be above 0, and -1ns or -1/h
+// for one that may be 0; an hour beyond MaxDuration for every duration. An
+// end at an int64's or a float64's limit is no real limit and is not
+// probed.
 func rangeProbes(k scenarios.Key) probes {
 	var p probes
 	switch k.Kind {
 	case scenarios.KindDuration:
+		// Every duration is at most MaxDuration.
 		if k.MinExclusive {
-			p.inside, p.outside, p.text = []string{"1ns"}, []string{"0s"}, "> 0"
+			p.inside, p.outside, p.texts = []string{"1ns"}, []string{"0s"}, []string{"> 0"}
+		} else {
+			p.outside, p.texts = []string{"-1ns"}, []string{"≥ 0"}
 		}
+		hours := int64(scenarios.MaxDuration / time.Hour)
+		p.outside = append(p.outside, strconv.FormatInt(hours+1, 10)+"h")
+		p.texts = append(p.texts, "≤ "+strconv.FormatInt(hours, 10)+"h")
 		return p
 	case scenarios.KindRate:
 		if k.MinExclusive {
 			p.inside, p.outside, p.text = []string{"1/h"}, []string{"0/s"}, "> 0"
+		} else {
+			p.outside, p.text = []string{"-1/h"}, "≥ 0"
 		}
 		return p
 	case scenarios.KindInteger, scenarios.KindWarmup, scenarios.KindNumber:
