@@ -52,8 +52,9 @@ func TestGenerated(t *testing.T) {
 }
 
 // TestKeysDocumented fails when a key of the table lacks its type, its
-// documentation, an example, or a default (or is not required), or names a
-// section or condition that does not exist.
+// documentation, an example, or a default (or is not required), names a
+// section or condition that does not exist, has a Missing text without
+// being required, or a range on a kind that has none.
 func TestKeysDocumented(t *testing.T) {
 	secs := map[string]*scenarios.Section{}
 	for _, s := range scenarios.Sections() {
@@ -91,6 +92,12 @@ func TestKeysDocumented(t *testing.T) {
 			}
 			if k.Required == (k.Default != "") {
 				t.Errorf("%s: a key is either required or has a default (required %v, default %q)", where, k.Required, k.Default)
+			}
+			if k.Missing != "" && !k.Required {
+				t.Errorf("%s: Missing %q is said only of a required key", where, k.Missing)
+			}
+			if (k.MinExclusive || k.Min < k.Max) && !slices.Contains([]scenarios.Kind{scenarios.KindInteger, scenarios.KindNumber, scenarios.KindWarmup, scenarios.KindDuration, scenarios.KindRate}, k.Kind) {
+				t.Errorf("%s: a %s has no range", where, k.Kind)
 			}
 			switch k.Kind {
 			case scenarios.KindMapping, scenarios.KindList, scenarios.KindNamed:
