@@ -96,6 +96,9 @@ func TestKeysDocumented(t *testing.T) {
 			if k.Missing != "" && !k.Required {
 				t.Errorf("%s: Missing %q is said only of a required key", where, k.Missing)
 			}
+			if (k.Kind == scenarios.KindDuration || k.Kind == scenarios.KindRate) && (k.Min != 0 || k.Max != 0) {
+				t.Errorf("%s: a %s is bounded by MinExclusive (above 0) and MaxDuration only, not Min %g, Max %g", where, k.Kind, k.Min, k.Max)
+			}
 			if (k.MinExclusive || k.Min < k.Max) && !slices.Contains([]scenarios.Kind{scenarios.KindInteger, scenarios.KindNumber, scenarios.KindWarmup, scenarios.KindDuration, scenarios.KindRate}, k.Kind) {
 				t.Errorf("%s: a %s has no range", where, k.Kind)
 			}
