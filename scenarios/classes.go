@@ -86,6 +86,10 @@ func (l *loader) classesEarly(n *yaml.Node, cfg *system.Config) {
 		cfg.Classes = append(cfg.Classes, c)
 		l.classDrafts = append(l.classDrafts, classDraft{f: f, node: item, path: path})
 	}
+	if own > 0 && own == l.classTraces {
+		// Every class replays a trace: together they hold that many runs.
+		l.traceLen, l.traceWhere = l.classTraceRuns, "the classes' traces (classes[].arrivals.file) have"
+	}
 	if own > 0 && without != nil {
 		d.errorf(without, withoutPath, "required: either every class has arrivals of its own or none has, and class %q has none; give each class arrivals, or share the top-level arrivals by weight", withoutName)
 	}

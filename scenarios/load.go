@@ -273,8 +273,14 @@ type loader struct {
 	d    *decoder
 	fsys fs.FS
 	logs *logCache
-	// traceLen is the number of arrivals of a trace file, 0 without one.
-	traceLen int
+	// traceLen is the number of arrivals of a trace file, 0 without one:
+	// the top-level trace's, or the sum of the classes' when every class
+	// replays a trace of its own (traceWhere names them for errors).
+	// classTraces and classTraceRuns count the classes' traces and their
+	// arrivals.
+	traceLen                    int
+	traceWhere                  string
+	classTraces, classTraceRuns int
 	// stepNodes are the steps' YAML nodes, for crossCheck's lines, in the
 	// order of Config.PlanSteps; stepPaths the path of each (steps.NAME,
 	// classes.CLASS.steps.NAME).
@@ -362,7 +368,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	case runsNode == nil && horizonNode == nil:
 		cfg.Runs = 100_000
 	case runsNode != nil && l.traceLen > 0 && cfg.Runs > int64(l.traceLen):
-		d.errorf(runsNode, "runs", "%d, but the trace (arrivals.file) has only %d arrivals: set runs ≤ %d, or leave runs out to replay the whole trace", cfg.Runs, l.traceLen, l.traceLen)
+		d.errorf(runsNode, "runs", "%d, but %s only %d arrivals: set runs ≤ %d, or leave runs out to replay the whole trace", cfg.Runs, l.traceWhere, l.traceLen, l.traceLen)
 	}
 	if horizonNode != nil && cfg.Horizon > 0 {
 		if n := cfg.Arrivals.Rate * cfg.Horizon.Seconds(); n > MaxRuns {
@@ -558,7 +564,10 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 		a.Source, err = arrival.Trace(times)
 		l.arrivalErr(err, v, ap+".file: ")
 		if err == nil && ap == "arrivals" {
-			l.traceLen = len(times)
+			l.traceLen, l.traceWhere = len(times), "the trace (arrivals.file) has"
+		} else if err == nil {
+			l.classTraces++
+			l.classTraceRuns += len(times)
 		}
 	case "closed":
 		a.Process = system.Closed

@@ -248,3 +248,27 @@ func TestOpenDirectoryAndBundledFiles(t *testing.T) {
 		t.Errorf("Load(mm1 with a trace in ..) = %v, want it refused as outside", err)
 	}
 }
+
+// TestRunsBeyondTheClassesTraces: when every class replays a trace of its
+// own, runs may not ask for more arrivals than the traces hold together
+// (the simulation would end short of them, and every figure would count
+// fewer runs than the scenario says); left out, runs is their total.
+func TestRunsBeyondTheClassesTraces(t *testing.T) {
+	fsys := fstest.MapFS{"a.txt": {Data: []byte("0s\n1s\n2s\n")}}
+	src := func(runs string) []byte {
+		return []byte("name: t\n" + runs + "workers: 1\ntools: {t: {latency: {dist: constant, value: 1ms}}}\nsteps: [{name: s, tool: t}]\n" +
+			"classes:\n  - {name: a, arrivals: {process: trace, file: a.txt}}\n  - {name: b, arrivals: {process: trace, file: a.txt}}\n")
+	}
+	_, err := scenarios.Parse("t.yaml", src("runs: 7\n"), nil, fsys)
+	want := "t.yaml:2: runs: 7, but the classes' traces (classes[].arrivals.file) have only 6 arrivals: set runs ≤ 6, or leave runs out to replay the whole trace"
+	if err == nil || err.Error() != want {
+		t.Fatalf("runs beyond the traces: %v, want %q", err, want)
+	}
+	sc, err := scenarios.Parse("t.yaml", src(""), nil, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Config.Runs != 6 {
+		t.Fatalf("runs left out: %d, want the traces' 6", sc.Config.Runs)
+	}
+}
