@@ -2,10 +2,14 @@ package scenarios
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -68,8 +72,9 @@ type Scenario struct {
 	Overrides []string
 	effective []byte
 
-	fsys fs.FS     // where the files the scenario names are read from
-	logs *logCache // the latency logs read for it, shared by Reparse
+	fsys fs.FS             // where the files the scenario names are read from
+	logs *logCache         // the latency logs read for it, shared by Reparse
+	data map[string]string // DataFiles
 }
 
 // Load reads a scenario by path, or by the name of a bundled scenario, and
@@ -199,7 +204,22 @@ func parse(file string, src []byte, sets []string, fsys fs.FS, logs *logCache) (
 	if err != nil {
 		return nil, Errors{{File: file, Msg: err.Error()}}
 	}
-	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, Overrides: slices.Clone(sets), effective: eff, fsys: fsys, logs: logs}, nil
+	return &Scenario{Config: cfg, File: file, Source: src, Description: desc, Overrides: slices.Clone(sets), effective: eff, fsys: fsys, logs: logs, data: l.data}, nil
+}
+
+// DataFiles returns the data files the scenario read (trace arrivals,
+// latency logs), by path relative to its directory, each with the hex
+// SHA-256 of its bytes as read; nil when it reads none. A sweep's shard
+// files record them, so that a merge refuses shards that simulated
+// different data under the same name.
+func (s *Scenario) DataFiles() map[string]string { return maps.Clone(s.data) }
+
+// dataFile records that the scenario read data file name, of SHA-256 sum.
+func (l *loader) dataFile(name, sum string) {
+	if l.data == nil {
+		l.data = map[string]string{}
+	}
+	l.data[name] = sum
 }
 
 // Reparse parses the scenario's YAML text again, as it was read, with sets
@@ -249,12 +269,13 @@ type logCache struct {
 type logEntry struct {
 	once sync.Once
 	d    dist.Dist
+	sum  string // the hex SHA-256 of the file's bytes, when d is set
 	msg  string // why the file could not be used; "" when d is set
 }
 
-// get returns the distribution of latency log name, reading it with read
-// the first time.
-func (c *logCache) get(name string, read func() (dist.Dist, string)) (dist.Dist, string) {
+// get returns the distribution of latency log name and the SHA-256 of its
+// bytes, reading it with read the first time.
+func (c *logCache) get(name string, read func() (dist.Dist, string, string)) (dist.Dist, string, string) {
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[string]*logEntry{}
@@ -265,8 +286,14 @@ func (c *logCache) get(name string, read func() (dist.Dist, string)) (dist.Dist,
 		c.m[name] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.d, e.msg = read() })
-	return e.d, e.msg
+	e.once.Do(func() { e.d, e.sum, e.msg = read() })
+	return e.d, e.sum, e.msg
+}
+
+// hashingReader is r, hashing what is read through it.
+func hashingReader(r io.Reader) (io.Reader, hash.Hash) {
+	h := sha256.New()
+	return io.TeeReader(r, h), h
 }
 
 type loader struct {
@@ -278,7 +305,10 @@ type loader struct {
 	// replays a trace of its own (traceWhere names them for errors).
 	// classTraces and classTraceRuns count the classes' traces and their
 	// arrivals.
-	traceLen                    int
+	traceLen int
+	// data maps each data file read (a trace, a latency log), by its path
+	// relative to the scenario's directory, to its hex SHA-256.
+	data                        map[string]string
 	traceWhere                  string
 	classTraces, classTraceRuns int
 	// stepNodes are the steps' YAML nodes, for crossCheck's lines, in the
@@ -555,8 +585,15 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 			d.errorf(v, ap+".file", "cannot read %q: %v", name, unwrapPathError(ferr))
 			break
 		}
-		times, rerr := arrival.ReadTrace(file, name)
+		r, h := hashingReader(file)
+		times, rerr := arrival.ReadTrace(r, name)
+		if rerr == nil {
+			_, rerr = io.Copy(h, r) // what the reader left unread
+		}
 		file.Close()
+		if rerr == nil {
+			l.dataFile(filepath.ToSlash(name), hex.EncodeToString(h.Sum(nil)))
+		}
 		if rerr != nil {
 			d.errorf(v, ap+".file", "%v", rerr)
 			break
@@ -1341,32 +1378,37 @@ func (l *loader) empirical(f *fields) dist.Dist {
 	if maxSamples != latencylog.DefaultMaxSamples {
 		key += "\x00" + strconv.Itoa(maxSamples) // a different limit can give a different answer
 	}
-	e, msg := l.logs.get(key, func() (dist.Dist, string) {
+	e, sum, msg := l.logs.get(key, func() (dist.Dist, string, string) {
 		file, err := l.fsys.Open(filepath.ToSlash(name))
 		if errors.Is(err, errOutside) {
-			return nil, fmt.Sprintf("%q is outside the scenario's directory (%v): give a path relative to it, without \"..\"", name, errOutside)
+			return nil, "", fmt.Sprintf("%q is outside the scenario's directory (%v): give a path relative to it, without \"..\"", name, errOutside)
 		}
 		if err != nil {
-			return nil, fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
+			return nil, "", fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))
 		}
 		defer file.Close()
-		log, err := latencylog.Read(file, latencylog.Options{Name: name, MaxSamples: maxSamples})
+		r, h := hashingReader(file)
+		log, err := latencylog.Read(r, latencylog.Options{Name: name, MaxSamples: maxSamples})
 		if errors.Is(err, latencylog.ErrTooManySamples) {
-			return nil, fmt.Sprintf("%v: an empirical distribution holds at most %d by default; raise it with max_samples (up to %d, 8 bytes each)", err, latencylog.DefaultMaxSamples, latencylog.MaxMaxSamples)
+			return nil, "", fmt.Sprintf("%v: an empirical distribution holds at most %d by default; raise it with max_samples (up to %d, 8 bytes each)", err, latencylog.DefaultMaxSamples, latencylog.MaxMaxSamples)
 		}
 		if err != nil {
-			return nil, err.Error()
+			return nil, "", err.Error()
+		}
+		if _, err := io.Copy(h, r); err != nil { // what the reader left unread
+			return nil, "", fmt.Sprintf("cannot read %q: %v", name, err)
 		}
 		e, err := dist.Empirical(log.Samples)
 		if err != nil {
-			return nil, err.Error()
+			return nil, "", err.Error()
 		}
-		return e, ""
+		return e, hex.EncodeToString(h.Sum(nil)), ""
 	})
 	if msg != "" {
 		d.errorf(v, f.field("file"), "%s", msg)
 		return nil
 	}
+	l.dataFile(filepath.ToSlash(name), sum)
 	return e
 }
 

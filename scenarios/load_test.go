@@ -1,6 +1,8 @@
 package scenarios_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -270,5 +272,9 @@ func TestRunsBeyondTheClassesTraces(t *testing.T) {
 	}
 	if sc.Config.Runs != 6 {
 		t.Fatalf("runs left out: %d, want the traces' 6", sc.Config.Runs)
+	}
+	sum := sha256.Sum256(fsys["a.txt"].Data)
+	if got := sc.DataFiles(); len(got) != 1 || got["a.txt"] != hex.EncodeToString(sum[:]) {
+		t.Fatalf("DataFiles() = %v, want a.txt's SHA-256", got)
 	}
 }

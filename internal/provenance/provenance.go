@@ -33,6 +33,10 @@ type Record struct {
 	Effective string `json:"effective"`
 	// Budgetsim is the build that wrote the output (buildinfo.Stamp).
 	Budgetsim string `json:"budgetsim"`
+	// Data maps each data file the scenario read (a trace of arrivals, a
+	// latency log), by its path relative to the scenario, to the SHA-256
+	// of its bytes; absent when it reads none.
+	Data map[string]string `json:"data_sha256,omitempty"`
 }
 
 // Of returns the provenance of sc, written by this build.
@@ -45,6 +49,7 @@ func Of(sc *scenarios.Scenario) Record {
 		SHA256:        sc.SHA256(),
 		Effective:     string(sc.Effective()),
 		Budgetsim:     buildinfo.Stamp(),
+		Data:          sc.DataFiles(),
 	}
 }
 

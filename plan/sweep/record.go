@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +27,14 @@ type Record struct {
 	// ScenarioSHA256 is the SHA-256 of the scenario's YAML text (before
 	// overrides), so that a merge can refuse shards of a changed file.
 	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Build is the budgetsim build that ran the record
+	// (buildinfo.Stamp), and Data the data files the scenario read, each
+	// with its SHA-256 (scenarios.Scenario.DataFiles): a merge refuses
+	// shards that differ in either, naming what differs. The checksums
+	// detect damage and accidental mixing, not deliberate forgery: anyone
+	// who can edit a shard file can recompute them.
+	Build string            `json:"build"`
+	Data  map[string]string `json:"data_sha256,omitempty"`
 	// Partial is true when an interrupt stopped the run: some points or
 	// replications are missing.
 	Partial bool `json:"partial"`
@@ -59,13 +68,51 @@ type RawPoint struct {
 // ShardFile returns the file name of shard i of n: "shard-i-of-n.json".
 func ShardFile(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.json", i, n) }
 
-// sameSweep reports whether a and b are slices of the same sweep.
-func sameSweep(a, b *Record) bool {
+// sweepDiff says how b differs from a as a slice of a sweep (its spec,
+// the scenario's text, the build, a data file), or "" when both are
+// slices of the same sweep.
+func sweepDiff(a, b *Record) string {
 	sa, sb := a.Spec, b.Spec
 	sa.Shard, sb.Shard = 0, 0
 	ja, _ := json.Marshal(sa)
 	jb, _ := json.Marshal(sb)
-	return bytes.Equal(ja, jb) && a.ScenarioSHA256 == b.ScenarioSHA256 && a.Format == b.Format
+	switch {
+	case a.Format != b.Format:
+		return fmt.Sprintf("format %s, not %s", b.Format, a.Format)
+	case !bytes.Equal(ja, jb):
+		return "its sweep (scenario, overrides, axes or replications) differs"
+	case a.ScenarioSHA256 != b.ScenarioSHA256:
+		return fmt.Sprintf("its scenario text differs (SHA-256 %.12s, not %.12s)", b.ScenarioSHA256, a.ScenarioSHA256)
+	case a.Build != b.Build:
+		return fmt.Sprintf("it was run by budgetsim %s, not %s", b.Build, a.Build)
+	}
+	return dataDiff(a.Data, b.Data, "the other shard")
+}
+
+// dataDiff says how the data files got differ from want, naming the
+// first file (in name order) that is missing, extra or of another
+// SHA-256, or returns "" when they agree. other names what want is.
+func dataDiff(want, got map[string]string, other string) string {
+	names := slices.Sorted(maps.Keys(want))
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		w, okw := want[n]
+		g, okg := got[n]
+		switch {
+		case !okw:
+			return fmt.Sprintf("it read the data file %s, which %s did not", n, other)
+		case !okg:
+			return fmt.Sprintf("it did not read the data file %s, which %s read", n, other)
+		case w != g:
+			return fmt.Sprintf("its data file %s differs (SHA-256 %.12s, not %.12s)", n, g, w)
+		}
+	}
+	return ""
 }
 
 // Merge combines the records of every shard of one sweep (in any order)
@@ -181,8 +228,8 @@ func mergeHeaders(heads []*Record) (*Record, []int, error) {
 		byShard[i] = -1
 	}
 	for i, r := range heads {
-		if !sameSweep(first, r) {
-			return nil, nil, fmt.Errorf("merge: shard %d of %d is from a different sweep than shard %d (spec or scenario text differ)", r.Spec.Shard, r.Spec.Shards, first.Spec.Shard)
+		if diff := sweepDiff(first, r); diff != "" {
+			return nil, nil, fmt.Errorf("merge: shard %d of %d is from a different sweep than shard %d: %s", r.Spec.Shard, r.Spec.Shards, first.Spec.Shard, diff)
 		}
 		if byShard[r.Spec.Shard] >= 0 {
 			return nil, nil, fmt.Errorf("merge: shard %d of %d given twice", r.Spec.Shard, n)
@@ -201,7 +248,7 @@ func mergeHeaders(heads []*Record) (*Record, []int, error) {
 	if len(missing) > 0 {
 		return nil, nil, fmt.Errorf("merge: missing shard(s) %s of %d (files %s)", strings.Join(missing, ", "), n, ShardFile(0, n)+" … "+ShardFile(n-1, n))
 	}
-	out := &Record{Format: Format, Spec: first.Spec, ScenarioSHA256: first.ScenarioSHA256}
+	out := &Record{Format: Format, Spec: first.Spec, ScenarioSHA256: first.ScenarioSHA256, Build: first.Build, Data: first.Data}
 	out.Spec.Shard, out.Spec.Shards = 0, 1
 	return out, byShard, nil
 }

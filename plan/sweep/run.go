@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 	"github.com/budgetsim/budgetsim/sim"
@@ -270,7 +271,7 @@ func Run(spec Spec, opt Options) (*Record, error) {
 		spec:   spec,
 		opt:    opt,
 		points: spec.Points(),
-		rec:    &Record{Format: Format, Spec: spec, ScenarioSHA256: sourceHash(base.Source)},
+		rec:    &Record{Format: Format, Spec: spec, ScenarioSHA256: sourceHash(base.Source), Build: buildinfo.Stamp(), Data: base.DataFiles()},
 	}
 	r.mine = r.shardPoints()
 	fixed, err := r.load(base)

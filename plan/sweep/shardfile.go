@@ -29,7 +29,7 @@ const MaxShardLineBytes = 512 << 20
 
 // The shard file format. Every line ends in "\n":
 //
-//	{"format":…,"spec":…,"scenario_sha256":…,"partial":…,"crc32c":"…"}
+//	{"format":…,"spec":…,"scenario_sha256":…,"build":…,"data_sha256":{…},"partial":…,"crc32c":"…"}
 //	{"index":0,"key":"workers=5","warmup":…,"planned":…,"results":[…],"crc32c":"…"}
 //	… one line per point, by increasing index …
 //	{"end":N,"sha256":"…"}
@@ -77,10 +77,12 @@ func unseal(line []byte) ([]byte, error) {
 
 // headerLine is a shard file's first line.
 type headerLine struct {
-	Format         string `json:"format"`
-	Spec           Spec   `json:"spec"`
-	ScenarioSHA256 string `json:"scenario_sha256"`
-	Partial        bool   `json:"partial"`
+	Format         string            `json:"format"`
+	Spec           Spec              `json:"spec"`
+	ScenarioSHA256 string            `json:"scenario_sha256"`
+	Build          string            `json:"build"`
+	Data           map[string]string `json:"data_sha256,omitempty"`
+	Partial        bool              `json:"partial"`
 }
 
 // pointLine is one point of a shard file.
@@ -103,7 +105,7 @@ func trailer(points int, sum []byte) []byte {
 func (r *Record) WriteTo(w io.Writer) (int64, error) {
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(w, h)}
-	if err := writeLine(cw, headerLine{r.Format, r.Spec, r.ScenarioSHA256, r.Partial}); err != nil {
+	if err := writeLine(cw, headerLine{r.Format, r.Spec, r.ScenarioSHA256, r.Build, r.Data, r.Partial}); err != nil {
 		return cw.n, err
 	}
 	grid := r.Spec.Points()
@@ -196,7 +198,7 @@ func (w *ShardWriter) Add(p *RawPoint) error {
 func (w *ShardWriter) Finish(out io.Writer, rec *Record) error {
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(out, h)}
-	if err := writeLine(cw, headerLine{rec.Format, rec.Spec, rec.ScenarioSHA256, rec.Partial}); err != nil {
+	if err := writeLine(cw, headerLine{rec.Format, rec.Spec, rec.ScenarioSHA256, rec.Build, rec.Data, rec.Partial}); err != nil {
 		return err
 	}
 	if err := w.bw.Flush(); err != nil {
@@ -279,7 +281,7 @@ func newShardReader(name string, r io.Reader, maxLine int) (*ShardReader, error)
 	if err := hd.Spec.Validate(); err != nil {
 		return nil, s.errorf("spec: %v", err)
 	}
-	s.Header = &Record{Format: hd.Format, Spec: hd.Spec, ScenarioSHA256: hd.ScenarioSHA256, Partial: hd.Partial}
+	s.Header = &Record{Format: hd.Format, Spec: hd.Spec, ScenarioSHA256: hd.ScenarioSHA256, Build: hd.Build, Data: hd.Data, Partial: hd.Partial}
 	s.grid = hd.Spec.Points()
 	return s, nil
 }

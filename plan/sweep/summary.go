@@ -91,6 +91,9 @@ func Summarize(rec *Record) ([]PointSummary, error) {
 	if err := s.CheckScenario(rec.ScenarioSHA256); err != nil {
 		return nil, err
 	}
+	if err := s.CheckData(rec.Data); err != nil {
+		return nil, err
+	}
 	for _, rp := range rec.Points {
 		if err := s.Add(rp, rec.Partial); err != nil {
 			return nil, err
@@ -142,6 +145,16 @@ func NewSummarizer(spec Spec) (*Summarizer, error) {
 func (s *Summarizer) CheckScenario(recorded string) error {
 	if s.hash != recorded {
 		return fmt.Errorf("scenario %s: %w (SHA-256 %s, recorded %s)", s.spec.Scenario, ErrScenarioChanged, s.hash[:12], recorded[:min(12, len(recorded))])
+	}
+	return nil
+}
+
+// CheckData returns an error wrapping ErrScenarioChanged unless the data
+// files the scenario reads now are those recorded, byte for byte (their
+// SHA-256), naming the first that differs.
+func (s *Summarizer) CheckData(recorded map[string]string) error {
+	if diff := dataDiff(recorded, s.base.DataFiles(), "the sweep"); diff != "" {
+		return fmt.Errorf("scenario %s: %w: %s", s.spec.Scenario, ErrScenarioChanged, diff)
 	}
 	return nil
 }

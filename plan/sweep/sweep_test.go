@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -330,6 +331,51 @@ func TestWarmupDetection(t *testing.T) {
 	}
 }
 
+// TestShardsRecordTheirData: a shard records the build that ran it and
+// the SHA-256 of every data file its scenario read; merging refuses shards
+// whose data differ, and summarising refuses a data file changed since the
+// sweep ran, naming the file.
+func TestShardsRecordTheirData(t *testing.T) {
+	dir := t.TempDir()
+	lat := filepath.Join(dir, "lat.txt")
+	if err := os.WriteFile(lat, []byte("10ms\n20ms\n30ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(mmcYAML, "{dist: exponential, mean: 1s}", "{dist: empirical, file: lat.txt}", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := sweep.Spec{Scenario: path, Sets: []string{"runs=300", "warmup=10"}, Axes: []sweep.Axis{mustAxis(t, "workers=5,6")}, Replications: 2, Level: 0.95, Shards: 2}
+	run := func(i int) *sweep.Record {
+		s := spec
+		s.Shard = i
+		r, err := sweep.Run(s, sweep.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	s0 := run(0)
+	if len(s0.Data) != 1 || len(s0.Data["lat.txt"]) != 64 || s0.Build == "" {
+		t.Fatalf("shard 0 records build %q and data %v, want the build and lat.txt's SHA-256", s0.Build, s0.Data)
+	}
+	if err := os.WriteFile(lat, []byte("10ms\n20ms\n40ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s1 := run(1)
+	if _, err := sweep.Merge([]*sweep.Record{s0, s1}); err == nil || !strings.Contains(err.Error(), "its data file lat.txt differs") {
+		t.Fatalf("merging shards of two versions of lat.txt: %v", err)
+	}
+	s1.Data = s0.Data // as if both had read the first version
+	whole, err := sweep.Merge([]*sweep.Record{s0, s1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweep.Summarize(whole); !errors.Is(err, sweep.ErrScenarioChanged) || !strings.Contains(err.Error(), "data file lat.txt differs") {
+		t.Fatalf("summarising after lat.txt changed: %v", err)
+	}
+}
+
 func TestMergeErrors(t *testing.T) {
 	path := writeScenario(t, mmcYAML)
 	spec := sweep.Spec{Scenario: path, Sets: []string{"runs=500"}, Axes: []sweep.Axis{mustAxis(t, "workers=5,6")}, Replications: 2, Level: 0.95, Shards: 3}
@@ -349,6 +395,10 @@ func TestMergeErrors(t *testing.T) {
 	other := shard(2, func(s *sweep.Spec) { s.Replications = 3 })
 	partial := *s2
 	partial.Partial = true
+	otherBuild := *s2
+	otherBuild.Build = "v9.9.9"
+	otherData := *s2
+	otherData.Data = map[string]string{"lat.txt": "0123456789abcdef"}
 	tests := []struct {
 		name string
 		recs []*sweep.Record
@@ -357,7 +407,9 @@ func TestMergeErrors(t *testing.T) {
 		{"none", nil, "no shard records"},
 		{"missing", []*sweep.Record{s0, s2}, "missing shard(s) 1 of 3"},
 		{"twice", []*sweep.Record{s0, s1, s1}, "shard 1 of 3 given twice"},
-		{"other sweep", []*sweep.Record{s0, s1, other}, "different sweep"},
+		{"other sweep", []*sweep.Record{s0, s1, other}, "different sweep than shard 0: its sweep (scenario, overrides, axes or replications) differs"},
+		{"other build", []*sweep.Record{s0, s1, &otherBuild}, "it was run by budgetsim v9.9.9, not "},
+		{"other data", []*sweep.Record{s0, s1, &otherData}, "it read the data file lat.txt, which the other shard did not"},
 		{"partial", []*sweep.Record{s0, s1, &partial}, "shard 2 of 3 is partial"},
 	}
 	for _, tt := range tests {
