@@ -733,7 +733,6 @@ func (g *gen) forcedPresent(feats []Feature) bool {
 	return true
 }
 
-
 // related reports whether one field path is the other or lies under it.
 func related(a, b string) bool {
 	under := func(x, y string) bool {
