@@ -44,7 +44,8 @@ func (v *Violation) Error() string {
 //     cancellations to the attempts cancelled;
 //   - per tool: no more served than called, no more wasted than busy,
 //     and on average no more in service than its concurrency;
-//   - per group: no more groups decided than runs arrived;
+//   - per group: no more groups decided than runs arrived, and no more
+//     hedges than max_attempts − 1 per group;
 //   - cost: spent, unsettled and wasted are ≥ 0, wasted ≤ spent, the
 //     classes' costs add up to the spend, and a scenario budget is never
 //     exceeded;
@@ -193,8 +194,12 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 		if g.Satisfied < 0 || g.Failed < 0 || g.Satisfied+g.Failed > r.Arrived {
 			return "groups conserved", fmt.Sprintf("group %d: %d satisfied + %d failed of %d runs arrived", i, g.Satisfied, g.Failed, r.Arrived)
 		}
-		if g.Hedges > a.Attempts {
-			return "groups conserved", fmt.Sprintf("group %d: %d hedges of %d attempts", i, g.Hedges, a.Attempts)
+		hedges := int64(0) // the most hedges a group may launch after its first attempt
+		if h := cfg.Groups[i].Hedge; h != nil {
+			hedges = int64(h.MaxAttempts - 1)
+		}
+		if g.Hedges < 0 || g.Hedges > hedges*(g.Satisfied+g.Failed+r.InFlight) {
+			return "groups conserved", fmt.Sprintf("group %d: %d hedges for %d groups decided and %d runs in flight, at most %d each", i, g.Hedges, g.Satisfied+g.Failed, r.InFlight, hedges)
 		}
 	}
 	if cancelled != a.Cancelled {

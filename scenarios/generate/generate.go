@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -109,7 +110,13 @@ func Draw(seed uint64, opt Options) (*Drawn, error) {
 		opt.MaxRuns = 1000
 	}
 	var lastErr error
-	for sub := uint64(0); sub < 40; sub++ {
+	// Forced features the loader refuses together (two values of a key
+	// that a scenario has once) fail every draw: give up sooner.
+	subs := uint64(40)
+	if len(opt.Force) > 0 {
+		subs = 12
+	}
+	for sub := uint64(0); sub < subs; sub++ {
 		g := newGen(seed, sub, opt)
 		root := g.root()
 		for iter := 0; iter < 120; iter++ {
@@ -221,13 +228,26 @@ type ownedKey struct {
 // allKeys returns the keys of section name and of the sections it
 // includes.
 func allKeys(sec map[string]*scenarios.Section, name string) []ownedKey {
+	return slices.Clone(allKeysIndex()[name])
+}
+
+var allKeysIndex = sync.OnceValue(func() map[string][]ownedKey {
+	sec := sectionIndex()
+	out := map[string][]ownedKey{}
+	for name := range sec {
+		out[name] = collectKeys(sec, name)
+	}
+	return out
+})
+
+func collectKeys(sec map[string]*scenarios.Section, name string) []ownedKey {
 	s := sec[name]
 	var out []ownedKey
 	for _, k := range s.Keys {
 		out = append(out, ownedKey{name, k})
 	}
 	for _, inc := range s.Include {
-		out = append(out, allKeys(sec, inc)...)
+		out = append(out, collectKeys(sec, inc)...)
 	}
 	return out
 }

@@ -27,7 +27,8 @@ import (
 
 // Features returns the features the pairwise test combines, derived from
 // the key table: every optional mapping, list, named, wait, boolean or
-// distribution key of the root, tool, step and class sections (a tool
+// distribution key of the root, tool, step and class sections that not
+// every scenario draws anyway (a tool
 // with a rate limit, a hedged step, …), and every word of the keys that
 // switch a behaviour (switchKeys).
 func Features() []Feature {
@@ -35,7 +36,9 @@ func Features() []Feature {
 	var out []Feature
 	for _, name := range []string{"scenario", "tool", "step", "class"} {
 		for _, k := range sec[name].Keys {
-			if k.Required {
+			// A required key, or one every scenario draws, is in every
+			// pair already.
+			if k.Required || includeChances[name+"."+k.Name] >= 0.9 {
 				continue
 			}
 			switch k.Kind {
@@ -108,6 +111,10 @@ var fixedKeys = map[string]bool{
 	"scenario.name": true, "step.name": true, "member.name": true, "class.name": true,
 	"guards.max_wall": true, "rate_point.at": true,
 }
+
+// minimizeKeeps are the top-level keys Minimize never removes: without
+// them a scenario runs its default 100,000 runs, or without guards.
+var minimizeKeeps = []string{"runs", "horizon", "guards"}
 
 // knowledge is the per-draw state the hooks use.
 type knowledge struct {

@@ -3,6 +3,7 @@ package generate
 import (
 	"bytes"
 	"io/fs"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -58,6 +59,9 @@ func without(doc *yaml.Node, i int) ([]byte, bool) {
 			}
 		case yaml.MappingNode:
 			for j := 0; j+1 < len(node.Content); j += 2 {
+				if node == doc.Content[0] && slices.Contains(minimizeKeeps, node.Content[j].Value) {
+					continue
+				}
 				if n == i {
 					saved := node.Content
 					node.Content = append(append([]*yaml.Node{}, saved[:j]...), saved[j+2:]...)
