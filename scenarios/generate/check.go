@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/budgetsim/budgetsim/model/replicate"
+	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 )
@@ -36,7 +37,8 @@ func (v *Violation) Error() string {
 //     max_in_flight, ledgers that balance) finds nothing;
 //   - runs are conserved (arrived = ended + in flight), pooled and per
 //     class, and the classes add up to the pool; when the simulation ran
-//     to its end, no run is left in flight;
+//     to its end, no run is left in flight (unless a call may hang with
+//     neither a timeout nor a deadline: then its run never ends);
 //   - attempts are conserved: every dialed attempt has one outcome (ok,
 //     timeout, 503, 429, permanent, or cancelled by its group or hedge)
 //     once the simulation has run to its end, never more outcomes than
@@ -136,7 +138,10 @@ func tolerance(x float64) float64 { return 1e-9*math.Abs(x) + 1e-9 }
 
 // checkResult checks the laws of one result.
 func checkResult(cfg *system.Config, res *system.Result) (string, string) {
-	drained := res.Stopped == ""
+	// drained: every run had the chance to end. A call that hangs with
+	// neither a timeout nor a deadline never ends, nor does its run, and
+	// the simulation ends when nothing else is left to happen.
+	drained := res.Stopped == "" && !mayHangForever(cfg)
 	r := res.Runs
 	if err := r.Check(); err != nil {
 		return "runs conserved", fmt.Sprintf("%v (%+v)", err, r)
@@ -240,4 +245,29 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// mayHangForever reports whether a call of cfg may never end: a tool may
+// hang (its hang rate, an outage or a script), and some step has no
+// timeout while some run has no deadline.
+func mayHangForever(cfg *system.Config) bool {
+	hangs := false
+	for _, t := range cfg.Tools {
+		hangs = hangs || t.Errors.Hang > 0
+		for _, o := range t.Outages {
+			hangs = hangs || o.Mode == retry.Timeout
+		}
+		for _, e := range t.Script {
+			hangs = hangs || e.Outcome == retry.Timeout
+		}
+	}
+	if !hangs || cfg.EveryRunHasDeadline() {
+		return false
+	}
+	for _, st := range cfg.PlanSteps() {
+		if st.Timeout <= 0 {
+			return true
+		}
+	}
+	return false
 }
