@@ -359,7 +359,16 @@ func (g *gen) include(m *mapping, ok ownedKey) bool {
 	if k.Required {
 		return true
 	}
-	return g.r.Float64() < g.opt.Density
+	density := g.opt.Density
+	for _, f := range g.opt.Force {
+		// A mapping on the way to a forced feature draws its other keys
+		// more often: they are what the feature may need to be valid (a
+		// tool's queue needs its concurrency).
+		if g.reach[ok.owner][f.Section] {
+			density = max(density, 0.5)
+		}
+	}
+	return g.r.Float64() < density
 }
 
 func isStructural(k scenarios.Kind) bool {

@@ -51,7 +51,24 @@ func signature(inv, detail string) string {
 	if inv == "panic" {
 		first, _, _ := strings.Cut(detail, "\n")
 		_, msg, _ := strings.Cut(first, ": ")
-		return inv + ": " + msg
+		return inv + ": " + msg + " in " + panicSite(detail)
 	}
 	return inv
+}
+
+// panicSite returns the function of the simulator where a panic's stack
+// starts, after the runtime's and the panic's own frames.
+func panicSite(stack string) string {
+	_, after, ok := strings.Cut(stack, "\npanic(")
+	if !ok {
+		return "?"
+	}
+	for _, line := range strings.Split(after, "\n") {
+		if strings.HasPrefix(line, "github.com/budgetsim/budgetsim/") && !strings.Contains(line, "/scenarios/generate.") {
+			fn, _, _ := strings.Cut(strings.TrimPrefix(line, "github.com/budgetsim/budgetsim/"), "(0x")
+			fn, _, _ = strings.Cut(fn, "(...)")
+			return fn
+		}
+	}
+	return "?"
 }
