@@ -109,12 +109,19 @@ func Draw(seed uint64, opt Options) (*Drawn, error) {
 	if opt.MaxRuns == 0 {
 		opt.MaxRuns = 1000
 	}
+	for _, f := range opt.Force {
+		for _, need := range featureNeeds[f] {
+			if !slices.Contains(opt.Force, need) {
+				opt.Force = append(slices.Clip(opt.Force), need)
+			}
+		}
+	}
 	var lastErr error
 	// Forced features the loader refuses together (two values of a key
 	// that a scenario has once) fail every draw: give up sooner.
 	subs := uint64(40)
 	if len(opt.Force) > 0 {
-		subs = 12
+		subs = 24
 	}
 	for sub := uint64(0); sub < subs; sub++ {
 		g := newGen(seed, sub, opt)
@@ -343,11 +350,16 @@ func (g *gen) applies(m *mapping, keys []ownedKey, k scenarios.Key) bool {
 func (g *gen) include(m *mapping, ok ownedKey) bool {
 	k := ok.key
 	for _, p := range g.pending {
+		// A forced key is drawn in the first mapping of its section, and
+		// in every other one by a coin: two forced keys that cannot share
+		// a mapping (a parallel step is not hedged) find one each.
+		if p.f.Section == ok.owner && p.f.Key == k.Name {
+			return !p.done || g.r.IntN(2) == 0
+		}
+	}
+	for _, p := range g.pending {
 		if p.done {
 			continue
-		}
-		if p.f.Section == ok.owner && p.f.Key == k.Name {
-			return true
 		}
 		if k.Section != "" && g.reach[k.Section][p.f.Section] && isStructural(k.Kind) {
 			return true
@@ -696,6 +708,14 @@ func (g *gen) fix(l *located) bool {
 		e := l.entry
 		g.tries[e]++
 		_, scalar := e.val.(string)
+		if g.forced(e) && g.tries[e] <= 6 {
+			// The loader refuses a forced key: what conflicts with it is
+			// elsewhere in its mapping (latency beside ttft). Drop another
+			// optional key of the mapping, or draw one the mapping lacks.
+			if g.dropSibling(l.owner, e) {
+				return true
+			}
+		}
 		switch {
 		case e.redraw != nil && g.tries[e] <= 2 && (e.required || scalar):
 			e.val = e.redraw()
@@ -710,6 +730,35 @@ func (g *gen) fix(l *located) bool {
 		l = l.parent
 	}
 	return false
+}
+
+// forced reports whether e realizes a forced feature.
+func (g *gen) forced(e *entry) bool {
+	sec, key, _ := strings.Cut(e.table, ".")
+	for _, f := range g.opt.Force {
+		if f.Section == sec && f.Key == key {
+			if v, ok := e.val.(string); f.Value == "" || ok && v == f.Value {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropSibling removes a random optional entry of m other than e that
+// realizes no forced feature.
+func (g *gen) dropSibling(m *mapping, e *entry) bool {
+	var cands []*entry
+	for _, x := range m.entries {
+		if x != e && !x.required && !g.know.fixed(x.table) && !g.forced(x) {
+			cands = append(cands, x)
+		}
+	}
+	if len(cands) == 0 {
+		return false
+	}
+	m.remove(cands[g.r.IntN(len(cands))])
+	return true
 }
 
 // census returns the table keys the tree sets and the features it has.

@@ -94,8 +94,9 @@ func TestEveryKeyDrawn(t *testing.T) {
 // both and checks it. Two values of one key (two outage modes, client and
 // server rate limits) go to two mappings of its section; where the
 // scenario has only one such mapping (scheduling.workers) the loader
-// refuses every draw, and the pair is logged, not failed. With -short it
-// checks every eighth pair.
+// refuses every draw, and the pair is logged, not failed; so are the
+// ExclusivePairs, which no valid scenario can hold. With -short it checks
+// every eighth pair.
 func TestPairwise(t *testing.T) {
 	feats := Features()
 	type pair struct{ a, b Feature }
@@ -114,6 +115,10 @@ func TestPairwise(t *testing.T) {
 			}
 			t.Run(p.a.String()+"+"+p.b.String(), func(t *testing.T) {
 				t.Parallel()
+				if why, ok := ExclusivePairs[[2]Feature{p.a, p.b}]; ok {
+					t.Logf("not together: %s", why)
+					return
+				}
 				d, err := Draw(uint64(i), Options{Force: []Feature{p.a, p.b}, Density: 0.1, MaxRuns: 300})
 				if err != nil {
 					var lp *LoaderPanic

@@ -149,6 +149,24 @@ func (k *knowledge) save() context { return context{slices.Clone(k.plan), k.tv, 
 
 func (k *knowledge) restore(c context) { k.plan, k.tv, k.depth = c.plan, c.tv, c.depth }
 
+// featureNeeds are features a forced feature cannot be valid without,
+// forced with it: a step's own token counts need its tool to be a model
+// API.
+var featureNeeds = map[Feature][]Feature{
+	{Section: "step", Key: "tokens"}:           {{Section: "tool", Key: "tokens"}},
+	{Section: "tool", Key: "per_output_token"}: {{Section: "tool", Key: "tokens"}},
+	{Section: "step", Key: "wait"}:             {{Section: "step", Key: "parallel"}},
+}
+
+// ExclusivePairs are pairs of features no valid scenario has together,
+// with the reason. Two values of a key a scenario has once
+// (scheduling.workers) are not listed: they exclude each other by the
+// table.
+var ExclusivePairs = map[[2]Feature]string{
+	{{Section: "class", Key: "arrivals"}, {Section: "arrivals", Key: "process", Value: "batch"}}:  "a class's own arrivals are open, and a scenario whose classes all have their own has no top-level arrivals to be a batch",
+	{{Section: "class", Key: "arrivals"}, {Section: "arrivals", Key: "process", Value: "closed"}}: "a class's own arrivals are open, and a scenario whose classes all have their own has no top-level arrivals to be closed",
+}
+
 // includeRules decide whether a key is drawn from the keys drawn before it
 // in its mapping.
 var includeRules = map[string]func(m *mapping) bool{
