@@ -2,6 +2,7 @@ package generate
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,9 +13,13 @@ import (
 
 // TestMinimize prints the smallest scenario that still breaks the same
 // invariant as the one drawn from the seed in BUDGETSIM_MINIMIZE, for a
-// report; it runs only when that variable is set:
+// report; it runs only when that variable is set. For a scenario of
+// TestPairwise, BUDGETSIM_MINIMIZE_PAIR names its pair as the subtest does;
+// BUDGETSIM_MINIMIZE_OUT=DIR writes the minimized scenario and its files
+// there:
 //
 //	BUDGETSIM_MINIMIZE=182 go test -run TestMinimize -v ./scenarios/generate
+//	BUDGETSIM_MINIMIZE=202 BUDGETSIM_MINIMIZE_PAIR=scenario.cost+rate_limit.enforce=client go test -run TestMinimize -v ./scenarios/generate
 func TestMinimize(t *testing.T) {
 	env := os.Getenv("BUDGETSIM_MINIMIZE")
 	if env == "" {
@@ -24,7 +29,19 @@ func TestMinimize(t *testing.T) {
 	if err != nil {
 		t.Fatalf("BUDGETSIM_MINIMIZE=%q: %v", env, err)
 	}
-	d, err := Draw(seed, Options{})
+	opt := Options{}
+	if force := os.Getenv("BUDGETSIM_MINIMIZE_PAIR"); force != "" {
+		// A pair of TestPairwise: its features, drawn as that test draws.
+		opt = Options{Density: 0.1, MaxRuns: 300}
+		for _, f := range strings.Split(force, "+") {
+			var feat Feature
+			sk, v, _ := strings.Cut(f, "=")
+			feat.Section, feat.Key, _ = strings.Cut(sk, ".")
+			feat.Value = v
+			opt.Force = append(opt.Force, feat)
+		}
+	}
+	d, err := Draw(seed, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +59,21 @@ func TestMinimize(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, detail = CheckConfig(sc.Config)
+	if dir := os.Getenv("BUDGETSIM_MINIMIZE_OUT"); dir != "" {
+		// The minimized scenario and the files it names, to run with
+		// simulate or BUDGETSIM_CHECK.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), min, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range d.Files {
+			if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	t.Logf("seed %d: %s\n--- minimized scenario (%d of %d bytes):\n%s--- violation:\n%s", seed, inv, len(min), len(d.YAML), min, detail)
 }
 
@@ -71,4 +103,27 @@ func panicSite(stack string) string {
 		}
 	}
 	return "?"
+}
+
+// TestCheckFile checks the invariants on the scenario file named by
+// BUDGETSIM_CHECK (files it names are read beside it); it runs only when
+// that variable is set:
+//
+//	BUDGETSIM_CHECK=/tmp/repro.yaml go test -run TestCheckFile -v ./scenarios/generate
+func TestCheckFile(t *testing.T) {
+	path := os.Getenv("BUDGETSIM_CHECK")
+	if path == "" {
+		t.Skip("set BUDGETSIM_CHECK=FILE to check the invariants on a scenario file")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(path, src, nil, os.DirFS(filepath.Dir(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv, detail := CheckConfig(sc.Config); inv != "" {
+		t.Errorf("%s: %s: %s", path, inv, detail)
+	}
 }
