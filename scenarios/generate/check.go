@@ -35,6 +35,7 @@ func (v *Violation) Error() string {
 //     (system.Options.Audit: permits, reservations and timers given
 //     back, a tool's calls within its concurrency, a tenant's runs within
 //     max_in_flight, ledgers that balance) finds nothing;
+//   - a scenario bounded by runs measures every run past the warm-up;
 //   - runs are conserved (arrived = ended + in flight), pooled and per
 //     class, and the classes add up to the pool; when the simulation ran
 //     to its end, no run is left in flight (unless a call may hang with
@@ -45,7 +46,9 @@ func (v *Violation) Error() string {
 //     attempts, the refusals add up to their reasons, and the groups'
 //     cancellations to the attempts cancelled;
 //   - per tool: no more served than called, no more wasted than busy,
-//     and on average no more in service than its concurrency;
+//     and on average no more in service than its concurrency; without a
+//     warm-up, the attempts of an open workload are the calls the tools
+//     got, their cache hits and their rate limiters' 429s;
 //   - per group: no more groups decided than runs arrived, and no more
 //     hedges than max_attempts − 1 per group;
 //   - cost: spent, unsettled and wasted are ≥ 0, wasted ≤ spent, the
@@ -149,6 +152,12 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 	if drained && r.InFlight != 0 {
 		return "runs drained", fmt.Sprintf("the simulation ended on its own with %d runs in flight (%+v)", r.InFlight, r)
 	}
+	// A scenario bounded by runs measures all but the warm-up's, once
+	// the simulation ran to its end (a closed population's runs past
+	// runs are not measured).
+	if res.Stopped == "" && cfg.Horizon == 0 && cfg.WarmupTime == 0 && cfg.Arrivals.Process != system.Closed && r.Arrived != cfg.Runs-cfg.WarmupRuns {
+		return "runs arrive", fmt.Sprintf("%d runs measured, the scenario has %d after a warm-up of %d", r.Arrived, cfg.Runs-cfg.WarmupRuns, cfg.WarmupRuns)
+	}
 	if len(res.Classes) > 0 {
 		var sum system.Counts
 		var att, retries int64
@@ -223,6 +232,23 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 			return "tool counts", fmt.Sprintf("tool %s: busy %vs, wasted %vs", name, ts.BusySeconds, ts.WastedSeconds)
 		case cfg.Tools[i].Concurrency > 0 && ts.MeanBusy > float64(cfg.Tools[i].Concurrency)+1e-9:
 			return "tool concurrency", fmt.Sprintf("tool %s: %v calls in service on average, concurrency %d", name, ts.MeanBusy, cfg.Tools[i].Concurrency)
+		}
+	}
+
+	// Without a warm-up, every open run is measured and the tools see
+	// exactly the measured attempts: each reached the tool (Calls), was
+	// answered by its cache, or was turned away by its rate limiter with
+	// a 429. (A closed population's runs past runs are not measured.)
+	if drained && warm && cfg.Arrivals.Process != system.Closed {
+		var calls, hits, limited int64
+		for _, ts := range res.Tools {
+			calls += ts.Calls
+			hits += ts.CacheHits
+			limited += ts.RateLimited
+		}
+		if calls+hits+limited != a.Attempts {
+			return "attempts reach the tools", fmt.Sprintf("%d attempts dialed; the tools got %d calls + %d cache hits + %d turned away by their rate limit = %d",
+				a.Attempts, calls, hits, limited, calls+hits+limited)
 		}
 	}
 
