@@ -49,8 +49,8 @@ func (v *Violation) Error() string {
 //     and on average no more in service than its concurrency; without a
 //     warm-up, the attempts of an open workload are the calls the tools
 //     got, their cache hits and their rate limiters' 429s;
-//   - per group: no more groups decided than runs arrived, and no more
-//     hedges than max_attempts − 1 per group;
+//   - per group: no more groups decided than runs arrived, no fewer than
+//     runs completed, and no more hedges than max_attempts − 1 per group;
 //   - cost: spent, unsettled and wasted are ≥ 0, wasted ≤ spent, the
 //     classes' costs add up to the spend, and a scenario budget is never
 //     exceeded;
@@ -214,6 +214,15 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 		}
 		if g.Hedges < 0 || g.Hedges > hedges*(g.Satisfied+g.Failed+r.InFlight) {
 			return "groups conserved", fmt.Sprintf("group %d: %d hedges for %d groups decided and %d runs in flight, at most %d each", i, g.Hedges, g.Satisfied+g.Failed, r.InFlight, hedges)
+		}
+	}
+	// Every completed run decided every group of its plan: with no class
+	// plan of its own, the top-level plan's.
+	if drained && r.InFlight == 0 && len(cfg.PlanSteps()) == len(cfg.Steps) {
+		for i, g := range res.Groups {
+			if g.Satisfied+g.Failed < r.Completed {
+				return "groups conserved", fmt.Sprintf("group %d: %d satisfied + %d failed, but %d runs completed the plan", i, g.Satisfied, g.Failed, r.Completed)
+			}
 		}
 	}
 	if cancelled != a.Cancelled {

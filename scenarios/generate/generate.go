@@ -60,6 +60,9 @@ type Drawn struct {
 	// Keys are the keys the scenario sets, as "section.key" of the key
 	// table (scenarios.Sections), sorted.
 	Keys []string
+	// Words are the words the scenario gives its word keys, as
+	// "section.key=word", sorted.
+	Words []string
 	// Features are the features of Features that the scenario has.
 	Features []Feature
 	// Repairs counts the keys dropped or drawn again because the loader
@@ -132,12 +135,12 @@ func Draw(seed uint64, opt Options) (*Drawn, error) {
 			src := []byte(b.String())
 			sc, err := parse(seed, src, g.files)
 			if err == nil {
-				keys, feats := g.census(root)
+				keys, words, feats := g.census(root)
 				if !g.forcedPresent(feats) {
 					lastErr = fmt.Errorf("forced features %v not all present after repair", opt.Force)
 					break
 				}
-				return &Drawn{Seed: seed, YAML: src, Files: g.files, Scenario: sc, Keys: keys, Features: feats, Repairs: g.repairs}, nil
+				return &Drawn{Seed: seed, YAML: src, Files: g.files, Scenario: sc, Keys: keys, Words: words, Features: feats, Repairs: g.repairs}, nil
 			}
 			var lp *LoaderPanic
 			if errors.As(err, &lp) {
@@ -762,8 +765,9 @@ func (g *gen) dropSibling(m *mapping, e *entry) bool {
 }
 
 // census returns the table keys the tree sets and the features it has.
-func (g *gen) census(root *mapping) ([]string, []Feature) {
+func (g *gen) census(root *mapping) ([]string, []string, []Feature) {
 	keys := map[string]bool{}
+	words := map[string]bool{}
 	feats := map[Feature]bool{}
 	var walk func(v value)
 	walk = func(v value) {
@@ -776,6 +780,9 @@ func (g *gen) census(root *mapping) ([]string, []Feature) {
 					feats[Feature{Section: sec, Key: key}] = true
 					if s, ok := e.val.(string); ok {
 						feats[Feature{Section: sec, Key: key, Value: s}] = true
+						if wordKeys()[e.table] {
+							words[e.table+"="+s] = true
+						}
 					}
 				}
 				walk(e.val)
@@ -792,14 +799,32 @@ func (g *gen) census(root *mapping) ([]string, []Feature) {
 		ks = append(ks, k)
 	}
 	slices.Sort(ks)
+	var ws []string
+	for w := range words {
+		ws = append(ws, w)
+	}
+	slices.Sort(ws)
 	var fs []Feature
 	for _, f := range Features() {
 		if feats[f] {
 			fs = append(fs, f)
 		}
 	}
-	return ks, fs
+	return ks, ws, fs
 }
+
+// wordKeys is the set of the table's word keys, as "section.key".
+var wordKeys = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, s := range scenarios.Sections() {
+		for _, k := range s.Keys {
+			if k.Kind == scenarios.KindWord {
+				out[s.Name+"."+k.Name] = true
+			}
+		}
+	}
+	return out
+})
 
 // forcedPresent reports whether every forced feature is among feats.
 func (g *gen) forcedPresent(feats []Feature) bool {

@@ -65,9 +65,10 @@ func tableKeys() []string {
 	return out
 }
 
-// TestEveryKeyDrawn: every key of the key table is set by at least one
-// scenario of the fixed set that loaded. A key added to the table that
-// the generator cannot draw fails here, by name.
+// TestEveryKeyDrawn: every key of the key table, and every word of its
+// word keys, is set by at least one scenario of the fixed set that loaded.
+// A key or word added to the table that the generator cannot draw fails
+// here, by name.
 func TestEveryKeyDrawn(t *testing.T) {
 	set, err := fixedSet()
 	if err != nil {
@@ -87,6 +88,29 @@ func TestEveryKeyDrawn(t *testing.T) {
 	}
 	if len(missing) > 0 {
 		t.Errorf("%d keys of the key table are in no generated scenario of the %d: %s", len(missing), len(set), strings.Join(missing, ", "))
+	}
+	// And every word of every word key.
+	words := map[string]bool{}
+	for _, d := range set {
+		for _, w := range d.Words {
+			words[w] = true
+		}
+	}
+	missing = nil
+	for _, s := range scenarios.Sections() {
+		for _, k := range s.Keys {
+			if k.Kind != scenarios.KindWord {
+				continue
+			}
+			for _, v := range k.Values {
+				if w := s.Name + "." + k.Name + "=" + v; !words[w] {
+					missing = append(missing, w)
+				}
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d words of the key table are in no generated scenario of the %d: %s", len(missing), len(set), strings.Join(missing, ", "))
 	}
 }
 
