@@ -343,3 +343,43 @@ func TestRepairFindsTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestKnowledgeNamesTableKeys: every key knowledge.go names is a key of
+// the table, so that a key renamed or removed there cannot leave a hook
+// that silently no longer applies.
+func TestKnowledgeNamesTableKeys(t *testing.T) {
+	known := map[string]bool{}
+	for _, k := range tableKeys() {
+		known[k] = true
+	}
+	var names []string
+	for k := range includeChances {
+		names = append(names, k)
+	}
+	for k := range includeRules {
+		names = append(names, k)
+	}
+	for k := range valueHooks {
+		names = append(names, k)
+	}
+	for k := range fixedKeys {
+		names = append(names, k)
+	}
+	for _, sk := range switchKeys {
+		names = append(names, sk[0]+"."+sk[1])
+	}
+	for f, needs := range featureNeeds {
+		names = append(names, f.Section+"."+f.Key)
+		for _, n := range needs {
+			names = append(names, n.Section+"."+n.Key)
+		}
+	}
+	for pair := range ExclusivePairs {
+		names = append(names, pair[0].Section+"."+pair[0].Key, pair[1].Section+"."+pair[1].Key)
+	}
+	for _, n := range names {
+		if !known[n] {
+			t.Errorf("knowledge.go names %s, not a key of the key table", n)
+		}
+	}
+}
