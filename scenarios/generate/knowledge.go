@@ -28,9 +28,8 @@ import (
 // Features returns the features the pairwise test combines, derived from
 // the key table: every optional mapping, list, named, wait, boolean or
 // distribution key of the root, tool, step and class sections that not
-// every scenario draws anyway (a tool
-// with a rate limit, a hedged step, …), and every word of the keys that
-// switch a behaviour (switchKeys).
+// every scenario draws anyway (a tool with a rate limit, a hedged step,
+// …), and every word of the keys that switch a behaviour (switchKeys).
 func Features() []Feature {
 	sec := sectionIndex()
 	var out []Feature
@@ -80,7 +79,6 @@ var switchKeys = [][2]string{
 // make most scenarios refuse or stop.
 var includeChances = map[string]float64{
 	"scenario.runs":      0.85,
-	"scenario.horizon":   0.15,
 	"scenario.warmup":    0.2,
 	"scenario.steps":     0.95,
 	"scenario.arrivals":  0.95,
