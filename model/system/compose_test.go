@@ -110,6 +110,12 @@ func TestComposedScenarios(t *testing.T) {
 			if res.Runs.InFlight != 0 || res.Stopped != "" {
 				t.Fatalf("%d runs in flight, stopped %q", res.Runs.InFlight, res.Stopped)
 			}
+			for i, ts := range res.Tools {
+				// Wasted work is part of the busy time, in the same window.
+				if ts.WastedSeconds > ts.BusySeconds*(1+1e-9) {
+					t.Errorf("tool %s: %v s wasted of %v s busy", sc.Config.Tools[i].Name, ts.WastedSeconds, ts.BusySeconds)
+				}
+			}
 		})
 	}
 }

@@ -344,9 +344,11 @@ func (m *Model) cancelMember(ci int32, gs *groupRun) {
 			m.steps[c.step].hedger.Observe(elapsed) // a lower bound (see hedge.Hedger.Delay)
 		}
 		tp := &m.toolPlans[c.tool]
-		if !tp.capacity && !a.hit && a.ending == answered && a.state == inFlight && a.latency > 0 {
+		if !tp.capacity && !a.hit && a.ending == answered && a.state == inFlight && a.latency > 0 && a.dialed >= m.warmStart {
 			// An unlimited tool serves the call to its end, for nobody
-			// (a call that would time out was counted so at dial).
+			// (a call that would time out was counted so at dial). Its
+			// busy time was counted at dial: a call dialed before the
+			// measured window is in neither.
 			m.tools[c.tool].stats.WastedSeconds += secs(a.latency)
 		}
 		if c.measured {
