@@ -137,7 +137,7 @@ func runOne(cfg *system.Config, i int) (res *system.Result, audit error, panicke
 
 // tolerance is the rounding slack of sums of float64 seconds or costs:
 // relative 1e-9, with an absolute floor.
-func tolerance(x float64) float64 { return 1e-9*math.Abs(x) + 1e-9 }
+func tolerance(x float64) float64 { return float64(1e-9*math.Abs(x)) + 1e-9 }
 
 // checkResult checks the laws of one result.
 func checkResult(cfg *system.Config, res *system.Result) (string, string) {
@@ -274,7 +274,7 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 	if drained && r.InFlight == 0 && r.Ended() > 0 {
 		if w := res.Window.Seconds(); w > 0 {
 			lw := float64(r.Arrived) / w * res.SojournSum / float64(r.Ended())
-			if d := lw - res.TimeAvgInSystem; math.Abs(d) > 1e-9*res.TimeAvgInSystem+1e-12 {
+			if d := lw - res.TimeAvgInSystem; math.Abs(d) > float64(1e-9*res.TimeAvgInSystem)+1e-12 {
 				return "Little's law", fmt.Sprintf("λW = %v, time-average L = %v", lw, res.TimeAvgInSystem)
 			}
 		}

@@ -472,7 +472,7 @@ func (g *gen) byKind(m *mapping, ok ownedKey) value {
 		if err != nil || ex <= 0 {
 			ex = 1
 		}
-		return strconv.FormatFloat(math.Round(g.r.Float64()*2*ex*100)/100, 'f', -1, 64)
+		return strconv.FormatFloat(math.Round(float64(float64(g.r.Float64())*2*ex*100))/100, 'f', -1, 64)
 	case scenarios.KindWord:
 		return k.Values[g.r.IntN(len(k.Values))]
 	case scenarios.KindWords:
@@ -554,7 +554,7 @@ func (g *gen) number(k scenarios.Key) float64 {
 	case p < 0.4 && !(k.MinExclusive && ex == lo):
 		return ex
 	default:
-		v := lo + g.r.Float64()*(top-lo)
+		v := lo + float64(g.r.Float64()*(top-lo))
 		if v == lo && k.MinExclusive {
 			v = top
 		}
@@ -580,7 +580,7 @@ func (g *gen) duration(example string) string {
 }
 
 func (g *gen) logUniform(lo, hi float64) float64 {
-	return math.Exp(math.Log(lo) + g.r.Float64()*(math.Log(hi)-math.Log(lo)))
+	return math.Exp(math.Log(lo) + float64(g.r.Float64()*(math.Log(hi)-math.Log(lo))))
 }
 
 func fmtDuration(d time.Duration) string {
