@@ -57,6 +57,11 @@ func usageText() string {
 	return b.String()
 }
 
+// interruptWatched is called once a graceful command's signal handler is
+// installed. The tests that signal a child process replace it to learn
+// when a signal will reach the handler rather than end the process.
+var interruptWatched = func() {}
+
 // run is the testable entry point: it never calls os.Exit.
 func run(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
@@ -69,6 +74,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 	var interrupted atomic.Bool
 	if c, ok := commands[args[0]]; ok && c.graceful {
 		defer cli.WatchInterrupt(stderr, "simulate", &interrupted)()
+		interruptWatched()
 	}
 	return runWith(stdout, stderr, args, &interrupted)
 }

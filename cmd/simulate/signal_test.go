@@ -5,11 +5,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,12 +21,149 @@ import (
 // BUDGETSIM_TEST_MAIN=1 in its environment it runs main instead of the
 // tests, so a test can start the real command as a child process and
 // signal it.
+//
+// With BUDGETSIM_TEST_READY_FD=3 as well, the child tells the parent on
+// file descriptor 3 (a pipe passed in ExtraFiles) how far it has got: the
+// byte 'm' as it enters main, 'w' once a graceful command's signal handler
+// is installed (interruptWatched).
 func TestMain(m *testing.M) {
 	if os.Getenv("BUDGETSIM_TEST_MAIN") == "1" {
+		if os.Getenv("BUDGETSIM_TEST_READY_FD") == "3" {
+			ready := os.NewFile(3, "ready")
+			ready.Write([]byte{'m'})
+			interruptWatched = func() { ready.Write([]byte{'w'}) }
+		}
 		main()
 		return
 	}
 	os.Exit(m.Run())
+}
+
+// startChild starts cmd (the test binary standing in for simulate, see
+// TestMain) with a pipe on which it reports how far it has got. It returns
+// a channel closed when the child has exited and a function that waits
+// for the byte b ('m' or 'w') on that pipe. The child is killed, if still
+// running, when the test ends.
+func startChild(t *testing.T, cmd *exec.Cmd) (exited chan struct{}, waitReady func(b byte)) {
+	t.Helper()
+	cmd.Env = append(cmd.Env, "BUDGETSIM_TEST_READY_FD=3")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited = make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+		r.Close()
+	})
+	chans := map[byte]chan struct{}{'m': make(chan struct{}), 'w': make(chan struct{})}
+	go func(pending map[byte]chan struct{}) {
+		buf := make([]byte, 1)
+		for {
+			if n, err := r.Read(buf); n == 0 || err != nil {
+				return
+			}
+			if ch, ok := pending[buf[0]]; ok {
+				close(ch)
+				delete(pending, buf[0])
+			}
+		}
+	}(maps.Clone(chans))
+	return exited, func(b byte) {
+		t.Helper()
+		what := map[byte]string{'m': "the child entering main", 'w': "the child's signal handler"}[b]
+		waitFor(t, what, chans[b], exited)
+	}
+}
+
+// waitTimeout bounds every wait below on a child process. It only expires
+// when something is wrong: each wait ends as soon as its condition holds.
+const waitTimeout = 60 * time.Second
+
+// openWhenRead opens the FIFO at path for writing as soon as a process has
+// it open for reading: a non-blocking open for writing fails with ENXIO
+// until then. A command opens its scenario after installing its signal
+// handler, so the open also says the handler is in place. It fails the
+// test if the child ends first (exited is closed) or after waitTimeout.
+func openWhenRead(t *testing.T, path string, exited <-chan struct{}) *os.File {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err == nil {
+			return os.NewFile(uintptr(fd), path)
+		}
+		if err != syscall.ENXIO && err != syscall.EINTR {
+			t.Fatalf("open %s for writing: %v", path, err)
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the child ended before it opened %s", path)
+		case <-time.After(2 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reader on %s after %v", path, waitTimeout)
+		}
+	}
+}
+
+// watchWriter collects a child's output and closes seen once the output
+// contains want.
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want []byte
+	seen chan struct{}
+}
+
+func newWatchWriter(want string) *watchWriter {
+	return &watchWriter{want: []byte(want), seen: make(chan struct{})}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.want != nil && bytes.Contains(w.buf.Bytes(), w.want) {
+		close(w.seen)
+		w.want = nil
+	}
+	return n, err
+}
+
+// String returns the output so far.
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// waitFor waits for ch to be closed; it fails the test if the child ends
+// first (exited is closed) or after waitTimeout.
+func waitFor(t *testing.T, what string, ch, exited <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-exited:
+		select {
+		case <-ch: // both at once
+		default:
+			t.Fatalf("the child ended before %s", what)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatalf("%s: not within %v", what, waitTimeout)
+	}
 }
 
 // TestSignalWritesPartialResults sends SIGINT (Ctrl-C) and SIGTERM (what a
@@ -127,22 +266,18 @@ func TestSignalWritesPartialResults(t *testing.T) {
 			cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// The handler is installed within milliseconds of start; give
-			// the work time to get well under way.
-			time.Sleep(700 * time.Millisecond)
+			exited, waitReady := startChild(t, cmd)
+			// Once the handler is installed the signal asks the command
+			// to stop; the work it has started by then (at least one
+			// guard check's worth of events) is what it writes.
+			waitReady('w')
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
 			select {
-			case <-done:
-			case <-time.After(60 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 60 s after %v", c.sig)
+			case <-exited:
+			case <-time.After(waitTimeout):
+				t.Fatalf("still running %v after %v", waitTimeout, c.sig)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
 				t.Fatalf("exit %d after %v, want 130; stderr:\n%s", code, c.sig, errb.String())
@@ -189,35 +324,54 @@ func TestSignalEndsWhatCannotStopGracefully(t *testing.T) {
 		{"run blocked, SIGINT ignored", []string{"run", fifo}, []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}, true, false},
 		{"run blocked, SIGINT ignored, then SIGTERM", []string{"run", fifo}, []syscall.Signal{syscall.SIGINT, syscall.SIGINT, syscall.SIGTERM}, true, false},
 	} {
-		cmd := exec.Command(os.Args[0], c.args...)
-		if c.ignoreINT {
-			cmd = exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, os.Args[0]}, c.args...)...)
-		}
-		cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		time.Sleep(500 * time.Millisecond)
-		for _, s := range c.sigs {
-			if err := cmd.Process.Signal(s); err != nil {
-				t.Fatal(err)
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], c.args...)
+			if c.ignoreINT {
+				cmd = exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, os.Args[0]}, c.args...)...)
 			}
-			if !c.together {
-				time.Sleep(200 * time.Millisecond)
+			cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
+			// The first signal a graceful command takes is acknowledged on
+			// stderr once its handler is gone again.
+			stderr := newWatchWriter("interrupted: stopping")
+			cmd.Stderr = stderr
+			exited, waitReady := startChild(t, cmd)
+			if slices.Contains(c.args, fifo) {
+				// Blocked reading the scenario (its handler installed
+				// before): the FIFO open for reading, nothing written.
+				w := openWhenRead(t, fifo, exited)
+				defer w.Close()
+			} else {
+				waitReady('m') // validate installs no handler: main suffices
 			}
-		}
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("%s: still running 10 s after %v", c.name, c.sigs)
-		}
-		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-		if last := c.sigs[len(c.sigs)-1]; !ok || !ws.Signaled() || ws.Signal() != last {
-			t.Errorf("%s: ended %v, want killed by %v", c.name, cmd.ProcessState, last)
-		}
+			for i, s := range c.sigs {
+				if err := cmd.Process.Signal(s); err != nil {
+					t.Fatal(err)
+				}
+				// The first signal a graceful command takes: wait until it
+				// has been taken and the default action is back. (A
+				// second SIGINT that the shell's trap left ignored is
+				// discarded as it is sent: nothing to wait for.)
+				if i == 0 && !c.together && len(c.sigs) > 1 {
+					waitFor(t, "the first signal's acknowledgement on stderr", stderr.seen, exited)
+				}
+			}
+			select {
+			case <-exited:
+			case <-time.After(waitTimeout):
+				t.Fatalf("still running %v after %v", waitTimeout, c.sigs)
+			}
+			// Signals sent back to back may reach the process's threads in
+			// either order, and the handler takes whichever comes first:
+			// the other ends the process.
+			want := c.sigs[len(c.sigs)-1:]
+			if c.together {
+				want = c.sigs
+			}
+			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ok || !ws.Signaled() || !slices.Contains(want, ws.Signal()) {
+				t.Errorf("ended %v, want killed by one of %v; stderr:\n%s", cmd.ProcessState, want, stderr.String())
+			}
+		})
 	}
 }
 
