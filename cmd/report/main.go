@@ -66,11 +66,11 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 	}
 	fs := cli.NewFlagSet("report", "report", stderr, "SCENARIO|DIR [flags]")
 	var sf cli.ScenarioFlags
-	// The shared scenario flags but --format: a report is HTML.
+	// The shared scenario flags but --format and --wide: a report is HTML.
 	all := flag.NewFlagSet("", flag.ContinueOnError)
 	sf.Register(all)
 	all.VisitAll(func(f *flag.Flag) {
-		if f.Name != "format" {
+		if f.Name != "format" && f.Name != "wide" {
 			fs.Var(f.Value, f.Name, f.Usage)
 		}
 	})

@@ -113,6 +113,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"seed-plan", "--replications", "0"}, 2, "--replications: must be in [1, 10000], got 0"},
 		{[]string{"seed-plan", "--out", ""}, 2, `--out: invalid value "": empty`},
 		{[]string{"nosuch"}, 1, "nosuch"},
+		{[]string{"seed-plan", "--wide"}, 2, "unknown flag --wide"},
 		{[]string{"seed-plan", "--out", filepath.Join(dir, "missing", "r.html")}, 1, "missing"},
 		{[]string{"mm1", "--level", "NaN"}, 2, "--level: must be in (0, 1), got NaN"},
 		{[]string{"mm1", "--out", dir}, 2, "--out " + dir + ": is a directory; name a file"},

@@ -15,7 +15,7 @@ import (
 // that have a limit; a run without one removes an earlier limits.csv.
 func TestAdaptiveOutputs(t *testing.T) {
 	dir := t.TempDir()
-	out := mustRun(t, "run", "adaptive-concurrency", "--out", dir)
+	out := mustRun(t, "run", "adaptive-concurrency", "--out", dir, "--wide") // the table whole
 	for _, want := range []string{"| adaptive concurrency |", "| llm ", "aimd ", "concurrency limit "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q", want)

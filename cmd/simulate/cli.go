@@ -68,9 +68,6 @@ func run(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprint(stderr, usageText())
 		return cli.UsageError{Msg: "no command given"}
 	}
-	if cli.Colour(stdout) {
-		stdout = render.Colour{Writer: stdout} // tables in colour on a terminal, unless NO_COLOR
-	}
 	var interrupted atomic.Bool
 	if c, ok := commands[args[0]]; ok && c.graceful {
 		defer cli.WatchInterrupt(stderr, "simulate", &interrupted)()
@@ -82,6 +79,27 @@ func run(stdout, stderr io.Writer, args []string) error {
 // runWith runs a command with the given interrupt flag (set by Ctrl-C in
 // run; tests set it directly).
 func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
+	out := newOut(stdout)
+	err := runOut(out, stderr, args, interrupted)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// newOut wraps standard output in the layout of its tables: as wide as
+// the terminal, or render.DefaultWidth in a pipe or a file; in colour on a
+// terminal unless NO_COLOR is set. Each command chooses the layout for its
+// --format and --wide with env.setFormat.
+func newOut(stdout io.Writer) *render.Out {
+	width := cli.TerminalWidth(stdout)
+	if width <= 0 {
+		width = render.DefaultWidth
+	}
+	return render.NewOut(stdout, width, cli.Colour(stdout))
+}
+
+func runOut(stdout *render.Out, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
 	e := &env{stdout: stdout, stderr: stderr, interrupted: interrupted}
 	if buildinfo.WantsVersion(args) {
 		fmt.Fprint(stdout, versionText("simulate"))
@@ -161,6 +179,14 @@ func helpCommand(stdout io.Writer, args []string) error {
 type env struct {
 	stdout, stderr io.Writer
 	interrupted    *atomic.Bool
+}
+
+// setFormat lays out what the command prints next for its --format and
+// --wide flags (render.Out.SetFormat).
+func (e *env) setFormat(format string, wide bool) {
+	if o, ok := e.stdout.(*render.Out); ok {
+		o.SetFormat(format, wide)
+	}
 }
 
 // newScenarioFlagSet is newFlagSet with the flags every command that

@@ -65,7 +65,7 @@ func TestCompareOutFiles(t *testing.T) {
 // each distinct warning once with the variants it concerns: an unstable
 // M/M/1 (utilisation 2) is reported for its variant only.
 func TestCompareWarnings(t *testing.T) {
-	out := mustRun(t, "compare", "mm1", "--runs", "20000", "--vary", "arrivals.rate=0.5/s,2/s")
+	out := mustRun(t, "compare", "mm1", "--runs", "20000", "--vary", "arrivals.rate=0.5/s,2/s", "--wide")
 	if !strings.Contains(out, "\nWarnings:\n  1. utilisation 2 ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists (arrivals.rate=2/s)\n") {
 		t.Errorf("compare of a stable and an unstable M/M/1 does not warn about the unstable one alone:\n%s", out)
 	}
@@ -132,7 +132,7 @@ func TestCompareInterrupted(t *testing.T) {
 // TestCompareShowsIntervals: with replications, compare's table gives the
 // success rate and the p99 with their half-widths, and says what ± is.
 func TestCompareShowsIntervals(t *testing.T) {
-	out := mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3")
+	out := mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3", "--wide")
 	for _, want := range []string{"| workers=10 | 100.00% ±0.00% |", "± is the half-width of a 95% Student-t interval over 3 replications"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare --replications 3 lacks %q:\n%s", want, out)
@@ -147,7 +147,7 @@ func TestCompareShowsIntervals(t *testing.T) {
 // TestComparePairedTable: with replications, compare prints each variant's
 // paired difference from the first, and the JSON carries it.
 func TestComparePairedTable(t *testing.T) {
-	out := mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3")
+	out := mustRun(t, "compare", "mmc", "--runs", "20000", "--vary", "workers=10,11", "--replications", "3", "--wide")
 	if !strings.Contains(out, "Minus workers=10, paired replication by replication") || !strings.Contains(out, "| workers=11 |") {
 		t.Errorf("no paired table:\n%s", out)
 	}

@@ -27,6 +27,7 @@ func (e *env) compare(args []string) error {
 	if err != nil {
 		return err
 	}
+	e.setFormat(sf.Format, sf.Wide)
 	if len(varies) == 0 && *variantsFile == "" {
 		return cli.Usagef("compare needs at least one --vary key=v1,v2,… or --variants FILE")
 	}

@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/budgetsim/budgetsim/internal/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -48,8 +52,25 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// checkFits fails the test when a line of out, the default output of
+// args, is wider than the DefaultWidth columns it must fit in a pipe.
+func checkFits(t *testing.T, args []string, out string) {
+	t.Helper()
+	if slices.Contains(args, "--wide") || slices.Contains(args, "--format") {
+		return
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if w := utf8.RuneCountInString(l); w > render.DefaultWidth {
+			t.Errorf("simulate %s: line %d is %d columns wide, more than %d:\n%s", strings.Join(args, " "), i+1, w, render.DefaultWidth, l)
+		}
+	}
+}
+
 // TestGolden pins the CLI's output for fixed scenarios and seeds. A change
 // here needs a sentence in the commit message saying why the numbers moved.
+// The default layouts (tables fitted to 100 columns in a pipe: wrapped,
+// transposed or split) are checked to fit; --wide keeps each table whole,
+// --format markdown writes the tables in Markdown.
 func TestGolden(t *testing.T) {
 	cases := []struct {
 		name string
@@ -64,6 +85,12 @@ func TestGolden(t *testing.T) {
 		// Named variants: from a file (one removes a key) and inline.
 		{"compare_variants_file.txt", []string{"compare", "retry-storm", "--variants", "testdata/retry-variants.yaml"}, 0},
 		{"compare_named_inline.txt", []string{"compare", "retry-storm", "--set", "horizon=120s", "--vary", "retry=naive={idempotent: true, attempts: 3},budgeted={idempotent: true, attempts: 3, budget: {kind: token_bucket}}", "--vary", "deadline=short=2s,long=5s"}, 0},
+		{"run_agent_service.txt", []string{"run", "agent-service", "--runs", "4000"}, 0},
+		{"run_seed_plan_wide.txt", []string{"run", "seed-plan", "--wide"}, 0},
+		{"compare_seed_plan.md", []string{"compare", "seed-plan", "--vary", "retry.backoff.jitter=none,full", "--format", "markdown"}, 0},
+		{"plan_mmc.txt", []string{"plan", "mmc", "--slo", "p99<=6s", "--search", "workers=10..14", "--runs", "20000"}, 0},
+		{"sweep_mmc.txt", []string{"sweep", "mmc", "--vary", "workers=10..14:5", "--runs", "20000"}, 0},
+		{"validate_mm1.txt", []string{"validate", "--only", "mm1,closed-mmc", "--replications", "2"}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,6 +99,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("simulate %s: exit %d, want %d; stderr:\n%s", strings.Join(c.args, " "), code, c.code, errOut)
 			}
 			golden(t, c.name, out)
+			checkFits(t, c.args, out)
 		})
 	}
 }
@@ -90,7 +118,7 @@ func TestErrors(t *testing.T) {
 		{[]string{}, 2, []string{"no command"}},
 		{[]string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}},
 		{[]string{"run"}, 2, []string{"exactly one scenario"}},
-		{[]string{"run", "mmc", "--format", "xml"}, 2, []string{"--format: must be table or json"}},
+		{[]string{"run", "mmc", "--format", "xml"}, 2, []string{"--format: must be table, markdown or json"}},
 		{[]string{"run", "no-such-scenario"}, 1, []string{"no such file, and no bundled scenario", "mmc"}},
 		{[]string{"run", bad}, 1, []string{
 			"bad.yaml:2: arrivals.rate: \"9\" has no unit",
@@ -356,6 +384,36 @@ func TestOutFailureStillPrints(t *testing.T) {
 		out, errOut, code := runCLI(t, "", append(tc.args, "--out", dir)...)
 		if code != 1 || !strings.Contains(out, tc.want) || !strings.Contains(errOut, "--out "+dir) {
 			t.Errorf("simulate %s with %s a directory: exit %d, stdout %d bytes (want it to contain %q), stderr %s", strings.Join(tc.args[:1], " "), tc.blocker, code, len(out), tc.want, errOut)
+		}
+	}
+}
+
+// narrowTerminal is a terminal 72 columns wide.
+type narrowTerminal struct{ bytes.Buffer }
+
+func (*narrowTerminal) IsTerminal() bool { return true }
+func (*narrowTerminal) Width() int       { return 72 }
+
+// TestOutputFitsTheTerminal: on a terminal, the tables and text fit its
+// width rather than the 100 columns of a pipe.
+func TestOutputFitsTheTerminal(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("CI", "")
+	t.Setenv("TERM", "xterm")
+	for _, args := range [][]string{
+		{"run", "agent-service", "--runs", "4000"},
+		{"compare", "seed-plan", "--vary", "retry.backoff.jitter=none,full"},
+		{"list"},
+	} {
+		var out narrowTerminal
+		var errb bytes.Buffer
+		if code := exitCode(run(&out, &errb, args), &errb); code != 0 {
+			t.Fatalf("simulate %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+		}
+		for i, l := range strings.Split(out.String(), "\n") {
+			if w := utf8.RuneCountInString(l); w > 72 {
+				t.Errorf("simulate %s: line %d is %d columns on a 72-column terminal:\n%s", strings.Join(args, " "), i+1, w, l)
+			}
 		}
 	}
 }

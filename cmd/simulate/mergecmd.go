@@ -18,17 +18,20 @@ func init() {
 }
 
 func (e *env) merge(args []string) error {
-	fs := newFlagSet("merge", e.stderr, "merge DIR|FILE… --out DIR [--scenario PATH] [--format table|json]")
+	fs := newFlagSet("merge", e.stderr, "merge DIR|FILE… --out DIR [--scenario PATH] [--format table|markdown|json]")
 	outDir := fs.String("out", "", "write sweep.csv and sweep.json to `DIR` (required)")
 	scenario := fs.String("scenario", "", "load the scenario from `PATH` instead of the path the shards recorded (it must have the same text)")
-	format := fs.String("format", "table", "output: table or json")
+	var format string
+	var wide bool
+	cli.RegisterOutput(fs, &format, &wide)
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *format != "table" && *format != "json" {
-		return cli.Usagef("--format: must be table or json, got %q", *format)
+	if err := cli.CheckFormat(format, "table", "markdown", "json"); err != nil {
+		return err
 	}
+	e.setFormat(format, wide)
 	if len(pos) == 0 {
 		return cli.Usagef("merge needs the shard files, or directories holding shard-i-of-n.json files")
 	}
@@ -70,7 +73,7 @@ func (e *env) merge(args []string) error {
 		}
 		shards = append(shards, s)
 	}
-	err = e.mergeShards(shards, *outDir, *format)
+	err = e.mergeShards(shards, *outDir, format)
 	var spec string
 	if len(shards) > 0 {
 		spec = shards[0].Header.Spec.Scenario

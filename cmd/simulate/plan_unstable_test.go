@@ -18,7 +18,7 @@ import (
 func TestPlanNeverAnswersUnstable(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"plan", "mmc", "--slo", "success>=0.99", "--search", "workers=1..40", "--runs", "50000"}
-	out, errOut, code := runCLI(t, "", append(args, "--out", dir)...)
+	out, errOut, code := runCLI(t, "", append(args, "--out", dir, "--wide")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -22,7 +22,7 @@ func init() {
 }
 
 func (e *env) plan(args []string) error {
-	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|json] [--out DIR]")
+	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|markdown|json] [--out DIR]")
 	if f := fs.Lookup("replications"); f != nil {
 		f.DefValue = strconv.Itoa(search.DefaultReplications)
 		f.Usage = "replications of each probe at first (≥ 2); a probe whose interval straddles a threshold gets more"
@@ -40,6 +40,7 @@ func (e *env) plan(args []string) error {
 	if err != nil {
 		return err
 	}
+	e.setFormat(sf.Format, sf.Wide)
 	repsSet := false
 	fs.Visit(func(f *flag.Flag) { repsSet = repsSet || f.Name == "replications" })
 	if !repsSet {

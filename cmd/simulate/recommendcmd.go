@@ -69,6 +69,7 @@ func (e *env) recommend(args []string) error {
 	if err := sf.Check(); err != nil {
 		return err
 	}
+	e.setFormat(sf.Format, sf.Wide)
 	opt, err := rf.options(set)
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ func TestRecommendGolden(t *testing.T) {
 				t.Fatalf("simulate %s: exit %d, want 0; stderr:\n%s", strings.Join(c.args, " "), code, errOut)
 			}
 			golden(t, c.name, out)
+			checkFits(t, c.args, out)
 		})
 	}
 }

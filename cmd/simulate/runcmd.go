@@ -37,6 +37,7 @@ func (e *env) run(args []string) error {
 	if err != nil {
 		return err
 	}
+	e.setFormat(sf.Format, sf.Wide)
 	if *traceFormat != "jsonl" && *traceFormat != "chrome" {
 		return cli.Usagef("--trace-format: must be jsonl or chrome, got %q", *traceFormat)
 	}
@@ -256,10 +257,15 @@ func init() {
 }
 
 func (e *env) list(args []string) error {
-	fs := newFlagSet("list", e.stderr, "list [--names]")
+	fs := newFlagSet("list", e.stderr, "list [--names] [--format table|markdown] [--wide]")
 	names := fs.Bool("names", false, "print only the names, one per line (for scripts)")
+	format := fs.String("format", "table", "output: table (fitted to the terminal's width, or 100 columns in a pipe) or markdown")
+	wide := fs.Bool("wide", false, "print the table whole, as wide as its contents")
 	pos, err := cli.Parse(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := cli.CheckFormat(*format, "table", "markdown"); err != nil {
 		return err
 	}
 	if len(pos) > 0 {
@@ -271,6 +277,7 @@ func (e *env) list(args []string) error {
 		}
 		return nil
 	}
+	e.setFormat(*format, *wide)
 	var rows [][]string
 	for _, n := range scenarios.Names() {
 		sc, err := scenarios.Load(n, nil)

@@ -261,7 +261,7 @@ func TestPlanTolerance(t *testing.T) {
 // it, each with the points it concerns: an unstable point (M/M/1 at
 // utilisation 2) is named on its own, not hidden in sweep.json.
 func TestSweepTableWarnings(t *testing.T) {
-	out := mustRun(t, "sweep", "mm1", "--runs", "20000", "--vary", "arrivals.rate=0.5/s,2/s")
+	out := mustRun(t, "sweep", "mm1", "--runs", "20000", "--vary", "arrivals.rate=0.5/s,2/s", "--wide")
 	if !strings.Contains(out, "\nWarnings:\n  1. utilisation 2 ≥ 1 with an unbounded queue: the system is unstable; waiting times grow with the run length and no steady state exists (arrivals.rate=2/s)\n") {
 		t.Errorf("sweep table does not name the unstable point under it:\n%s", out)
 	}

@@ -32,6 +32,7 @@ func (e *env) sweep(args []string) error {
 	if err != nil {
 		return err
 	}
+	e.setFormat(sf.Format, sf.Wide)
 	axes, err := parseAxes(varies)
 	if err != nil {
 		return err

@@ -20,7 +20,9 @@ func (e *env) validate(args []string) error {
 	reps := fs.Int("replications", 10, "replications per model (≥ 2)")
 	level := fs.Float64("level", 0.99, "family-wise confidence level: each of the n checks uses 1 − (1 − level)/n (Bonferroni)")
 	parallel := fs.Int("parallel", 0, "goroutines (0: all cores)")
-	format := fs.String("format", "table", "output: table or json")
+	var format string
+	var wide bool
+	cli.RegisterOutput(fs, &format, &wide)
 	seed := fs.Int64("seed", -1, "replace every scenario's seed (≥ 0; -1 keeps their own): the checks should pass at their family-wise level whatever the seed")
 	only := fs.String("only", "", "comma-separated cases to validate (default: all of "+strings.Join(validate.Scenarios(), ",")+")")
 	pos, err := cli.Parse(fs, args)
@@ -30,9 +32,10 @@ func (e *env) validate(args []string) error {
 	if len(pos) > 0 {
 		return cli.Usagef("validate takes no positional arguments, got %q", pos[0])
 	}
-	if *format != "table" && *format != "json" {
-		return cli.Usagef("--format: must be table or json, got %q", *format)
+	if err := cli.CheckFormat(format, "table", "markdown", "json"); err != nil {
+		return err
 	}
+	e.setFormat(format, wide)
 	if *reps < 2 || *reps > 1000 {
 		return cli.Usagef("--replications: must be in [2, 1000], got %d", *reps)
 	}
@@ -60,7 +63,7 @@ func (e *env) validate(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if format == "json" {
 		if err := render.JSON(e.stdout, rep); err != nil {
 			return err
 		}

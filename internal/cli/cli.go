@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -297,6 +298,7 @@ type ScenarioFlags struct {
 	Level        float64
 	Parallel     int
 	Format       string
+	Wide         bool
 }
 
 // Register defines the flags on fs.
@@ -308,13 +310,41 @@ func (f *ScenarioFlags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.Replications, "replications", 1, "independent replications; ≥ 2 adds Student-t confidence intervals")
 	fs.Float64Var(&f.Level, "level", 0.95, "confidence level of the intervals")
 	fs.IntVar(&f.Parallel, "parallel", 0, "goroutines for replications (0: all cores); results do not depend on it")
-	fs.StringVar(&f.Format, "format", "table", "output: table or json")
+	RegisterOutput(fs, &f.Format, &f.Wide)
+}
+
+// FormatUsage is the help text of --format for a command that prints
+// tables.
+const FormatUsage = "output: table (fitted to the terminal's width, or 100 columns in a pipe), markdown (the tables in Markdown, for a document) or json"
+
+// RegisterOutput defines --format (table, markdown or json) and --wide on
+// fs, the flags that choose how a command prints its tables.
+func RegisterOutput(fs *flag.FlagSet, format *string, wide *bool) {
+	fs.StringVar(format, "format", "table", FormatUsage)
+	fs.BoolVar(wide, "wide", false, "print each table whole, as wide as its contents, rather than fitted to the width (wrapped, transposed or split)")
+}
+
+// CheckFormat checks a --format value among formats ("table", "markdown",
+// "json").
+func CheckFormat(format string, formats ...string) error {
+	if slices.Contains(formats, format) {
+		return nil
+	}
+	return Usagef("--format: must be %s, got %q", orList(formats), format)
+}
+
+// orList joins "a", "b", "c" as "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // Check validates the flags' values.
 func (f *ScenarioFlags) Check() error {
-	if f.Format != "table" && f.Format != "json" {
-		return Usagef("--format: must be table or json, got %q", f.Format)
+	if err := CheckFormat(f.Format, "table", "markdown", "json"); err != nil {
+		return err
 	}
 	if f.Replications < 1 || f.Replications > 10000 {
 		return Usagef("--replications: must be in [1, 10000], got %d", f.Replications)

@@ -59,7 +59,7 @@ func TestScenarioArg(t *testing.T) {
 		{nil, "cmd needs exactly one scenario (a path or one of: "},
 		{[]string{"a", "b"}, "cmd needs exactly one scenario"},
 		{[]string{"mmc", "--replications", "0"}, "--replications: must be in [1, 10000], got 0"},
-		{[]string{"mmc", "--format", "xml"}, `--format: must be table or json, got "xml"`},
+		{[]string{"mmc", "--format", "xml"}, `--format: must be table, markdown or json, got "xml"`},
 		{[]string{"mmc", "--nosuch"}, "unknown flag --nosuch"},
 	} {
 		_, _, err := parse(c.args...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Terminal is implemented by writers that know whether a person watches
@@ -30,6 +32,24 @@ func IsTerminal(w io.Writer) bool {
 		return err == nil && st.Mode()&os.ModeCharDevice != 0
 	}
 	return false
+}
+
+// TerminalWidth returns the number of columns of the terminal w is, or 0
+// when w is not a terminal (IsTerminal) or its size cannot be read. A
+// Terminal that also has a Width method (tests) reports its own.
+func TerminalWidth(w io.Writer) int {
+	if !IsTerminal(w) {
+		return 0
+	}
+	switch t := w.(type) {
+	case interface{ Width() int }:
+		return t.Width()
+	case *os.File:
+		if cols, _, err := term.GetSize(int(t.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 0
 }
 
 // Colour reports whether output to w may use ANSI colour: w is a terminal

@@ -173,3 +173,21 @@ func TestFlagTypo(t *testing.T) {
 		t.Errorf("-h: %v, printed %q", err, stderr.String())
 	}
 }
+
+// sizedTerminal is a terminal that knows its width.
+type sizedTerminal struct{ fakeTerminal }
+
+func (*sizedTerminal) Width() int { return 64 }
+
+// TestTerminalWidth: a terminal's own width; 0 for what is not a
+// terminal.
+func TestTerminalWidth(t *testing.T) {
+	t.Setenv("CI", "")
+	t.Setenv("TERM", "xterm")
+	if w := cli.TerminalWidth(&sizedTerminal{}); w != 64 {
+		t.Errorf("TerminalWidth(64-column terminal) = %d", w)
+	}
+	if w := cli.TerminalWidth(&bytes.Buffer{}); w != 0 {
+		t.Errorf("TerminalWidth(buffer) = %d, want 0", w)
+	}
+}

@@ -20,25 +20,48 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Colour is a writer whose reader is a person at a terminal that shows
-// colour: Table writes to it with its header in bold and empty cells ("–")
-// dimmed. The commands wrap their standard output in it only when it is a
-// terminal and NO_COLOR is unset (internal/cli.Colour); the bytes written
-// to anything else carry no escape codes.
-type Colour struct{ io.Writer }
-
-// ANSI escape sequences used by Colour.
+// ANSI escape sequences for a table on a terminal that shows colour.
 const (
 	ansiBold  = "\033[1m"
 	ansiDim   = "\033[2m"
 	ansiReset = "\033[0m"
 )
 
-// Table writes an ASCII table with a header row. Cells are strings already
+// Table writes a table with a header row. Cells are strings already
 // formatted by the caller. A column whose cells all start like a number
 // ("12", "-3", "1.5s", "±", "[") is right-aligned; others are left-aligned.
-// Written to a Colour, the header is bold and empty cells are dimmed.
+//
+// Written to an *Out, the table takes its layout: fitted to the Out's
+// width (see fitTable: headers and prose wrapped, a table of few rows
+// transposed, or its columns split over several tables that repeat the
+// columns naming a row), as Markdown, or with its header in bold and
+// empty cells ("–") dimmed on a terminal that shows colour. Written to
+// anything else, it is an ASCII table as wide as its contents.
 func Table(w io.Writer, header []string, rows [][]string) error {
+	align := columnAlign(header, rows)
+	width, markdown, colour := layoutOf(w)
+	if markdown {
+		return markdownTable(w, header, rows, align)
+	}
+	parts := []tablePart{{header: header, rows: rows, align: align}}
+	if width > 0 {
+		parts = fitTable(header, rows, align, width)
+	}
+	for i, p := range parts {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := asciiTable(w, p, colour); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columnAlign right-aligns the columns whose cells all look numeric.
+func columnAlign(header []string, rows [][]string) []tw.Align {
 	align := make([]tw.Align, len(header))
 	for i := range align {
 		align[i] = tw.AlignRight
@@ -49,10 +72,17 @@ func Table(w io.Writer, header []string, rows [][]string) error {
 			}
 		}
 	}
-	if _, ok := w.(Colour); ok {
+	return align
+}
+
+// asciiTable writes one table with tablewriter.
+func asciiTable(w io.Writer, p tablePart, colour bool) error {
+	header, rows := p.header, p.rows
+	if colour {
 		header = slices.Clone(header)
 		for i, h := range header {
-			header[i] = ansiBold + h + ansiReset
+			// Line by line: tablewriter pads each line of a cell apart.
+			header[i] = ansiBold + strings.ReplaceAll(h, "\n", ansiReset+"\n"+ansiBold) + ansiReset
 		}
 		coloured := make([][]string, len(rows))
 		for i, r := range rows {
@@ -65,12 +95,16 @@ func Table(w io.Writer, header []string, rows [][]string) error {
 		}
 		rows = coloured
 	}
-	t := tablewriter.NewTable(w,
+	opts := []tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignCenter),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: p.align}),
+	}
+	if p.lined {
+		opts = append(opts, tablewriter.WithRendition(tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}))
+	}
+	t := tablewriter.NewTable(w, opts...)
 	t.Header(anySlice(header)...)
 	for _, r := range rows {
 		if err := t.Append(anySlice(r)...); err != nil {
@@ -80,12 +114,42 @@ func Table(w io.Writer, header []string, rows [][]string) error {
 	return t.Render()
 }
 
+// markdownTable writes a GitHub-flavoured Markdown table: numeric columns
+// right-aligned, a cell's "|" escaped and its line breaks as <br>.
+func markdownTable(w io.Writer, header []string, rows [][]string, align []tw.Align) error {
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i := range header {
+			c := strings.ReplaceAll(cell(cells, i), "|", "\\|")
+			c = strings.ReplaceAll(c, "\n", "<br>")
+			b.WriteString(" " + c + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	b.WriteString("|")
+	for _, a := range align {
+		if a == tw.AlignRight {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		line(r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func numeric(s string) bool {
 	if s == "" || s == "–" || s == "n/a" || s == "∞" {
 		return true
 	}
 	c := s[0]
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '[' || c == '.' || strings.HasPrefix(s, "±")
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '[' || c == '.' || strings.HasPrefix(s, "±") || strings.HasPrefix(s, "−")
 }
 
 func anySlice(xs []string) []any {

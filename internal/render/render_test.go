@@ -148,7 +148,7 @@ v,both,0,4,0.625
 	}
 }
 
-// TestTableColour: written to a Colour, the table has a bold header and
+// TestTableColour: written to an Out that may use colour, the table has a bold header and
 // dimmed empty cells, and with the escape codes taken out it is the plain
 // table byte for byte (the widths count what is seen); written to anything
 // else it has no escape code.
@@ -159,7 +159,9 @@ func TestTableColour(t *testing.T) {
 	if err := Table(&plain, header, rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := Table(Colour{Writer: &coloured}, header, rows); err != nil {
+	out := NewOut(&coloured, 80, true)
+	out.SetFormat("table", false)
+	if err := Table(out, header, rows); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plain.String(), "\033[") {
