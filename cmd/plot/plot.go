@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,7 +113,13 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if o.dir != "" {
-		if st, err := os.Stat(o.dir); err != nil {
+		if st, err := os.Stat(o.dir); errors.Is(err, fs.ErrNotExist) {
+			msg := fmt.Sprintf("%s: no such directory", o.dir)
+			if best := cli.SuggestDir(o.dir); best != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", best)
+			}
+			return errors.New(msg)
+		} else if err != nil {
 			return err
 		} else if !st.IsDir() {
 			return fmt.Errorf("%s: not a directory", o.dir)

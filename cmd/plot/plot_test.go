@@ -135,7 +135,9 @@ func TestRunErrors(t *testing.T) {
 		{"negative run", []string{dir, "--trace", "t", "--run", "-1"}, 2, `want a run id ≥ 0, got "-1"`},
 		{"unknown flag", []string{dir, "--dpi", "300"}, 2, "unknown flag --dpi"},
 		{"bad objective", []string{dir, "--slo", "p99<2"}, 2, `--slo: "p99<2"`},
-		{"missing directory", []string{filepath.Join(empty, "nope")}, 1, "no such file or directory"},
+		{"missing directory", []string{filepath.Join(empty, "nope")}, 1, "nope: no such directory"},
+		// dir's last letter dropped: a typo of a directory beside it.
+		{"misspelt directory", []string{dir[:len(dir)-1]}, 1, dir[:len(dir)-1] + ": no such directory (did you mean " + dir + "?)"},
 		{"nothing to plot", []string{empty}, 1, "nothing to plot"},
 		{"malformed CSV", []string{bad}, 1, filepath.Join(bad, "tools.csv") + `:3: utilisation: want a finite number, got "high"`},
 		{"run not traced", []string{dir, "--trace", filepath.Join(dir, "trace.jsonl"), "--run", "5"}, 1, "run: 5 is not in the trace"},

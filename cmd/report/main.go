@@ -90,6 +90,11 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		return reportDir(stdout, scenario, *out, *date)
 	}
 	sc, err := scenarios.Load(scenario, sf.AllSets())
+	if errors.Is(err, scenarios.ErrNotFound) {
+		if best := cli.SuggestDir(scenario); best != "" {
+			return fmt.Errorf("%w (or did you mean the results directory %s?)", err, best)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,9 @@ func TestReportCommand(t *testing.T) {
 
 func TestReportErrors(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "outage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		code int
@@ -114,6 +117,8 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"seed-plan", "--out", ""}, 2, `--out: invalid value "": empty`},
 		{[]string{"nosuch"}, 1, "nosuch"},
 		{[]string{"seed-plan", "--wide"}, 2, "unknown flag --wide"},
+		// A results directory misspelt: the directory beside it is named.
+		{[]string{filepath.Join(dir, "outag")}, 1, "(or did you mean the results directory " + filepath.Join(dir, "outage") + "?)"},
 		{[]string{"seed-plan", "--out", filepath.Join(dir, "missing", "r.html")}, 1, "missing"},
 		{[]string{"mm1", "--level", "NaN"}, 2, "--level: must be in (0, 1), got NaN"},
 		{[]string{"mm1", "--out", dir}, 2, "--out " + dir + ": is a directory; name a file"},

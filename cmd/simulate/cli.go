@@ -53,7 +53,7 @@ func usageText() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %s\n", commands[n].synopsis)
 	}
-	b.WriteString("  simulate help [COMMAND]\n  simulate --version\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate help COMMAND' for a command's flags.\n")
+	b.WriteString("  simulate help [COMMAND]\n  simulate version                     the build and the scenario format it reads (also --version, -v)\n\nA SCENARIO is a path or the name of a bundled scenario (see 'simulate list').\nRun 'simulate help COMMAND' for a command's flags.\n")
 	return b.String()
 }
 
@@ -101,7 +101,7 @@ func newOut(stdout io.Writer) *render.Out {
 
 func runOut(stdout *render.Out, stderr io.Writer, args []string, interrupted *atomic.Bool) error {
 	e := &env{stdout: stdout, stderr: stderr, interrupted: interrupted}
-	if buildinfo.WantsVersion(args) {
+	if buildinfo.WantsVersion(args) || len(args) == 1 && args[0] == "version" {
 		fmt.Fprint(stdout, versionText("simulate"))
 		return nil
 	}

@@ -111,7 +111,7 @@ func TestOutputsRecordProvenance(t *testing.T) {
 // TestVersion: --version names the build and the scenario format, with
 // or without a command around it.
 func TestVersion(t *testing.T) {
-	for _, args := range [][]string{{"--version"}, {"-version"}, {"run", "mmc", "--version"}} {
+	for _, args := range [][]string{{"--version"}, {"-version"}, {"-v"}, {"version"}, {"run", "mmc", "--version"}} {
 		out, errOut, code := runCLI(t, "", args...)
 		if code != 0 || !strings.HasPrefix(out, "simulate ") || !strings.Contains(out, "scenario format 1\n") || errOut != "" {
 			t.Errorf("simulate %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
@@ -127,5 +127,18 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestSchemaCommand: simulate schema prints scenarios/schema.json byte
+// for byte.
+func TestSchemaCommand(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "schema")
+	want, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || out != string(want) || errOut != "" {
+		t.Errorf("simulate schema: exit %d, stderr %q; stdout is %d bytes, want the %d of scenarios/schema.json", code, errOut, len(out), len(want))
 	}
 }

@@ -122,13 +122,13 @@ func Stamp() string {
 }
 
 // WantsVersion reports whether args (a command line without the program)
-// ask for the version: --version or -version before any "--".
+// ask for the version: --version, -version or -v before any "--".
 func WantsVersion(args []string) bool {
 	for _, a := range args {
 		switch a {
 		case "--":
 			return false
-		case "--version", "-version":
+		case "--version", "-version", "-v":
 			return true
 		}
 	}

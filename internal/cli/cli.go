@@ -439,3 +439,28 @@ func probeWrite(what, dir string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// SuggestDir returns the directory beside path whose name is closest to
+// path's (scenarios.Suggest: a typo of it), or "" when there is none: a
+// "did you mean" for a results directory that does not exist.
+func SuggestDir(path string) string {
+	parent, base := filepath.Split(filepath.Clean(path))
+	if parent == "" {
+		parent = "."
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return ""
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	best := scenarios.Suggest(base, dirs)
+	if best == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(path)), best)
+}

@@ -211,7 +211,7 @@ func New(in *Input) (*Report, error) {
 		level = strconv.FormatFloat(100*s.Confidence.Level, 'f', -1, 64) + "% Student-t intervals over replications"
 	}
 	r.Facts = []Fact{
-		{"seed", strconv.FormatUint(cfg.Seed, 10) + " (replication i uses sim.ReplicationSeed(seed, i))"},
+		{"seed", strconv.FormatUint(cfg.Seed, 10) + " (each replication draws its own random numbers from this seed and its number)"},
 		{"replications", strconv.Itoa(in.Pooled.Replications())},
 		{"each replication", runs},
 		{"confidence", level},

@@ -77,7 +77,7 @@ func TestWriteHTML(t *testing.T) {
 		"<caption>Run (2 steps)</caption>",
 		`<tr class="hl"><th scope="row">workers<small>bottleneck</small></th>`,
 		"<pre class=\"code\"><code>simulate run testdata/review.yaml --set steps.search.timeout=",
-		"<dt>seed</dt><dd>3 (replication i uses",
+		"<dt>seed</dt><dd>3 (each replication draws its own random numbers",
 		"<dt>replications</dt><dd>3</dd>",
 		"<dt>date</dt><dd>2025-01-31</dd>",
 		"<dt>budgetsim</dt><dd>v1.2.3-test</dd>",

@@ -348,7 +348,7 @@ func recommendSection(in *Input) (Section, []string) {
 		return sec, []string{"recommendations: " + err.Error()}
 	}
 	p, cfg := in.Plan, in.Scenario.Config
-	sec.Intro = fmt.Sprintf("From the latencies of every step's answered attempts over %d replication(s) (recommend.FromResults, default options: ceiling = p%s of good calls, floor = p%s, run success target %s). Timeouts other than hangs are censored: a ceiling marked ≥ is a lower bound.",
+	sec.Intro = fmt.Sprintf("From the latencies of every step's answered attempts over %d replication(s) (as simulate recommend does with its defaults: ceiling = p%s of good calls, floor = p%s, run success target %s). Timeouts other than hangs are censored: a ceiling marked ≥ is a lower bound.",
 		p.Replications, strconv.FormatFloat(recommend.DefaultPercentile, 'f', -1, 64), strconv.FormatFloat(recommend.DefaultFloorPercentile, 'f', -1, 64), render.Percent(p.Success))
 	steps := Table{
 		Caption: "Per step: timeout (ceiling), floor and attempts",
