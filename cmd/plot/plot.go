@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/charts"
@@ -23,7 +24,7 @@ func exitCode(err error, stderr io.Writer) int {
 	return cli.ExitCode(err, stderr, "plot", "run 'plot -h' for usage")
 }
 
-const synopsis = "plot DIR [--out OUTDIR] [--format png,svg] [--trace FILE [--run N]]"
+const synopsis = "plot DIR [--out OUTDIR] [--format png,svg] [--window FROM..TO] [--trace FILE [--run N]]"
 
 // options are the parsed command line.
 type options struct {
@@ -33,6 +34,7 @@ type options struct {
 	trace   string
 	run     int64 // -1: the slowest traced run
 	slos    []string
+	window  *charts.Window // --window: only the time-series charts, over it
 }
 
 // parseArgs parses flags that may come before or after the directory.
@@ -45,6 +47,14 @@ func parseArgs(stdout io.Writer, args []string) (*options, error) {
 	o.run = -1
 	var slos cli.StringList
 	fset.Var(&slos, "slo", "draw the `objective` (p50|p99|p999<=DURATION or success>=FRACTION, as simulate plan's --slo) on the sweep charts; repeatable (plan.json's are drawn without it)")
+	fset.Func("window", "draw only the time-series charts (runs in the system, attempt rates, utilisation, breakers, limits), over simulated time `FROM..TO` (29m..32m, 1800s..1920s), with bins chosen for it; they are written as NAME_FROM-TO.png", func(v string) error {
+		w, err := parseWindow(v)
+		if err != nil {
+			return err
+		}
+		o.window = &w
+		return nil
+	})
 	runSet := false
 	fset.Func("run", "the traced run `N` to draw (default: the slowest run that did not complete, else the slowest)", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -132,6 +142,9 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	builds := in.charts()
+	if o.window != nil && len(builds) == 0 && in.dir != nil {
+		return fmt.Errorf("%s: --window: no time series to draw (no series.csv, tools.csv, breakers.csv or limits.csv)", o.dir)
+	}
 	if len(builds) == 0 {
 		return fmt.Errorf("%s: nothing to plot: no latency_cdf.csv, series.csv, sweep.csv, tail.csv or tools.csv (and no --trace)", o.dir)
 	}
@@ -210,8 +223,22 @@ func readInputs(o *options) (*inputs, error) {
 // directory's (charts.Dir.Builds), then the trace's timeline.
 func (in *inputs) charts() []charts.Build {
 	var bs []charts.Build
-	if in.dir != nil {
+	switch {
+	case in.dir != nil && in.o.window != nil:
+		w := *in.o.window
+		bs = in.dir.WindowBuilds(w, "_"+w.String())
+	case in.dir != nil:
 		bs = in.dir.Builds()
+		// A run with outages: each also drawn zoomed in, where the retry
+		// burst and the recovery are wider than a pixel.
+		ws := charts.OutageWindows(in.dir.Outages)
+		for i, w := range ws {
+			suffix := "_outage"
+			if len(ws) > 1 {
+				suffix += strconv.Itoa(i + 1)
+			}
+			bs = append(bs, in.dir.WindowBuilds(w, suffix)...)
+		}
 	}
 	if in.trace != nil {
 		bs = append(bs, charts.Build{From: in.o.trace, Build: func() (*charts.Chart, error) {
@@ -231,4 +258,16 @@ func (in *inputs) charts() []charts.Build {
 		}})
 	}
 	return bs
+}
+
+// parseWindow parses --window FROM..TO: two durations (29m, 1800s,
+// 30m30s), FROM before TO.
+func parseWindow(v string) (charts.Window, error) {
+	a, b, ok := strings.Cut(v, "..")
+	from, err1 := time.ParseDuration(strings.TrimSpace(a))
+	to, err2 := time.ParseDuration(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || from < 0 || to <= from {
+		return charts.Window{}, fmt.Errorf("want FROM..TO, two durations with FROM ≥ 0 before TO (29m..32m), got %q", v)
+	}
+	return charts.Window{From: from, To: to}, nil
 }

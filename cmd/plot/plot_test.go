@@ -160,3 +160,49 @@ func TestRunHelp(t *testing.T) {
 		t.Errorf("plot -h: exit %d, stdout %q; want the usage and exit 0", code, stdout)
 	}
 }
+
+// TestRunWindow: --window draws only the time-series charts, named by the
+// window, with the window as their x axis; a directory with an outage
+// also gets each chart zoomed on it; a bad window is a usage error.
+func TestRunWindow(t *testing.T) {
+	dir := copyResults(t)
+	out := filepath.Join(filepath.Dir(dir), "window")
+	stdout, stderr, code := runCLI(t, dir, "--out", out, "--format", "svg", "--window", "100ms..300ms")
+	if code != 0 {
+		t.Fatalf("plot --window: exit %d, stderr %s", code, stderr)
+	}
+	// tools.csv's 1.28 s samples start outside the window: no utilisation.
+	want := []string{"in_system_100ms-300ms.svg", "attempt_rate_100ms-300ms.svg"}
+	var got []string
+	for _, p := range strings.Fields(stdout) {
+		got = append(got, filepath.Base(p))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("plot --window wrote %q, want %q", got, want)
+	}
+	svg, err := os.ReadFile(filepath.Join(out, "attempt_rate_100ms-300ms.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("100ms to")) || bytes.Contains(svg, []byte(">0s<")) {
+		t.Errorf("the windowed chart's title does not name the window, or its axis starts at 0")
+	}
+	// An outage at 0.2 s: every time-series chart also zoomed on it.
+	if err := os.WriteFile(filepath.Join(dir, "outages.csv"), []byte("variant,tool,start_s,end_s,mode\nsteps.fetch.timeout=100ms,db,0.2,0.25,stall\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runCLI(t, dir, "--out", out, "--format", "svg")
+	if code != 0 {
+		t.Fatalf("plot with outages.csv: exit %d, stderr %s", code, stderr)
+	}
+	for _, name := range []string{"in_system_outage.svg", "attempt_rate_outage.svg", "utilisation_outage.svg"} {
+		if !strings.Contains(stdout, name) {
+			t.Errorf("plot with an outage did not write %s:\n%s", name, stdout)
+		}
+	}
+	for _, bad := range []string{"32m..29m", "29m", "a..b", "-1s..2s"} {
+		if _, stderr, code := runCLI(t, dir, "--window", bad); code != 2 || !strings.Contains(stderr, "want FROM..TO") {
+			t.Errorf("plot --window %s: exit %d, stderr %q; want a usage error", bad, code, stderr)
+		}
+	}
+}

@@ -46,6 +46,21 @@ func TestReportDir(t *testing.T) {
 	if n := strings.Count(page, "<svg "); n != 3 {
 		t.Errorf("comparison report has %d charts, want the directory's flow, attempt-rate and tail charts", n)
 	}
+	// With an outage the page also zooms the time series on it.
+	storm := filepath.Join(t.TempDir(), "storm")
+	if err := os.CopyFS(storm, os.DirFS("../../internal/charts/testdata/storm")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(storm, "outages.csv"), []byte("variant,tool,start_s,end_s,mode\nretry.attempts=1,backend,60,70,stall\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, storm, "--out", out); code != 0 {
+		t.Fatalf("report DIR (compare with an outage): exit %d: %s", code, stderr)
+	}
+	page = string(readFileT(t, out))
+	if n := strings.Count(page, "<svg "); n != 5 || !strings.Contains(page, "0 to 3m10s") {
+		t.Errorf("comparison report with an outage has %d charts, want the 3 and the flow and attempt rate zoomed on the outage (0 to 3m10s)", n)
+	}
 	out = filepath.Join(t.TempDir(), "plan.html")
 	if _, stderr, code := runCLI(t, planDir(t), "--out", out); code != 0 {
 		t.Fatalf("report DIR (plan): exit %d: %s", code, stderr)

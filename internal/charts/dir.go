@@ -206,26 +206,14 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 func (d *Dir) Builds() []Build {
 	var bs []Build
 	at := func(name string) string { return filepath.Join(d.Path, name) }
-	shaded := func(f func() (*Chart, error)) func() (*Chart, error) {
-		return func() (*Chart, error) {
-			ch, err := f()
-			if err == nil {
-				ShadeTimeSeries(ch, d.Series, d.Outages)
-			}
-			return ch, err
-		}
-	}
 	if d.has["latency_cdf.csv"] {
 		bs = append(bs, Build{at("latency_cdf.csv"), func() (*Chart, error) { return CDFChart(d.CDFs, d.Summaries) }})
 	}
 	if d.has["class_latency_cdf.csv"] {
 		bs = append(bs, Build{at("class_latency_cdf.csv"), func() (*Chart, error) { return ClassCDFChart(d.ClassCDFs, d.Summaries, d.Compare) }})
 	}
-	if d.has["series.csv"] {
-		bs = append(bs,
-			Build{at("series.csv"), shaded(func() (*Chart, error) { return InSystemChart(d.Series, d.Summaries) })},
-			Build{at("series.csv"), shaded(func() (*Chart, error) { return AttemptRateChart(d.Series) })})
-	}
+	series, tools, limits := d.seriesBuilds()
+	bs = append(bs, series...)
 	if d.has["sweep.csv"] {
 		groups := SplitSweep(d.Sweep)
 		if len(groups) == 0 {
@@ -250,12 +238,7 @@ func (d *Dir) Builds() []Build {
 	if d.has["tail.csv"] {
 		bs = append(bs, Build{d.tailFrom, func() (*Chart, error) { return TailChart(d.Tail, d.Summaries...) }})
 	}
-	if d.has["tools.csv"] {
-		bs = append(bs, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
-	}
-	if d.has["breakers.csv"] {
-		bs = append(bs, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
-	}
+	bs = append(bs, tools...)
 	if HasTokenLimits(d.Summaries) {
 		from := at("summary.json")
 		if d.Compare {
@@ -263,9 +246,44 @@ func (d *Dir) Builds() []Build {
 		}
 		bs = append(bs, Build{from, func() (*Chart, error) { return TokenChart(d.Summaries) }})
 	}
-	if d.has["limits.csv"] {
-		bs = append(bs, Build{at("limits.csv"), shaded(func() (*Chart, error) { return LimitChart(d.Limits) })})
+	bs = append(bs, limits...)
+	return d.withNote(bs)
+}
+
+// seriesBuilds returns the builds of the time-series charts, shaded by
+// ShadeTimeSeries: runs in the system and attempt rates (series.csv), tool
+// utilisation and circuit breakers (tools.csv, breakers.csv), and adaptive
+// limits (limits.csv), in three groups for Builds to place.
+func (d *Dir) seriesBuilds() (series, tools, limits []Build) {
+	at := func(name string) string { return filepath.Join(d.Path, name) }
+	shaded := func(f func() (*Chart, error)) func() (*Chart, error) {
+		return func() (*Chart, error) {
+			ch, err := f()
+			if err == nil {
+				ShadeTimeSeries(ch, d.Series, d.Outages)
+			}
+			return ch, err
+		}
 	}
+	if d.has["series.csv"] {
+		series = append(series,
+			Build{at("series.csv"), shaded(func() (*Chart, error) { return InSystemChart(d.Series, d.Summaries) })},
+			Build{at("series.csv"), shaded(func() (*Chart, error) { return AttemptRateChart(d.Series) })})
+	}
+	if d.has["tools.csv"] {
+		tools = append(tools, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
+	}
+	if d.has["breakers.csv"] {
+		tools = append(tools, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
+	}
+	if d.has["limits.csv"] {
+		limits = append(limits, Build{at("limits.csv"), shaded(func() (*Chart, error) { return LimitChart(d.Limits) })})
+	}
+	return series, tools, limits
+}
+
+// withNote adds the directory's provenance note to each chart of bs.
+func (d *Dir) withNote(bs []Build) []Build {
 	if note := d.ProvenanceNote(); note != "" {
 		for i, b := range bs {
 			build := b.Build

@@ -37,7 +37,18 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 	}
 	r.Facts = append(r.Facts, Fact{"results", d.Path}, Fact{"budgetsim", version})
 	var figs []Figure
-	for _, b := range d.Builds() {
+	builds := d.Builds()
+	// Each outage also zoomed in, as plot draws it: on the whole run's
+	// axis an outage and the retries it causes are a sliver.
+	ws := charts.OutageWindows(d.Outages)
+	for i, w := range ws {
+		suffix := "_outage"
+		if len(ws) > 1 {
+			suffix += strconv.Itoa(i + 1)
+		}
+		builds = append(builds, d.WindowBuilds(w, suffix)...)
+	}
+	for _, b := range builds {
 		f := draw(figure{name: "chart", title: b.From, build: b.Build})
 		if f.Skipped != "" {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("chart from %s not drawn: %s", b.From, f.Skipped))
