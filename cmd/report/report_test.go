@@ -37,6 +37,11 @@ func TestReportShowsOverrides(t *testing.T) {
 	if strings.Contains(section, "workers: 10") {
 		t.Errorf("Scenario section shows the file's workers: 10")
 	}
+	// The file's description says 10 workers: the page marks it as the
+	// file's, with the overrides that change what it describes.
+	if !strings.Contains(doc, "10 workers, exponential 1 s service (ρ = 0.9); validated against Erlang C (as the scenario file describes itself; simulated with --set workers=19 --set ") {
+		t.Errorf("the description is not marked as the file's under --set workers=19")
+	}
 }
 
 // TestReportVersion: --version prints the build and the scenario format.

@@ -214,3 +214,22 @@ func TestWarningsByLabel(t *testing.T) {
 		t.Errorf("warnings lack %q:\n%s", want, b.String())
 	}
 }
+
+// TestToolCapacity: a tool's size as configured; a model API limited only
+// by tokens shows its limit, not "unlimited".
+func TestToolCapacity(t *testing.T) {
+	for _, c := range []struct {
+		tool summary.ToolSummary
+		want string
+	}{
+		{summary.ToolSummary{}, "unlimited"},
+		{summary.ToolSummary{Concurrency: 8}, "8"},
+		{summary.ToolSummary{RateLimit: 6}, "unlimited, 6/s"},
+		{summary.ToolSummary{Tokens: &summary.TokenSummary{Limits: []summary.LimitUse{{Limit: "tpm", PerMinute: 120000}}}}, "tpm 120000"},
+		{summary.ToolSummary{Concurrency: 4, Tokens: &summary.TokenSummary{Limits: []summary.LimitUse{{Limit: "rpm", PerMinute: 500}, {Limit: "tpm", PerMinute: 30000}}}}, "4, rpm 500, tpm 30000"},
+	} {
+		if got := ToolCapacity(c.tool); got != c.want {
+			t.Errorf("ToolCapacity(%+v) = %q, want %q", c.tool, got, c.want)
+		}
+	}
+}

@@ -373,14 +373,7 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 	}
 	rows := [][]string{{mark("workers"), Number(float64(s.Workers.Count)), Percent(s.Workers.Utilisation), "–", "–", "–", "–", "–"}}
 	for _, t := range s.Tools {
-		capacity := "unlimited"
-		if t.Concurrency > 0 {
-			capacity = Number(float64(t.Concurrency))
-		}
-		if t.RateLimit > 0 {
-			capacity += fmt.Sprintf(", %s/s", Number(t.RateLimit))
-		}
-		capacity = tokenCapacity(capacity, t)
+		capacity := ToolCapacity(t)
 		delay := "–"
 		if t.Concurrency > 0 {
 			delay = Seconds(t.QueueDelayP50) + " / " + Seconds(t.QueueDelayP99)

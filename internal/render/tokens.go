@@ -74,6 +74,21 @@ func TokenRows(tools []summary.ToolSummary) [][]string {
 	return rows
 }
 
+// ToolCapacity is a tool's size as configured: its concurrency ("8", or
+// "unlimited"), its rate limit ("6/s") and a model API's per-minute token
+// and request limits ("tpm 120000"), so that a tool limited only by
+// tokens never reads "unlimited".
+func ToolCapacity(t summary.ToolSummary) string {
+	capacity := "unlimited"
+	if t.Concurrency > 0 {
+		capacity = Number(float64(t.Concurrency))
+	}
+	if t.RateLimit > 0 {
+		capacity += fmt.Sprintf(", %s/s", Number(t.RateLimit))
+	}
+	return tokenCapacity(capacity, t)
+}
+
 // tokenCapacity is a model API's size cell: its per-minute limits in place
 // of "unlimited", or after its concurrency.
 func tokenCapacity(capacity string, t summary.ToolSummary) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
@@ -188,10 +189,16 @@ func New(in *Input) (*Report, error) {
 	if version == "" {
 		version = "devel"
 	}
+	desc := in.Scenario.Description
+	if desc != "" && len(in.Scenario.Overrides) > 0 {
+		// The description was written for the file: overrides may change
+		// what it describes (a concurrency, a rate), so the page says so.
+		desc += " (as the scenario file describes itself; simulated with --set " + strings.Join(in.Scenario.Overrides, " --set ") + ")"
+	}
 	r := &Report{
 		Title:         "budgetsim report · " + cfg.Name,
 		Scenario:      cfg.Name,
-		Description:   in.Scenario.Description,
+		Description:   desc,
 		File:          in.Scenario.File,
 		Source:        string(in.Scenario.Effective()),
 		Overrides:     in.Scenario.Overrides,

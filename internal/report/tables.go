@@ -248,13 +248,7 @@ func capacitySection(s *summary.Summary) Section {
 	w.Cells = append(w.Cells, cells(render.Number(float64(s.Workers.Count)), render.Percent(s.Workers.Utilisation), "–", "–", "–", "–", "–")...)
 	rows := []Row{w}
 	for _, t := range s.Tools {
-		capacity := "unlimited"
-		if t.Concurrency > 0 {
-			capacity = render.Number(float64(t.Concurrency))
-		}
-		if t.RateLimit > 0 {
-			capacity += ", " + perSecond(t.RateLimit)
-		}
+		capacity := render.ToolCapacity(t)
 		delay := "–"
 		if t.Concurrency > 0 {
 			delay = render.Seconds(t.QueueDelayP50) + " / " + render.Seconds(t.QueueDelayP99)
