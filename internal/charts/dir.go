@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
@@ -272,6 +273,26 @@ func (d *Dir) seriesBuilds() (series, tools, limits []Build) {
 	}
 	if d.has["tools.csv"] {
 		tools = append(tools, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
+		// Many variants × tools overlap into a block: each variant's
+		// tools also on a chart of their own.
+		if vs := variantsOf(d.Tools); len(vs) > 1 && len(vs)*len(toolsOf(d.Tools)) > maxUtilisationLines {
+			for _, v := range vs {
+				tools = append(tools, Build{at("tools.csv"), shaded(func() (*Chart, error) {
+					var mine []ToolSample
+					for _, s := range d.Tools {
+						if s.Variant == v {
+							mine = append(mine, s)
+						}
+					}
+					ch, err := UtilisationChart(mine)
+					if err == nil {
+						ch.Name += "_" + unsafeName.ReplaceAllString(v, "_")
+						ch.Title += " · " + v
+					}
+					return ch, err
+				})})
+			}
+		}
 	}
 	if d.has["breakers.csv"] {
 		tools = append(tools, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
@@ -332,4 +353,30 @@ func (d *Dir) ProvenanceNote() string {
 	}
 	return fmt.Sprintf("Scenario %s (%s, format %d), as simulated: %s; budgetsim %s. The summary JSON beside the data holds its text and overrides.",
 		ps[0].Scenario, ps[0].File, ps[0].FormatVersion, sha, ps[0].Budgetsim)
+}
+
+// maxUtilisationLines is the most lines (variants × tools) the
+// utilisation chart holds alone: past it each variant also gets a chart.
+const maxUtilisationLines = 4
+
+// variantsOf and toolsOf return the distinct variants and tools of
+// samples, in the order they first appear.
+func variantsOf(samples []ToolSample) []string {
+	var out []string
+	for _, s := range samples {
+		if !slices.Contains(out, s.Variant) {
+			out = append(out, s.Variant)
+		}
+	}
+	return out
+}
+
+func toolsOf(samples []ToolSample) []string {
+	var out []string
+	for _, s := range samples {
+		if !slices.Contains(out, s.Tool) {
+			out = append(out, s.Tool)
+		}
+	}
+	return out
 }

@@ -33,21 +33,37 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 				from = s.Start
 			}
 			to = max(to, s.Start+s.Width)
-			top = max(top, s.Utilisation)
 		}
 	}
+	merged := 1
 	for _, k := range order {
+		// A line of more than maxFlowBins samples is averaged k samples
+		// at a time (weighted by their widths): raw bins of a second or
+		// so swing from 20% to 100% and fill the chart.
 		ss := lines[k]
+		m := max(1, (len(ss)+maxFlowBins-1)/maxFlowBins)
+		merged = max(merged, m)
 		var starts, ends, vals []float64
-		for _, s := range ss {
-			starts = append(starts, s.Start.Seconds())
-			ends = append(ends, (s.Start + s.Width).Seconds())
-			vals = append(vals, s.Utilisation)
+		for i := 0; i < len(ss); i += m {
+			group := ss[i:min(i+m, len(ss))]
+			var busy, width float64
+			for _, s := range group {
+				busy += s.Utilisation * s.Width.Seconds()
+				width += s.Width.Seconds()
+			}
+			last := group[len(group)-1]
+			starts = append(starts, group[0].Start.Seconds())
+			ends = append(ends, (last.Start + last.Width).Seconds())
+			vals = append(vals, busy/max(width, 1e-12))
+			top = max(top, vals[len(vals)-1]) // the axis fits what is drawn
 		}
 		xs, ys := stepXY(starts, ends, vals)
 		sty := seriesLine(k.t)
 		sty.Width = vg.Points(1.2)
-		if len(vi.names) > 1 {
+		if len(ti.names) == 1 {
+			sty = seriesLine(k.v) // one tool: a colour per variant
+			sty.Width = vg.Points(1.2)
+		} else if len(vi.names) > 1 {
 			sty.Dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}[k.v%4]
 		}
 		p.Add(xyLine(xs, ys, sty, plotter.PostStep))
@@ -63,6 +79,9 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 	p.Y.Tick.Marker = percentTicks{}
 	p.Y.Min, p.Y.Max = 0, top*1.05
 	ch.Notes = append(ch.Notes, "From tools.csv, per bin: busy time / (concurrency × bin width), or calls / (rate limit × bin width) for a rate-limited tool; the dashed line is 100%.")
+	if merged > 1 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("Each step is the mean of up to %d of the file's bins (at most %d steps a line); plot --window draws a span with its own bins.", merged, maxFlowBins))
+	}
 	return ch, nil
 }
 

@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,5 +49,39 @@ func TestWindowBuildsClip(t *testing.T) {
 	// The attempts per second peak at bin 59's 59/s, not the whole run's 99/s.
 	if ch.Plot.Y.Max < 59 || ch.Plot.Y.Max >= 99 {
 		t.Errorf("y axis up to %g: want the window's rates only (59/s at most)", ch.Plot.Y.Max)
+	}
+}
+
+// TestUtilisationReadable: a long tools.csv line is averaged into at most
+// maxFlowBins steps, and with more than maxUtilisationLines lines each
+// variant also gets a chart of its own.
+func TestUtilisationReadable(t *testing.T) {
+	var samples []ToolSample
+	for _, v := range []string{"once", "three", "six"} {
+		for _, tool := range []string{"search", "model"} {
+			for i := range 1080 {
+				samples = append(samples, ToolSample{Variant: v, Tool: tool, Start: time.Duration(i) * time.Second, Width: time.Second, Utilisation: float64(i%2) * 2})
+			}
+		}
+	}
+	d := &Dir{Path: "x", Tools: samples, has: map[string]bool{"tools.csv": true}}
+	var names []string
+	for _, b := range d.Builds() {
+		ch, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, ch.Name)
+		if ch.Name == "utilisation" {
+			// Alternating 0 and 200% averages to 100%: the steps are
+			// means (of 9 bins: at most 10/9), and the axis fits them.
+			if ch.Plot.Y.Max > 1.2 {
+				t.Errorf("utilisation y axis up to %g: the raw 200%% swings were drawn, not their means", ch.Plot.Y.Max)
+			}
+		}
+	}
+	want := "utilisation utilisation_once utilisation_three utilisation_six"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("charts %q, want %q", got, want)
 	}
 }
