@@ -178,7 +178,7 @@ func TestShortDuration(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	keys := []string{"workers", "latency", "timeout", "rate", "cap"}
+	keys := []string{"workers", "latency", "timeout", "rate", "cap", "tpm"}
 	tests := []struct {
 		got, want string
 	}{
@@ -187,8 +187,10 @@ func TestSuggest(t *testing.T) {
 		{"tmeout", ` (did you mean "timeout"?)`},
 		{"rat", ` (did you mean "rate"?)`},
 		{"cup", ` (did you mean "cap"?)`},
-		{"cpu", ""}, // short words allow one edit only
-		{"x", ""},   // a suggestion keeps part of what was typed
+		{"cpu", ""},                               // short words allow one edit only
+		{"tmp", ` (did you mean "tpm"?)`},         // a transposition is one edit
+		{"latnecy", ` (did you mean "latency"?)`}, // and in a longer word
+		{"x", ""}, // a suggestion keeps part of what was typed
 		{"ra", ""},
 		{"colour", ""},
 		{"", ""},

@@ -406,7 +406,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 		}
 	}
 	if n := f.get("warmup"); n != nil {
-		l.warmup(n, f.key("warmup"), cfg)
+		l.warmup(n, f.key("warmup"), cfg, runsNode, horizonNode)
 	}
 	if v, ok := f.integer("workers"); ok {
 		cfg.Workers = int(v)
@@ -622,22 +622,34 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 }
 
 // warmup reads the warmup key k's value n: a number of runs in k's range,
-// or a duration.
-func (l *loader) warmup(n *yaml.Node, k Key, cfg *system.Config) {
+// or a duration. A warm-up that leaves no run to measure is reported at
+// the key that made it so: the warmup, or the runs or horizon when an
+// override (--set, --runs) shortened the scenario below the file's own
+// warm-up.
+func (l *loader) warmup(n *yaml.Node, k Key, cfg *system.Config, runsNode, horizonNode *yaml.Node) {
 	d := l.d
 	s, ok := d.scalar(n, "warmup")
 	if !ok {
 		return
 	}
+	overridden := func(bound *yaml.Node) bool { return bound != nil && bound.Line < 0 && n.Line > 0 }
 	if strings.ContainsAny(s, "smhµu") {
 		cfg.WarmupTime = d.duration(n, "warmup", MaxDuration)
-		if cfg.Horizon > 0 && cfg.WarmupTime >= cfg.Horizon {
+		switch {
+		case cfg.Horizon <= 0 || cfg.WarmupTime < cfg.Horizon:
+		case overridden(horizonNode):
+			d.errorf(horizonNode, "horizon", "must be > the scenario's warmup (%s, line %d), got %s: no run would be measured; lengthen the horizon, or shorten the warm-up too (--set warmup=…)", s, n.Line, shortDuration(cfg.Horizon))
+		default:
 			d.errorf(n, "warmup", "must be < horizon (%s), got %s: no run would be measured", shortDuration(cfg.Horizon), s)
 		}
 		return
 	}
 	cfg.WarmupRuns = d.integerKey(k, n, "warmup")
-	if cfg.Runs > 0 && cfg.WarmupRuns >= cfg.Runs {
+	switch {
+	case cfg.Runs <= 0 || cfg.WarmupRuns < cfg.Runs:
+	case overridden(runsNode):
+		d.errorf(runsNode, "runs", "must be > the scenario's warmup (%s runs, line %d), got %d: no run would be measured; give more runs, or a shorter warm-up too (--set warmup=…)", s, n.Line, cfg.Runs)
+	default:
 		d.errorf(n, "warmup", "must be < runs (%d), got %s: no run would be measured", cfg.Runs, s)
 	}
 }

@@ -93,6 +93,8 @@ func TestSetErrors(t *testing.T) {
 		sets []string
 		want string
 	}{
+		{"runs-below-warmup", "name: t\narrivals: {rate: 9/s}\nworkers: 2\nwarmup: 50\nsteps: [{name: a, tool: t}]\ntools: {t: {latency: {dist: exponential, mean: 1s}}}\n", []string{"runs=40"},
+			"--set runs=40: runs: must be > the scenario's warmup (50 runs, line 4), got 40: no run would be measured; give more runs, or a shorter warm-up too (--set warmup=…)"},
 		{"no-item", "", []string{"steps.nope.timeout=1s"},
 			`--set steps.nope.timeout=1s: steps: no list item named "nope"; items: a, b; or use an index 0 to 1`},
 		{"no-item/suggest", "", []string{"steps.bb.timeout=1s"},
