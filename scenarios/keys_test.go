@@ -611,3 +611,20 @@ func yamlValue(t *testing.T, src []byte) any {
 	}
 	return out
 }
+
+// TestSchemaID: the schema names itself with the format's stable $id.
+func TestSchemaID(t *testing.T) {
+	b, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ID string `json:"$id"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ID != scenarios.SchemaID || !strings.HasSuffix(doc.ID, ":"+strconv.Itoa(scenarios.FormatVersion)) {
+		t.Fatalf("schema.json's $id = %q, want %q, ending in the format version", doc.ID, scenarios.SchemaID)
+	}
+}

@@ -9,6 +9,13 @@ import (
 	"strings"
 )
 
+// SchemaID is the scenario schema's $id: a URN that names the scenario
+// format's version (FormatVersion), the same for every build that reads
+// that format, so an editor or validator that caches schemas by $id
+// keeps one per format. It identifies the schema; it is not a place to
+// fetch it from (`simulate schema` prints it).
+var SchemaID = fmt.Sprintf("urn:budgetsim:scenario-schema:%d", FormatVersion)
+
 // durationPattern is the JSON Schema pattern of a duration written with a
 // unit (ParseDuration also takes "0", and a bare 0 is a number in YAML).
 const durationPattern = `^\s*(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+\s*$`
@@ -45,6 +52,7 @@ func JSONSchema() []byte {
 	}
 	root := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         SchemaID,
 		"title":       "budgetsim scenario",
 		"description": "A budgetsim scenario file. Generated from the loader's key table (scenarios/keys.go): do not edit; run go generate ./scenarios.",
 		"$ref":        "#/$defs/scenario",
