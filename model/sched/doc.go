@@ -10,9 +10,11 @@
 //     Cobham's formula for the M/G/1 priority queue (model/analytic's
 //     PriorityMG1).
 //   - [Fair] serves tenants by weighted fair queuing, in the start-time
-//     fair queuing form of Goyal, Vin and Cheng (SIGCOMM 1996): while
-//     tenants are backlogged, the work handed out to each is proportional
-//     to its weight, whatever the others push.
+//     fair queuing form of Goyal, Vin and Cheng (SIGCOMM 1996), each item
+//     tagged when it reaches the head of its tenant's queue: while tenants
+//     are backlogged, the work handed out to each is proportional to its
+//     weight, whatever the others push, and an item handed out after its
+//     [Item.Deadline] is not charged to its tenant.
 //
 // Both cap each tenant's work in flight at its [Tenant.MaxInFlight]: an
 // item of a tenant at its cap is passed over, not dropped, until Done

@@ -54,6 +54,10 @@ type Summary struct {
 	// Classes holds each class of work's figures, by name; absent when the
 	// scenario has no classes.
 	Classes map[string]ClassSummary `json:"classes,omitempty"`
+	// Tenants holds each tenant's runs and shares of the work, by name;
+	// present when the classes belong to at least two tenants and the
+	// scenario declares tenants or queues by fair share.
+	Tenants map[string]TenantSummary `json:"tenants,omitempty"`
 	// Recovery is present when a tool has outages: how long goodput took
 	// to come back after the last one ended.
 	Recovery *Recovery `json:"recovery,omitempty"`
