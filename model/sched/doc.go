@@ -23,8 +23,9 @@
 //
 // Time is an argument: Push and Pop take now, an instant on a monotonic
 // clock as a [time.Duration] (virtual or real), and record it in the item,
-// so that a caller can measure waits. The disciplines themselves do not
-// depend on time. All state lives in the queue value; there is no
+// so that a caller can measure waits. The order does not depend on time,
+// except that [Fair] does not charge an item popped at or after its
+// [Item.Deadline]. All state lives in the queue value; there is no
 // package-level state. The package imports nothing else from budgetsim.
 // Queues are not safe for concurrent use: a gateway guards one with its own
 // mutex. Ties are broken by the order of Push calls, so the same calls
