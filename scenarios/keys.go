@@ -229,7 +229,7 @@ func buildSections() []*Section {
 		}},
 		{Name: "scheduling", Path: "scheduling", Doc: "How waiting runs are handed to workers. A run's priority and tenant are its class's.", Keys: []Key{
 			{Name: "workers", Kind: KindWord, Values: system.Disciplines(), Default: "fifo", Example: "fair",
-				Doc: "fifo: first come, first served. priority: strict, non-preemptive priority: the waiting run of the lowest priority value first (0 before 1), first come first served within a priority; a run holding a worker is never interrupted. fair: weighted fair queuing across tenants (start-time fair queuing): while tenants have runs waiting, each is handed runs in proportion to its weight, whatever the others send. Expired runs are dropped when they reach the head, and a full queue rejects, under each."},
+				Doc: "fifo: first come, first served. priority: strict, non-preemptive priority: the waiting run of the lowest priority value first (0 before 1), first come first served within a priority; a run holding a worker is never interrupted. fair: weighted fair queuing across tenants (start-time fair queuing): while tenants have runs waiting, each is handed runs in proportion to its weight, whatever the others send, and a run that expired waiting is not counted as its tenant's turn. Expired runs are dropped when they reach the head, and a full queue rejects, under each."},
 		}},
 		{Name: "tenant", Path: "tenants.NAME", Doc: "A tenant: a customer, a team or a tier whose runs share the workers.", Keys: []Key{
 			{Name: "weight", Kind: KindNumber, Min: 0, MinExclusive: true, Max: 1e9, Unit: "share", Default: "1", Example: "3",

@@ -466,6 +466,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	f.finish()
 	if len(d.errs) == 0 {
 		l.crossCheck(root, cfg)
+		l.moneyCheck(root, cfg)
 	}
 	return cfg, desc
 }

@@ -6,6 +6,9 @@ package atomicfile
 
 import (
 	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -49,11 +52,65 @@ const StaleAfter = time.Minute
 func Create(path string) (*File, error) {
 	dir := filepath.Dir(path)
 	RemoveStale(dir, time.Now())
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
+	var tmp *os.File
+	var err error
+	for range 100 {
+		name := tempName(filepath.Base(path), os.Getpid())
+		tmp, err = os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return &File{Writer: bufio.NewWriterSize(tmp, 1<<16), tmp: tmp, path: path}, nil
+}
+
+// tempInfix marks a temporary file's name: ".NAME" + tempInfix +
+// "PID-RANDOM-MARK".
+const tempInfix = ".budgetsim-tmp-"
+
+// tempName returns a fresh temporary name for a file named base, written
+// by process pid: ".base.budgetsim-tmp-PID-RANDOM-MARK", hidden, where
+// RANDOM is 16 random hex digits and MARK the first 16 hex digits of a
+// SHA-256 over base, pid and RANDOM (tempMark). RemoveStale removes only
+// files whose name has this form and whose MARK checks, so a file that
+// budgetsim did not make is never taken for one of its temporaries.
+func tempName(base string, pid int) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	r := hex.EncodeToString(b[:])
+	p := strconv.Itoa(pid)
+	return "." + base + tempInfix + p + "-" + r + "-" + tempMark(base, p, r)
+}
+
+// tempMark is the check digits of a temporary name (see tempName).
+func tempMark(base, pid, random string) string {
+	h := sha256.Sum256([]byte("budgetsim temporary file\x00" + base + "\x00" + pid + "\x00" + random))
+	return hex.EncodeToString(h[:8])
+}
+
+// parseTemp reports whether name is a temporary name tempName made, and
+// the process id in it.
+func parseTemp(name string) (pid int, ok bool) {
+	i := strings.LastIndex(name, tempInfix)
+	if !strings.HasPrefix(name, ".") || i <= 1 {
+		return 0, false
+	}
+	base := name[1:i]
+	parts := strings.Split(name[i+len(tempInfix):], "-")
+	if len(parts) != 3 || len(parts[1]) != 16 || len(parts[2]) != 16 {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != parts[0] {
+		return 0, false
+	}
+	if tempMark(base, parts[0], parts[1]) != parts[2] {
+		return 0, false
+	}
+	return pid, true
 }
 
 // Commit flushes, syncs and renames the file into place.
@@ -179,11 +236,13 @@ func (f *File) Abort() {
 	os.Remove(f.tmp.Name())
 }
 
-// RemoveStale removes the temporary files Create made in dir
-// (".NAME.tmp-PID-RANDOM", hidden) that are stale at now: unmodified for
-// StaleAfter and, when the name carries the writer's process id, of a
-// process no longer running on this machine. Errors are ignored: cleaning
-// up is a courtesy, not part of writing.
+// RemoveStale removes the temporary files Create made in dir that are
+// stale at now: unmodified for StaleAfter, of a process no longer running
+// on this machine. It recognises them by their whole name
+// (".NAME.budgetsim-tmp-PID-RANDOM-MARK", see tempName) and the MARK in
+// it, which only Create computes, and leaves every other file alone,
+// whatever its name holds. Errors are ignored: cleaning up is a courtesy,
+// not part of writing.
 func RemoveStale(dir string, now time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -191,18 +250,13 @@ func RemoveStale(dir string, now time.Time) {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		i := strings.LastIndex(name, ".tmp-")
-		if !strings.HasPrefix(name, ".") || i <= 0 || !e.Type().IsRegular() {
+		pid, ok := parseTemp(name)
+		if !ok || !e.Type().IsRegular() {
 			continue
 		}
 		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < StaleAfter {
+		if err != nil || now.Sub(info.ModTime()) < StaleAfter || alive(pid) {
 			continue
-		}
-		if pid, _, ok := strings.Cut(name[i+len(".tmp-"):], "-"); ok {
-			if n, err := strconv.Atoi(pid); err == nil && n > 0 && alive(n) {
-				continue
-			}
 		}
 		os.Remove(filepath.Join(dir, name))
 	}

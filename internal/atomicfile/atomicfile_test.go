@@ -3,7 +3,6 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,25 +153,33 @@ func TestGroupReplacesALinkToADirectory(t *testing.T) {
 
 // TestCreateRemovesStaleTemporaries: the hidden temporary files a killed
 // writer left in a directory are removed at the next write there; a
-// recent one, or one of a process still running, is left alone, as are
-// other files.
+// recent one, or one of a process still running, is left alone, and so
+// is every file budgetsim did not make, however much its name looks like
+// a temporary one: only a name of tempName's form whose mark checks is
+// taken for one.
 func TestCreateRemovesStaleTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-2 * StaleAfter)
+	gone := 2147483646 // a process id that is not running
+	forged := tempName("x.csv", gone)
+	forged = forged[:len(forged)-1] + string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", forged[len(forged)-1])+1)%16])
 	files := map[string]bool{ // name: removed
-		".summary.json.tmp-1234567":                           true,  // CreateTemp's name, no pid
-		".sweep.csv.tmp-2147483646-99":                        true,  // a process that is gone
-		".series.csv.tmp-" + strconv.Itoa(os.Getpid()) + "-1": false, // this one: running
-		"notes.tmp-1":   false, // not hidden: not ours
-		".keep":         false,
-		".recent.tmp-1": false, // touched below: too recent
+		tempName("sweep.csv", gone):         true,  // a process that is gone
+		tempName("series.csv", os.Getpid()): false, // this one: running
+		tempName("recent.csv", gone):        false, // touched below: too recent
+		forged:                              false, // the mark does not check
+		".thesis.tmp-final":                 false, // the user's: an old-style name
+		".summary.json.tmp-1234567":         false,
+		".a.budgetsim-tmp-2147483646-1-1":   false,
+		"notes.budgetsim-tmp-1":             false, // not hidden
+		".keep":                             false,
 	}
 	for name := range files {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if name != ".recent.tmp-1" {
+		if !strings.HasPrefix(name, ".recent.csv") {
 			if err := os.Chtimes(p, old, old); err != nil {
 				t.Fatal(err)
 			}
@@ -181,14 +188,18 @@ func TestCreateRemovesStaleTemporaries(t *testing.T) {
 	if err := WriteFile(filepath.Join(dir, "summary.json"), []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
+	kept := 1 // summary.json
 	for name, removed := range files {
 		_, err := os.Stat(filepath.Join(dir, name))
 		if gone := os.IsNotExist(err); gone != removed {
 			t.Errorf("%s: removed %v, want %v", name, gone, removed)
 		}
+		if !removed {
+			kept++
+		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 5 {
-		t.Errorf("%d files left, want the 4 kept and summary.json", len(entries))
+	if len(entries) != kept {
+		t.Errorf("%d files left, want %d: the ones kept and summary.json", len(entries), kept)
 	}
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/model/summary"
 )
@@ -52,6 +53,30 @@ func ClassTable(w io.Writer, s *summary.Summary) error {
 			row = append(row, perRun, perSuccess)
 		}
 		rows = append(rows, row)
+	}
+	if err := Table(w, header, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// TenantTable writes the per-tenant table of a summary that has tenant
+// figures (summary.Summary.Tenants; nothing otherwise): each tenant's
+// weight, classes, arrivals, and its shares of the runs handed a worker,
+// of the completed runs and of the workers' time. Under fair queuing, the
+// share of runs handed a worker is the weight's share while every tenant
+// has runs waiting.
+func TenantTable(w io.Writer, s *summary.Summary) error {
+	if len(s.Tenants) == 0 {
+		return nil
+	}
+	header := []string{"tenant", "weight", "classes", "arrived", "started share", "completed share", "worker share"}
+	var rows [][]string
+	for _, name := range s.TenantNames() {
+		t := s.Tenants[name]
+		rows = append(rows, []string{name, Number(t.Weight), strings.Join(t.Classes, ", "), Number(float64(t.Arrived)),
+			Percent(t.StartedShare), Percent(t.CompletedShare), Percent(t.WorkerShare)})
 	}
 	if err := Table(w, header, rows); err != nil {
 		return err

@@ -91,6 +91,9 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 	if err := ClassTable(w, s); err != nil {
 		return err
 	}
+	if err := TenantTable(w, s); err != nil {
+		return err
+	}
 
 	l := s.Little
 	withCI := func(v float64, i *summary.Interval, f func(float64) string) string {

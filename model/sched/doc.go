@@ -10,9 +10,11 @@
 //     Cobham's formula for the M/G/1 priority queue (model/analytic's
 //     PriorityMG1).
 //   - [Fair] serves tenants by weighted fair queuing, in the start-time
-//     fair queuing form of Goyal, Vin and Cheng (SIGCOMM 1996): while
-//     tenants are backlogged, the work handed out to each is proportional
-//     to its weight, whatever the others push.
+//     fair queuing form of Goyal, Vin and Cheng (SIGCOMM 1996), each item
+//     tagged when it reaches the head of its tenant's queue: while tenants
+//     are backlogged, the work handed out to each is proportional to its
+//     weight, whatever the others push, and an item handed out after its
+//     [Item.Deadline] is not charged to its tenant.
 //
 // Both cap each tenant's work in flight at its [Tenant.MaxInFlight]: an
 // item of a tenant at its cap is passed over, not dropped, until Done
@@ -21,8 +23,9 @@
 //
 // Time is an argument: Push and Pop take now, an instant on a monotonic
 // clock as a [time.Duration] (virtual or real), and record it in the item,
-// so that a caller can measure waits. The disciplines themselves do not
-// depend on time. All state lives in the queue value; there is no
+// so that a caller can measure waits. The order does not depend on time,
+// except that [Fair] does not charge an item popped at or after its
+// [Item.Deadline]. All state lives in the queue value; there is no
 // package-level state. The package imports nothing else from budgetsim.
 // Queues are not safe for concurrent use: a gateway guards one with its own
 // mutex. Ties are broken by the order of Push calls, so the same calls

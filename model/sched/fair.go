@@ -9,34 +9,50 @@ import (
 // Fair is weighted fair queuing across tenants by start-time fair queuing
 // (SFQ: P. Goyal, H. M. Vin and H. Cheng, "Start-time fair queuing: a
 // scheduling algorithm for integrated services packet switching
-// networks", ACM SIGCOMM 1996). Each item gets a start tag
+// networks", ACM SIGCOMM 1996), with each item tagged when it reaches the
+// head of its tenant's queue rather than when it is pushed. The head item
+// of each tenant gets a start tag
 //
-//	S = max(v, F of the tenant's previous item),  F = S + Cost/Weight
+//	S = max(v, F),  and on being handed out a finish tag F' = S + Cost/Weight
 //
-// where v, the virtual time, is the start tag of the item most recently
-// handed out (and, once the queue has run empty, the largest finish tag
-// handed out). Pop returns the eligible item with the smallest start tag,
-// the earliest pushed among equal tags.
+// where F is the finish tag of the tenant's last item handed out and v, the
+// virtual time, is the start tag of the item most recently handed out (and,
+// once the queue has run empty, the largest finish tag handed out). Pop
+// returns the eligible head with the smallest start tag, the earliest
+// pushed among equal tags.
+//
+// An item popped at or after its [Item.Deadline] is handed out (so that
+// the caller can record and drop it) but charged nothing: its finish tag
+// is its start tag, as if its cost were 0, and the tenant's next item
+// starts where it would have. So a tenant whose waiting items expire is not
+// charged turns for work nobody served, and keeps its share of the work
+// that is served.
 //
 // Guarantee: when no tenant is held back by its MaxInFlight, over any
 // stretch of Pops during which tenants f and g both have items waiting,
-// the costs handed out, C_f and C_g, satisfy
+// the costs of the unexpired items handed out, C_f and C_g, satisfy
 // |C_f/w_f − C_g/w_g| ≤ c_f/w_f + c_g/w_g, where c is the largest single
-// item cost of each (SFQ's fairness theorem; from the moment both start
-// backlogged, the tighter max(c_f/w_f, c_g/w_g)). So a tenant that floods
-// the queue cannot push another backlogged tenant's share below its
-// weight, and a tenant that was idle does not bank credit for later: its
-// first new item starts at the current virtual time. A tenant held back at
-// its cap keeps its tags, so once a slot frees it is served ahead of the
-// tenants that ran on meanwhile. SFQ needs no knowledge of service times
-// or of the number of workers, which makes it suit a pool of workers.
+// item cost of each (SFQ's fairness theorem, expired items counting as
+// cost 0). So a tenant that floods the queue cannot push another
+// backlogged tenant's share below its weight, whether or not its own items
+// outlive their deadlines, and a tenant that was idle does not bank credit
+// for later: its first new item starts at the current virtual time. A
+// tenant held back at its cap keeps its head's tag, so once a slot frees
+// that one item is served ahead of the tenants that ran on meanwhile. SFQ
+// needs no knowledge of service times or of the number of workers, which
+// makes it suit a pool of workers.
+//
+// Tagging at the head instead of on arrival gives the same tags while a
+// tenant stays backlogged and nothing expires; it is what lets an expired
+// item give its turn back without retagging the items behind it.
 //
 // Pop takes time proportional to the number of tenants. The zero value is
 // not usable: use [NewFair].
 type Fair[T any] struct {
 	t       tenants
 	q       []fifo[T] // per tenant
-	lastFin []float64 // finish tag of each tenant's latest item
+	head    []float64 // start tag of each tenant's head item (if it has one)
+	lastFin []float64 // finish tag of each tenant's latest item handed out
 	v       float64   // virtual time
 	maxFin  float64   // largest finish tag handed out
 }
@@ -51,12 +67,13 @@ func NewFair[T any](ts []Tenant) (*Fair[T], error) {
 		return nil, err
 	}
 	n := len(t.spec)
-	return &Fair[T]{t: t, q: make([]fifo[T], n), lastFin: make([]float64, n)}, nil
+	return &Fair[T]{t: t, q: make([]fifo[T], n), head: make([]float64, n), lastFin: make([]float64, n)}, nil
 }
 
-// Push adds it at now, setting it.Enqueued to now and its tags. It returns
-// an error naming Cost if the cost is negative or not finite, and pushes
-// nothing then.
+// Push adds it at now, setting it.Enqueued to now; an item that reaches
+// the head of its tenant's queue is tagged then. It returns an error
+// naming Cost if the cost is negative or not finite, and pushes nothing
+// then.
 func (f *Fair[T]) Push(now time.Duration, it Item[T]) error {
 	if math.IsNaN(it.Cost) || math.IsInf(it.Cost, 0) || it.Cost < 0 {
 		return fmt.Errorf("sched: Cost: must be finite and ≥ 0 (0 for 1), got %v", it.Cost)
@@ -64,25 +81,23 @@ func (f *Fair[T]) Push(now time.Duration, it Item[T]) error {
 	ti, added := f.t.lookup(it.Tenant)
 	if added {
 		f.q = append(f.q, fifo[T]{})
+		f.head = append(f.head, 0)
 		f.lastFin = append(f.lastFin, 0)
 	}
-	cost := it.Cost
-	if cost == 0 {
-		cost = 1
+	if f.q[ti].len() == 0 {
+		f.head[ti] = max(f.v, f.lastFin[ti])
 	}
-	start := max(f.v, f.lastFin[ti])
-	fin := start + cost/f.t.spec[ti].Weight
-	f.lastFin[ti] = fin
 	it.Enqueued = now
 	f.t.seq++
-	f.q[ti].push(entry[T]{it: it, seq: f.t.seq, start: start, fin: fin})
+	f.q[ti].push(entry[T]{it: it, seq: f.t.seq})
 	f.t.waiting++
 	return nil
 }
 
-// Pop removes and returns the eligible item with the smallest start tag
-// (see [Fair]). It reports false if nothing is waiting or every tenant
-// with waiting items is at its MaxInFlight.
+// Pop removes and returns the eligible head with the smallest start tag
+// (see [Fair]), charging its tenant unless the item's deadline has passed
+// at now. It reports false if nothing is waiting or every tenant with
+// waiting items is at its MaxInFlight.
 func (f *Fair[T]) Pop(now time.Duration) (Item[T], bool) {
 	best := -1
 	for ti := range f.q {
@@ -93,8 +108,7 @@ func (f *Fair[T]) Pop(now time.Duration) (Item[T], bool) {
 			best = ti
 			continue
 		}
-		e, b := f.q[ti].front(), f.q[best].front()
-		if e.start < b.start || (e.start == b.start && e.seq < b.seq) {
+		if s, b := f.head[ti], f.head[best]; s < b || (s == b && f.q[ti].front().seq < f.q[best].front().seq) {
 			best = ti
 		}
 	}
@@ -105,8 +119,21 @@ func (f *Fair[T]) Pop(now time.Duration) (Item[T], bool) {
 	e := f.q[best].pop()
 	f.t.inFlight[best]++
 	f.t.waiting--
-	f.v = max(f.v, e.start)
-	f.maxFin = max(f.maxFin, e.fin)
+	start := f.head[best]
+	fin := start
+	if !e.it.Expired(now) {
+		cost := e.it.Cost
+		if cost == 0 {
+			cost = 1
+		}
+		fin = start + cost/f.t.spec[best].Weight
+	}
+	f.lastFin[best] = fin
+	f.v = max(f.v, start)
+	f.maxFin = max(f.maxFin, fin)
+	if f.q[best].len() > 0 {
+		f.head[best] = max(f.v, fin)
+	}
 	if f.t.waiting == 0 {
 		// The queue has run empty: SFQ sets the virtual time to the
 		// largest finish tag served, so that no tenant carries credit

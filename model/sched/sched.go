@@ -37,6 +37,18 @@ type Item[T any] struct {
 	Value T
 	// Enqueued is the instant of the Push, set by Push.
 	Enqueued time.Duration
+	// Deadline is the instant from which the item is no longer worth
+	// serving, on the clock of Push and Pop; 0 means none. Pop hands an
+	// expired item out like any other, so that the caller can record and
+	// drop it, and [Fair] charges its tenant nothing for it. [Priority]
+	// ignores it.
+	Deadline time.Duration
+}
+
+// Expired reports whether the item's deadline has been reached at now:
+// Deadline > 0 and now ≥ Deadline.
+func (it *Item[T]) Expired(now time.Duration) bool {
+	return it.Deadline > 0 && now >= it.Deadline
 }
 
 // Queue is the interface both disciplines implement.
@@ -59,13 +71,10 @@ type Queue[T any] interface {
 	InFlight(tenant string) int
 }
 
-// entry is a queued item with its tie-breaking sequence number and, under
-// Fair, its start and finish tags.
+// entry is a queued item with its tie-breaking sequence number.
 type entry[T any] struct {
-	it         Item[T]
-	seq        uint64
-	start, fin float64
-	level      int // index of the priority level, under Priority
+	it  Item[T]
+	seq uint64
 }
 
 // fifo is a first-in-first-out queue of entries.

@@ -372,3 +372,117 @@ func TestFairWindows(t *testing.T) {
 		}
 	})
 }
+
+// TestFairWindowsWithDeadlines is TestFairWindows with a clock and
+// deadlines: items expire while they wait, expired items are handed out
+// free of charge, and SFQ's bound holds for the work that is not expired
+// on every stretch of pops during which two tenants stay backlogged,
+// expired items counting as cost 0. Charging an expired item as a turn
+// breaks it: a tenant whose items keep expiring falls behind without
+// bound.
+func TestFairWindowsWithDeadlines(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nt := rapid.IntRange(2, 3).Draw(rt, "tenants")
+		ts := make([]Tenant, nt)
+		for i := range ts {
+			ts[i] = Tenant{Name: fmt.Sprint("t", i), Weight: float64(rapid.IntRange(1, 5).Draw(rt, "weight"))}
+		}
+		q, _ := NewFair[int](ts)
+		cmax := make([]float64, nt)
+		waiting := make([]int, nt)
+		var cum [][]float64
+		var before, after [][]bool
+		served := make([]float64, nt)
+		expired := 0
+		for step := 0; step < 200; step++ {
+			now := time.Duration(step+1) * time.Second
+			if rapid.IntRange(0, 2).Draw(rt, "op") > 0 {
+				i := rapid.IntRange(0, nt-1).Draw(rt, "who")
+				c := float64(rapid.IntRange(1, 6).Draw(rt, "cost"))
+				cmax[i] = max(cmax[i], c)
+				var dl time.Duration
+				if life := rapid.IntRange(0, 20).Draw(rt, "life"); life > 0 {
+					dl = now + time.Duration(life)*time.Second
+				}
+				_ = q.Push(now, Item[int]{Tenant: ts[i].Name, Cost: c, Value: i, Deadline: dl})
+				waiting[i]++
+				continue
+			}
+			b := make([]bool, nt)
+			for i := range b {
+				b[i] = waiting[i] > 0
+			}
+			it, ok := q.Pop(now)
+			if !ok {
+				continue
+			}
+			_ = q.Done(now, it.Tenant)
+			waiting[it.Value]--
+			if it.Expired(now) {
+				expired++
+			} else {
+				served[it.Value] += it.Cost
+			}
+			a := make([]bool, nt)
+			for i := range a {
+				a[i] = waiting[i] > 0
+			}
+			cum = append(cum, append([]float64(nil), served...))
+			before, after = append(before, b), append(after, a)
+		}
+		for f := 0; f < nt; f++ {
+			for g := f + 1; g < nt; g++ {
+				bound := cmax[f]/ts[f].Weight + cmax[g]/ts[g].Weight
+				for i := range cum {
+					if !before[i][f] || !before[i][g] {
+						continue
+					}
+					for j := i; j < len(cum); j++ {
+						df, dg := cum[j][f], cum[j][g]
+						if i > 0 {
+							df, dg = df-cum[i-1][f], dg-cum[i-1][g]
+						}
+						if gap := math.Abs(df/ts[f].Weight - dg/ts[g].Weight); gap > bound+1e-9 {
+							rt.Fatalf("pops %d..%d (%d expired in all): tenants %d, %d: unexpired work %v, %v: gap %v > bound %v", i, j, expired, f, g, df, dg, gap, bound)
+						}
+						if !after[j][f] || !after[j][g] {
+							break
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestExpiredItemsAreNotATurn: tenants of equal weight with 200 items
+// waiting each; every other item of tenant a has expired, none of b's
+// has. Over the first 100 unexpired items handed out, a gets its half,
+// within SFQ's bound of 2 (one item each way): its expired items cost it
+// nothing. Charged as turns, they would cut a to a third.
+func TestExpiredItemsAreNotATurn(t *testing.T) {
+	f, _ := NewFair[int]([]Tenant{{Name: "a"}, {Name: "b"}})
+	for i := range 200 {
+		var dl time.Duration
+		if i%2 == 0 {
+			dl = time.Second
+		}
+		_ = f.Push(0, Item[int]{Tenant: "a", Deadline: dl})
+		_ = f.Push(0, Item[int]{Tenant: "b"})
+	}
+	now := 2 * time.Second
+	live := map[string]int{}
+	for live["a"]+live["b"] < 100 {
+		it, ok := f.Pop(now)
+		if !ok {
+			t.Fatal("Pop: nothing waiting")
+		}
+		_ = f.Done(now, it.Tenant)
+		if !it.Expired(now) {
+			live[it.Tenant]++
+		}
+	}
+	if d := live["a"] - live["b"]; d < -2 || d > 2 {
+		t.Errorf("unexpired items handed out: a %d, b %d; want 50 each within 2", live["a"], live["b"])
+	}
+}

@@ -245,6 +245,7 @@ func (a *Accumulator) Summary() Summary {
 		s.Confidence = confidence(a.figs, a.level, &s)
 	}
 	s.Classes = a.classSummaries(&s)
+	s.Tenants = tenantSummaries(a.cfg, s.Classes)
 	s.Warnings = append(s.Warnings, warnings(cfg, &s)...)
 	return s
 }

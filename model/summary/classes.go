@@ -183,3 +183,88 @@ func (s *Summary) ClassNames() []string {
 	slices.Sort(out)
 	return out
 }
+
+// TenantSummary is one tenant's part of a Summary: the runs of its
+// classes, and its shares of the work the workers did, which fair queuing
+// divides by the tenants' weights.
+type TenantSummary struct {
+	// Weight is the tenant's weight under fair queuing
+	// (tenants.NAME.weight, 1 if undeclared).
+	Weight float64 `json:"weight"`
+	// Classes names the tenant's classes, sorted.
+	Classes []string `json:"classes"`
+	// Arrived, Started and Completed count the tenant's measured runs
+	// that arrived, were handed a worker, and completed, over all
+	// replications.
+	Arrived   int64 `json:"arrived"`
+	Started   int64 `json:"started"`
+	Completed int64 `json:"completed"`
+	// StartedShare and CompletedShare are the tenant's shares of all
+	// tenants' runs handed a worker and of their completed runs: under
+	// fair queuing, while every tenant has runs waiting, StartedShare is
+	// its weight's share.
+	StartedShare   float64 `json:"started_share"`
+	CompletedShare float64 `json:"completed_share"`
+	// WorkerShare is the share of the workers' time the tenant's runs
+	// held: the sum of its classes' worker shares.
+	WorkerShare float64 `json:"worker_share"`
+}
+
+// tenantSummaries groups the class summaries by tenant; nil unless the
+// scenario's classes belong to at least two tenants and it declares
+// tenants or queues by fair share (otherwise each class is its own
+// tenant and the class table says it all).
+func tenantSummaries(cfg *system.Config, classes map[string]ClassSummary) map[string]TenantSummary {
+	names := cfg.TenantNames()
+	fair := cfg.Scheduling.Workers == system.FairShare
+	for _, t := range cfg.Tools {
+		fair = fair || t.Discipline == system.FairShare
+	}
+	if len(names) < 2 || len(cfg.Scheduling.Tenants) == 0 && !fair {
+		return nil
+	}
+	weight := make(map[string]float64, len(names))
+	for _, t := range cfg.Scheduling.Tenants {
+		weight[t.Name] = t.Weight
+	}
+	out := make(map[string]TenantSummary, len(names))
+	var started, completed int64
+	for _, c := range cfg.Classes {
+		cs := classes[c.Name]
+		t := out[c.Tenant]
+		t.Classes = append(t.Classes, c.Name)
+		t.Arrived += cs.Runs.Arrived
+		t.Started += int64(cs.Wait.N)
+		t.Completed += cs.Runs.Completed
+		t.WorkerShare += cs.WorkerShare
+		out[c.Tenant] = t
+		started += int64(cs.Wait.N)
+		completed += cs.Runs.Completed
+	}
+	for name, t := range out {
+		t.Weight = weight[name]
+		if t.Weight == 0 {
+			t.Weight = 1
+		}
+		slices.Sort(t.Classes)
+		if started > 0 {
+			t.StartedShare = float64(t.Started) / float64(started)
+		}
+		if completed > 0 {
+			t.CompletedShare = float64(t.Completed) / float64(completed)
+		}
+		out[name] = t
+	}
+	return out
+}
+
+// TenantNames returns the names of s's tenants, sorted; nil when the
+// summary has no tenant figures.
+func (s *Summary) TenantNames() []string {
+	var out []string
+	for name := range s.Tenants {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}

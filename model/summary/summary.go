@@ -54,6 +54,10 @@ type Summary struct {
 	// Classes holds each class of work's figures, by name; absent when the
 	// scenario has no classes.
 	Classes map[string]ClassSummary `json:"classes,omitempty"`
+	// Tenants holds each tenant's runs and shares of the work, by name;
+	// present when the classes belong to at least two tenants and the
+	// scenario declares tenants or queues by fair share.
+	Tenants map[string]TenantSummary `json:"tenants,omitempty"`
 	// Recovery is present when a tool has outages: how long goodput took
 	// to come back after the last one ended.
 	Recovery *Recovery `json:"recovery,omitempty"`
@@ -491,7 +495,16 @@ func warnings(cfg *system.Config, s *Summary) []string {
 			w = append(w, "no run arrived: the arrival process produced none in the simulated time")
 		}
 	}
-	if rho, ok := system.OfferedUtilisation(cfg); ok && rho >= 1 {
+	rho, ok := system.OfferedUtilisation(cfg)
+	if m, mok := measuredWorkerLoad(cfg, s); mok && m >= 1 && (!ok || rho < 1) {
+		// The plan misses an overload that happened (retries, backoffs,
+		// hedges or waits for a limit held the workers): say so from the
+		// measured load. When the plan already warns, its figure stands:
+		// in a queue that grew, the measured one also counts the warm-up
+		// runs served late in the window, and overstates the load.
+		rho, ok = m, true
+	}
+	if ok && rho >= 1 {
 		switch {
 		case cfg.QueueCapacity != system.Unbounded:
 			w = append(w, fmt.Sprintf("utilisation %s ≥ 1: the queue stays full and the rejection rate is set by capacity", load(rho)))
@@ -512,6 +525,7 @@ func warnings(cfg *system.Config, s *Summary) []string {
 		w = append(w, fmt.Sprintf("runs were still queued when the arrivals stopped: the measured window runs %s s past the last arrival while they drain, so Little's λ (%s/s over the window) is below the offered rate (%s/s over the arrivals' span)", load(s.Rates.Window-s.Rates.ArrivalSpan), load(l), load(o)))
 	}
 	w = append(w, schedulingWarnings(cfg)...)
+	w = append(w, appliesWarnings(cfg)...)
 	if b := cfg.Arrivals; b.Process == system.Batch && b.Count > int64(cfg.Workers) {
 		msg := fmt.Sprintf("a batch of %d arrivals at once with %s: %s for a worker from the start, so waits and completion times are those of the batch draining, not of a steady state", b.Count, plural(int64(cfg.Workers), "worker", "workers"), plural(b.Count-int64(cfg.Workers), "run queues", "runs queue"))
 		if cfg.QueueCapacity != system.Unbounded && b.Count > int64(cfg.Workers+cfg.QueueCapacity) {
@@ -637,23 +651,36 @@ func load(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 // warning gives the share it dropped instead.
 func toolWarnings(cfg *system.Config, s *Summary) []string {
 	var w []string
+	plans := make(map[int]system.ToolOffer)
 	for _, o := range system.OfferedToolLoads(cfg) {
-		t := &cfg.Tools[o.Tool]
-		if t.Concurrency > 0 && t.QueueCapacity == system.Unbounded && o.Utilisation >= 1 {
-			if t.DeadlineAware && leaseBounded(cfg, o.Tool) {
-				// It drops at dequeue what it can no longer finish inside
-				// the caller's lease, and every lease is bounded: no call
-				// waits longer than its lease, so the queue is bounded.
-				dropped := "no call"
-				if ts := s.Tools[o.Tool]; ts.Calls > 0 {
-					dropped = pct(float64(ts.Dropped)/float64(ts.Calls)) + " of its calls"
+		plans[o.Tool] = o
+	}
+	times := system.CallTimes(cfg)
+	for i := range cfg.Tools {
+		t := &cfg.Tools[i]
+		o, planned := plans[i]
+		if t.Concurrency > 0 && t.QueueCapacity == system.Unbounded {
+			rho, rate, whose := o.Utilisation, o.CallRate, "calls/s"
+			if m, r, ok := measuredToolLoad(t, i, times[i], s); ok && m > rho {
+				rho, rate, whose = m, r, "calls/s reached it, retries and hedges included,"
+			}
+			if rho >= 1 {
+				offer := fmt.Sprintf("%s %s of %s s each on %d slots", load(rate), whose, load(times[i].Mean), t.Concurrency)
+				if t.DeadlineAware && leaseBounded(cfg, i) {
+					// It drops at dequeue what it can no longer finish inside
+					// the caller's lease, and every lease is bounded: no call
+					// waits longer than its lease, so the queue is bounded.
+					dropped := "no call"
+					if ts := s.Tools[i]; ts.Calls > 0 {
+						dropped = pct(float64(ts.Dropped)/float64(ts.Calls)) + " of its calls"
+					}
+					w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s), but it is deadline-aware and every call has a bounded lease, so its queue stays bounded: it dropped %s at dequeue", t.Name, load(rho), offer, dropped))
+				} else {
+					w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(rho), offer))
 				}
-				w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots), but it is deadline-aware and every call has a bounded lease, so its queue stays bounded: it dropped %s at dequeue", t.Name, load(o.Utilisation), load(o.CallRate), load(t.Latency.Mean()), t.Concurrency, dropped))
-			} else {
-				w = append(w, fmt.Sprintf("tool %s: utilisation %s ≥ 1 (%s calls/s of %s s each on %d slots) with an unbounded queue: its queue grows with the run length and no steady state exists", t.Name, load(o.Utilisation), load(o.CallRate), load(t.Latency.Mean()), t.Concurrency))
 			}
 		}
-		if o.RateLimited {
+		if planned && o.RateLimited {
 			fate := "the callers waiting for its tokens pile up until their deadlines refuse them"
 			if !cfg.EveryRunHasDeadline() {
 				fate = "with no deadline to refuse the callers waiting for its tokens, the wait grows with the run length and no steady state exists"
@@ -662,6 +689,50 @@ func toolWarnings(cfg *system.Config, s *Summary) []string {
 		}
 	}
 	return w
+}
+
+// measuredWorkerLoad is the load the runs offered the workers, from what
+// happened rather than from the plan: the runs' arrival rate times the
+// worker time a started run held on average (the workers' busy time over
+// the runs that got a worker: retries, backoffs and hedges included), over
+// the workers. A queue that grew shows in it: the busy time then spans a
+// window longer than the arrivals (the queue draining after they stop),
+// or the runs still waiting, rejected or expired never got a worker. ok is
+// false when no measured run got a worker or the arrivals have no rate.
+func measuredWorkerLoad(cfg *system.Config, s *Summary) (rho float64, ok bool) {
+	if s.Wait.N == 0 || s.Rates.OfferedPerSecond <= 0 || cfg.Workers <= 0 {
+		return 0, false
+	}
+	busy := s.Workers.Utilisation * float64(cfg.Workers) * s.Rates.Window
+	return s.Rates.OfferedPerSecond * busy / float64(s.Wait.N) / float64(cfg.Workers), true
+}
+
+// zLower is the standard normal quantile of 0.975: a one-sided 97.5 %
+// lower confidence bound is the estimate less zLower standard errors.
+const zLower = 1.959963984540054
+
+// measuredToolLoad is the load tool t (Config.Tools[i]) was offered, from what happened
+// rather than from the plan: the calls that reached it per measured run
+// (every attempt dialed, retries and hedges included; cache hits and
+// local refusals not), times the runs' arrival rate, each at its mean call
+// time ct, over its slots. rate is those calls per second. ok is false
+// unless even the lower bound of a 97.5 % confidence interval is at least
+// 1. The calls' true mean service time is what is uncertain: their sum
+// has a relative standard error of sqrt(SCV/calls), so a saturated tool
+// behind a bounded set of callers, whose calls times their measured mean
+// time is its busy time, is not mistaken for an overloaded one.
+func measuredToolLoad(t *system.Tool, i int, ct system.CallTime, s *Summary) (rho, rate float64, ok bool) {
+	if i >= len(s.Tools) || t.Concurrency <= 0 || s.Runs.Arrived <= 0 || ct.Mean <= 0 || math.IsInf(ct.SCV, 0) {
+		return 0, 0, false
+	}
+	calls := float64(s.Tools[i].Calls)
+	if calls <= 0 {
+		return 0, 0, false
+	}
+	rate = calls / float64(s.Runs.Arrived) * s.Rates.OfferedPerSecond
+	rho = rate * ct.Mean / float64(t.Concurrency)
+	lo := rho * (1 - zLower*math.Sqrt(ct.SCV/calls))
+	return rho, rate, lo >= 1
 }
 
 // leaseBounded reports whether every call to tool t has a bounded lease:

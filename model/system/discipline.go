@@ -153,8 +153,17 @@ func (w *waitQueue) push(now time.Duration, v int32, c *schedClass) {
 
 // pushSched is push under a model/sched queue.
 func (w *waitQueue) pushSched(now time.Duration, v int32, c *schedClass) {
+	w.pushUntil(now, v, c, 0)
+}
+
+// pushUntil is pushSched of an entry whose deadline is the instant dl (0:
+// none). A fair queue hands an entry out after its deadline without
+// charging its tenant (model/sched's Item.Deadline), so that runs which
+// expire while they wait are not counted as their tenant's turns: the
+// caller drops an expired entry it pops, with the same test.
+func (w *waitQueue) pushUntil(now time.Duration, v int32, c *schedClass, dl time.Duration) {
 	// Push fails only on an invalid cost, and every cost is 0 (one run).
-	_ = w.q.Push(now, sched.Item[int32]{Tenant: c.tenant, Priority: c.priority, Value: v})
+	_ = w.q.Push(now, sched.Item[int32]{Tenant: c.tenant, Priority: c.priority, Value: v, Deadline: dl})
 }
 
 // pop removes and returns the next entry to serve at now, or false if none
@@ -210,8 +219,16 @@ func (m *Model) classOf(r *run) *schedClass { return &m.schedClasses[r.class] }
 // waiting means every waiting run's tenant is at its cap, so the run
 // popped is ri or none.
 func (m *Model) queueRun(now time.Duration, ri int32, c *schedClass) {
-	m.runs.At(ri).queued = true
-	m.queue.push(now, ri, c)
+	r := m.runs.At(ri)
+	r.queued = true
+	var dl time.Duration
+	if at, set := r.dl.Instant(); set {
+		// The instant the queue's caller drops the run as expired
+		// (deadline.Deadline.Expired: now ≥ at), at least 1 ns: 0 means
+		// none to the queue.
+		dl = max(at, 1)
+	}
+	m.queue.pushUntil(now, ri, c, dl)
 	if m.busy < m.cfg.Workers {
 		if next, ok := m.queue.pop(now); ok {
 			m.takeWorker(now)

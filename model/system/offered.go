@@ -174,3 +174,73 @@ func (c *Config) stepTokenMeans(steps []Step) (in, out []float64) {
 	}
 	return in, out
 }
+
+// CallTime is the service time of one call to a tool, as the plan's steps
+// ask for it: the mean over the steps that call the tool, weighted by how
+// often each is called, and the squared coefficient of variation of that
+// mixture (Var/Mean², +Inf when a latency has infinite variance).
+type CallTime struct {
+	Mean float64
+	SCV  float64
+}
+
+// CallTimes returns the mean service time of a call to each tool, in
+// Config.Tools order: the steps' own (stepMeanLatency: the time to first
+// token plus the per-token time of the step's output tokens, for a model
+// API), weighted by the steps' calls per run; a tool that no step names
+// (a fallback only) gets its own MeanLatency. Multiplied by the calls that
+// actually reached the tool, retries and hedges included, it gives the
+// load the tool was offered.
+func CallTimes(cfg *Config) []CallTime {
+	out := make([]CallTime, len(cfg.Tools))
+	steps, shares := cfg.PlanSteps(), cfg.stepShares()
+	w := make([]float64, len(cfg.Tools))
+	second := make([]float64, len(cfg.Tools))
+	for j, st := range steps {
+		m, v := cfg.stepLatencyMoments(st)
+		out[st.Tool].Mean += shares[j] * m
+		second[st.Tool] += shares[j] * (v + m*m)
+		w[st.Tool] += shares[j]
+	}
+	for i := range out {
+		if w[i] <= 0 {
+			m := cfg.Tools[i].MeanLatency()
+			out[i] = CallTime{Mean: m, SCV: math.Inf(1)}
+			if v := cfg.Tools[i].Latency.Variance(); cfg.Tools[i].Tokens == nil && m > 0 {
+				out[i].SCV = v / (m * m)
+			}
+			continue
+		}
+		m := out[i].Mean / w[i]
+		out[i] = CallTime{Mean: m, SCV: math.Inf(1)}
+		if m > 0 {
+			out[i].SCV = max(second[i]/w[i]-m*m, 0) / (m * m)
+		}
+	}
+	return out
+}
+
+// stepLatencyMoments returns the mean (stepMeanLatency) and variance of
+// one call's latency at step st: for a model API with a per-token time
+// and output tokens, ttft + per-token × output, the three independent.
+func (c *Config) stepLatencyMoments(st Step) (mean, variance float64) {
+	t := &c.Tools[st.Tool]
+	mean, variance = c.stepMeanLatency(st), t.Latency.Variance()
+	tk := t.Tokens
+	if tk == nil || tk.PerOutputToken == nil {
+		return mean, variance
+	}
+	od := tk.Output
+	if st.Tokens != nil && st.Tokens.Output != nil {
+		od = st.Tokens.Output
+	}
+	if od == nil {
+		return mean, variance
+	}
+	mo, vo := od.Mean(), od.Variance()
+	if tk.MaxOutput > 0 && mo > float64(tk.MaxOutput) {
+		mo, vo = float64(tk.MaxOutput), 0
+	}
+	mp, vp := tk.PerOutputToken.Mean(), tk.PerOutputToken.Variance()
+	return mean, variance + vp*vo + vp*mo*mo + vo*mp*mp
+}
