@@ -207,11 +207,11 @@ func (m *Model) compileClasses(seed uint64) {
 		return
 	}
 	if cfg.OwnClassArrivals() {
-		m.merge = newClassMerge(cfg, seed)
+		m.arr.merge = newClassMerge(cfg, seed)
 		return
 	}
-	m.classRng = sim.NewStream(seed, "classes")
-	m.classCum = make([]float64, len(cfg.Classes))
+	m.arr.classRng = sim.NewStream(seed, "classes")
+	m.arr.classCum = make([]float64, len(cfg.Classes))
 	total := 0.0
 	for k := range cfg.Classes {
 		total += cfg.Classes[k].Weight
@@ -219,23 +219,23 @@ func (m *Model) compileClasses(seed uint64) {
 	acc := 0.0
 	for k := range cfg.Classes {
 		acc += cfg.Classes[k].Weight
-		m.classCum[k] = acc / total
+		m.arr.classCum[k] = acc / total
 	}
-	m.classCum[len(m.classCum)-1] = 1
+	m.arr.classCum[len(m.arr.classCum)-1] = 1
 }
 
 // drawClass returns the class of run id, drawn by weight from the classes
 // stream keyed by the run: the same run gets the same class whatever
 // happened before it.
 func (m *Model) drawClass(id int64) int32 {
-	m.classRng.Key(uint64(id), 0xc1a55, 0)
-	u := m.classRng.Float64()
-	for k, c := range m.classCum {
+	m.arr.classRng.Key(uint64(id), 0xc1a55, 0)
+	u := m.arr.classRng.Float64()
+	for k, c := range m.arr.classCum {
 		if u < c {
 			return int32(k)
 		}
 	}
-	return int32(len(m.classCum) - 1)
+	return int32(len(m.arr.classCum) - 1)
 }
 
 // classMerge superposes the classes' own arrival processes: each class's

@@ -112,6 +112,36 @@ type toolState struct {
 	_       sim.CacheLinePad
 }
 
+// arrivalSource is where a Model's runs come from: the arrival process
+// (an open one's next instant, a batch's reserved places, a closed
+// population's pending think times), the class each run is drawn into,
+// and the draws made ahead on a spare core.
+type arrivalSource struct {
+	stream *sim.Stream
+	src    arrival.Process
+	ahead  *drawAhead // nil unless Options.SpareCore applies
+	spare  *spareCore // the goroutine on the spare core, or nil
+	// nextDraw holds the draws of the arrival scheduled next, made ahead;
+	// nextAt is its instant.
+	nextDraw aheadDraw
+	nextAt   time.Duration
+	// classRng and classCum draw a run's class by weight; merge
+	// superposes the classes' own arrivals (nextClass: the class of the
+	// arrival scheduled next).
+	classRng  *sim.Stream
+	classCum  []float64
+	merge     *classMerge
+	nextClass int32
+	// n counts the arrivals so far; pending, for a closed population, the
+	// arrivals scheduled that have not happened yet.
+	n       int64
+	pending int64
+	// closedDone: a closed population with Runs has had all its measured
+	// arrivals and every measured run has ended; the simulation stops.
+	closedDone bool
+	batchSeq   uint64 // a batch: the first of its arrivals' reserved places (sim.ReserveSeq)
+}
+
 // Model is one simulation of a Config. Build it with New and call Run once.
 // A Model is not safe for concurrent use; run replications on separate
 // Models (see model/replicate).
@@ -122,33 +152,22 @@ type Model struct {
 	guards Guards
 	s      *sim.Sim
 
-	arrivals *sim.Stream
-	src      arrival.Process
-	ahead    *drawAhead // nil unless Options.SpareCore applies
-	spare    *spareCore // the goroutine on the spare core, or nil
-	// nextDraw holds the draws of the arrival scheduled next, made ahead.
-	nextDraw aheadDraw
-	toolRng  []*sim.Stream
-	jitter   *sim.Stream
-	costRng  *sim.Stream
+	arr     arrivalSource
+	toolRng []*sim.Stream
+	jitter  *sim.Stream
+	costRng *sim.Stream
 	// steps and toolPlans are the scenario compiled (plan.go): what each
 	// step's and tool's calls can run into.
 	steps     []stepPlan
 	toolPlans []toolPlan
 	// stepCfg is Config.PlanSteps: the steps of every class, indexed like
 	// steps. classes is the class table (class.go), one implicit class
-	// without classes; classRng and classCum draw a run's class by weight,
-	// merge superposes the classes' own arrivals (nextClass: the class of
-	// the arrival scheduled next).
-	stepCfg   []Step
-	classes   []classPlan
-	classRng  *sim.Stream
-	classCum  []float64
-	merge     *classMerge
-	nextClass int32
-	versions  []uint64 // contention: committed writes per tool
-	tools     []toolState
-	ledger    *cost.Account // the scenario-wide budget, or nil
+	// without classes.
+	stepCfg  []Step
+	classes  []classPlan
+	versions []uint64 // contention: committed writes per tool
+	tools    []toolState
+	ledger   *cost.Account // the scenario-wide budget, or nil
 	// limiters holds each tool's adaptive concurrency limiter (nil
 	// entries for tools without one; nil when no tool has one).
 	limiters []*toolLimiter
@@ -171,16 +190,9 @@ type Model struct {
 	schedClasses []schedClass // per class: its priority, tenant and cap (discipline.go)
 	busy         int
 	inSys        int
-	nArr         int64
-	pending      int64 // closed population: arrivals scheduled, not yet happened
-	// closedDone: a closed population with Runs has had all its measured
-	// arrivals and every measured run has ended; the simulation stops.
-	closedDone bool
-	batchSeq   uint64 // a batch: the first of its arrivals' reserved places (sim.ReserveSeq)
 	// toolQueueFull is the tool whose queue passed the max_tool_queue
 	// guard, or -1.
 	toolQueueFull int32
-	nextAt        time.Duration
 
 	warm        bool
 	warmStart   time.Duration
@@ -370,14 +382,14 @@ func New(cfg *Config, opt Options) *Model {
 			Series:  NewSeries(len(cfg.Tools)),
 		},
 	}
-	m.arrivals = sim.NewStream(seed, "arrivals")
-	if m.src = cfg.Arrivals.Source; m.src == nil {
+	m.arr.stream = sim.NewStream(seed, "arrivals")
+	if m.arr.src = cfg.Arrivals.Source; m.arr.src == nil {
 		var err error
 		switch cfg.Arrivals.Process {
 		case Poisson:
-			m.src, err = arrival.Poisson(cfg.Arrivals.Rate)
+			m.arr.src, err = arrival.Poisson(cfg.Arrivals.Rate)
 		case Constant:
-			m.src, err = arrival.Constant(cfg.Arrivals.Rate)
+			m.arr.src, err = arrival.Constant(cfg.Arrivals.Rate)
 		}
 		if err != nil {
 			panic("system: invalid arrivals (the loader validates them): " + err.Error())
@@ -476,8 +488,8 @@ func (m *Model) Run() *Result {
 		// The whole batch arrives at 0, fed through the source lane one
 		// at a time in places reserved now: the delivery order of a batch
 		// scheduled at once, in constant memory whatever its size.
-		m.batchSeq = m.s.ReserveSeq(uint64(cfg.Arrivals.Count))
-		m.s.SourceSeq(0, m.batchSeq, evArrival, 0, 0)
+		m.arr.batchSeq = m.s.ReserveSeq(uint64(cfg.Arrivals.Count))
+		m.s.SourceSeq(0, m.arr.batchSeq, evArrival, 0, 0)
 	case Closed:
 		// Every agent thinks once before its first run.
 		for u := range cfg.Arrivals.Users {
@@ -499,7 +511,7 @@ func (m *Model) Run() *Result {
 	}
 	wallStart := time.Now()
 	var stop string
-	for !m.closedDone {
+	for !m.arr.closedDone {
 		ev, ok := m.s.Next()
 		if !ok {
 			break
@@ -657,34 +669,34 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 
 // scheduleArrival schedules the next arrival of an open process.
 func (m *Model) scheduleArrival() {
-	if m.ahead != nil {
-		d, ok := m.ahead.next()
+	if m.arr.ahead != nil {
+		d, ok := m.arr.ahead.next()
 		if !ok {
 			return
 		}
-		m.nextDraw = d
-		m.nextAt = d.at
+		m.arr.nextDraw = d
+		m.arr.nextAt = d.at
 		m.s.Source(d.at, evArrival, 0, 0)
 		return
 	}
 	cfg := m.cfg
-	if cfg.Runs > 0 && m.nArr >= cfg.Runs {
+	if cfg.Runs > 0 && m.arr.n >= cfg.Runs {
 		return
 	}
-	if m.merge != nil {
-		at, k, ok := m.merge.pop(cfg.Horizon)
+	if m.arr.merge != nil {
+		at, k, ok := m.arr.merge.pop(cfg.Horizon)
 		if !ok {
 			return
 		}
-		m.nextAt, m.nextClass = at, k
+		m.arr.nextAt, m.arr.nextClass = at, k
 		m.s.Source(at, evArrival, 0, 0)
 		return
 	}
-	at, ok := m.src.Next(m.nArr, m.nextAt, m.arrivals.Rand())
+	at, ok := m.arr.src.Next(m.arr.n, m.arr.nextAt, m.arr.stream.Rand())
 	if !ok || cfg.Horizon > 0 && at >= cfg.Horizon {
 		return
 	}
-	m.nextAt = at
+	m.arr.nextAt = at
 	// Open arrivals come one at a time, in order: the engine's source lane.
 	m.s.Source(at, evArrival, 0, 0)
 }
@@ -705,15 +717,15 @@ func (m *Model) scheduleArrival() {
 // open one does.
 func (m *Model) think(key int64) {
 	cfg := m.cfg
-	if m.closedDone || cfg.Runs > 0 && m.nArr+m.pending >= 2*cfg.Runs {
+	if m.arr.closedDone || cfg.Runs > 0 && m.arr.n+m.arr.pending >= 2*cfg.Runs {
 		return
 	}
-	m.arrivals.Key(uint64(key), 0x7417, 0)
-	at := m.s.Now() + seconds(cfg.Arrivals.Think.Sample(m.arrivals.Rand()))
+	m.arr.stream.Key(uint64(key), 0x7417, 0)
+	at := m.s.Now() + seconds(cfg.Arrivals.Think.Sample(m.arr.stream.Rand()))
 	if cfg.Horizon > 0 && at >= cfg.Horizon {
 		return
 	}
-	m.pending++
+	m.arr.pending++
 	m.s.At(at, evArrival, 0, 0)
 }
 
@@ -744,20 +756,20 @@ func (m *Model) startMeasuring(now time.Duration) {
 func (m *Model) onArrival() {
 	now := m.s.Now()
 	cfg := m.cfg
-	id := m.nArr
-	m.nArr++
-	ahead := m.nextDraw // this arrival's draws (when made ahead), before the next one's replace them
-	class := m.nextClass
-	if m.classRng != nil {
+	id := m.arr.n
+	m.arr.n++
+	ahead := m.arr.nextDraw // this arrival's draws (when made ahead), before the next one's replace them
+	class := m.arr.nextClass
+	if m.arr.classRng != nil {
 		class = m.drawClass(id)
 	}
 	switch cfg.Arrivals.Process {
 	case Batch:
-		if m.nArr < cfg.Arrivals.Count {
-			m.s.SourceSeq(0, m.batchSeq+uint64(m.nArr), evArrival, 0, 0)
+		if m.arr.n < cfg.Arrivals.Count {
+			m.s.SourceSeq(0, m.arr.batchSeq+uint64(m.arr.n), evArrival, 0, 0)
 		}
 	case Closed:
-		m.pending--
+		m.arr.pending--
 	default:
 		m.scheduleArrival()
 	}
@@ -801,7 +813,7 @@ func (m *Model) onArrival() {
 	r.id, r.arrived, r.measured, r.traced = id, now, measured, m.traced(id)
 	r.class = class
 	r.cur.gen = gen + 1
-	if m.ahead != nil {
+	if m.arr.ahead != nil {
 		r.ahead, r.hasAhead = ahead, true
 	}
 	if d := m.classes[class].deadline; d > 0 {
@@ -1035,8 +1047,8 @@ func (m *Model) end(ri int32, o RunOutcome) {
 // checkClosedDone sets closedDone when a closed population with Runs has
 // had all its measured arrivals and none of them is left in the system.
 func (m *Model) checkClosedDone() {
-	if m.cfg.Runs > 0 && m.nArr >= m.cfg.Runs && m.inSystemTW.Level() == 0 {
-		m.closedDone = true
+	if m.cfg.Runs > 0 && m.arr.n >= m.cfg.Runs && m.inSystemTW.Level() == 0 {
+		m.arr.closedDone = true
 	}
 }
 

@@ -18,10 +18,10 @@ func (m *Model) startSpare() {
 		return
 	}
 	var p *drawProducer
-	m.ahead, p = newDrawAhead(m.cfg, m.src, m.res.Seed)
+	m.arr.ahead, p = newDrawAhead(m.cfg, m.arr.src, m.res.Seed)
 	s := &spareCore{done: make(chan struct{}), exited: make(chan struct{})}
-	m.spare = s
-	go s.run(m.ahead, p)
+	m.arr.spare = s
+	go s.run(m.arr.ahead, p)
 }
 
 // run fills the draw batches (a, p) until the arrivals end or stopSpare
@@ -44,10 +44,10 @@ func (s *spareCore) run(a *drawAhead, p *drawProducer) {
 
 // stopSpare ends the spare core's goroutine, if any, and waits for it.
 func (m *Model) stopSpare() {
-	if m.spare == nil {
+	if m.arr.spare == nil {
 		return
 	}
-	close(m.spare.done)
-	<-m.spare.exited
-	m.spare, m.ahead = nil, nil
+	close(m.arr.spare.done)
+	<-m.arr.spare.exited
+	m.arr.spare, m.arr.ahead = nil, nil
 }
