@@ -253,7 +253,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	if dialed && a.ending == timedOut {
 		m.payer(r).spent += a.reserved // unknown usage: the budget keeps it reserved
 		if r.measured {
-			m.unsettled += a.reserved
+			m.win.unsettled += a.reserved
 		}
 		if m.ledger != nil {
 			// The simulation never learns the usage: held for good,

@@ -169,7 +169,7 @@ func (m *Model) breakerTransition(t int32, tr breaker.Transition) {
 	tb := &m.breakers[t]
 	m.breakerSpan(t, tb, tr.At)
 	tb.state, tb.since = tr.To, tr.At
-	if tr.To == breaker.Open && m.warm && tr.At >= m.warmStart {
+	if tr.To == breaker.Open && m.win.warm && tr.At >= m.win.warmStart {
 		tb.stats.Opened++
 	}
 }
@@ -200,8 +200,8 @@ func (m *Model) breakerSpan(t int32, tb *toolBreaker, to time.Duration) {
 		}
 	}
 	rows[t] = row
-	if m.warm {
-		d := secs(to - max(from, m.warmStart))
+	if m.win.warm {
+		d := secs(to - max(from, m.win.warmStart))
 		if d > 0 {
 			if tb.state == breaker.Open {
 				tb.stats.OpenSeconds += d

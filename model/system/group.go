@@ -344,7 +344,7 @@ func (m *Model) cancelMember(ci int32, gs *groupRun) {
 			m.steps[c.step].hedger.Observe(elapsed) // a lower bound (see hedge.Hedger.Delay)
 		}
 		tp := &m.toolPlans[c.tool]
-		if !tp.capacity && !a.hit && a.ending == answered && a.state == inFlight && a.latency > 0 && a.dialed >= m.warmStart {
+		if !tp.capacity && !a.hit && a.ending == answered && a.state == inFlight && a.latency > 0 && a.dialed >= m.win.warmStart {
 			// An unlimited tool serves the call to its end, for nobody
 			// (a call that would time out was counted so at dial). Its
 			// busy time was counted at dial: a call dialed before the

@@ -112,6 +112,29 @@ type toolState struct {
 	_       sim.CacheLinePad
 }
 
+// window is the measured window of a Model: when the warm-up ended, the
+// last measured arrival and end, and the time-averages and sums that
+// span it.
+type window struct {
+	warm        bool
+	warmStart   time.Duration
+	lastRunEnd  time.Duration
+	lastArrival time.Duration // the last measured arrival
+	inSystemTW  stats.Count
+	workersTW   stats.Count
+	// workersAtLastEnd is workersTW as it was when the last measured run
+	// ended: warm-up runs can hold workers after that, moving workersTW
+	// past the end of the measured window.
+	workersAtLastEnd stats.Count
+	// snapPending: a measured run ended and workersAtLastEnd has not been
+	// taken yet. It is taken lazily, before workersTW next changes (or at
+	// finish): until then workersTW is the state it must copy, and most
+	// ends are followed by another before a worker is taken or freed.
+	snapPending bool
+	sojournSum  float64
+	unsettled   cost.Amount // the measured runs' timed-out reservations
+}
+
 // arrivalSource is where a Model's runs come from: the arrival process
 // (an open one's next instant, a batch's reserved places, a closed
 // population's pending think times), the class each run is drawn into,
@@ -194,27 +217,11 @@ type Model struct {
 	// guard, or -1.
 	toolQueueFull int32
 
-	warm        bool
-	warmStart   time.Duration
-	lastRunEnd  time.Duration
-	lastArrival time.Duration // the last measured arrival
-	res         *Result
-	inSystemTW  stats.Count
-	workersTW   stats.Count
-	// workersAtLastEnd is workersTW as it was when the last measured run
-	// ended: warm-up runs can hold workers after that, moving workersTW
-	// past the end of the measured window.
-	workersAtLastEnd stats.Count
-	// snapPending: a measured run ended and workersAtLastEnd has not been
-	// taken yet. It is taken lazily, before workersTW next changes (or at
-	// finish): until then workersTW is the state it must copy, and most
-	// ends are followed by another before a worker is taken or freed.
-	snapPending bool
-	sojournSum  float64
-	unsettled   cost.Amount
-	tk          *tokenModel // nil unless a tool uses tokens (tokens.go)
-	tail        tailTable
-	rec         AttemptRecord
+	win  window
+	res  *Result
+	tk   *tokenModel // nil unless a tool uses tokens (tokens.go)
+	tail tailTable
+	rec  AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
 	// empty when the scenario has none. kidSlabs hold their members' slots,
 	// maxKids per group: the most members or hedged attempts of a group.
@@ -616,29 +623,29 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 			}
 		}
 	}
-	if m.warm {
+	if m.win.warm {
 		// The measured window ends when the last measured run ended (the
 		// servers may keep working on abandoned requests after that), or
 		// now if runs are still in flight.
-		wend := max(m.lastRunEnd, m.warmStart)
+		wend := max(m.win.lastRunEnd, m.win.warmStart)
 		if r.Runs.InFlight > 0 {
 			wend = end
 		}
-		r.Window = wend - m.warmStart
-		r.ArrivalSpan = m.lastArrival - m.warmStart
+		r.Window = wend - m.win.warmStart
+		r.ArrivalSpan = m.win.lastArrival - m.win.warmStart
 		m.workersChanging()
-		workers := &m.workersTW
+		workers := &m.win.workersTW
 		if wend < end {
 			// Read the workers as they were at wend: warm-up runs may
 			// have taken or freed workers since.
-			workers = &m.workersAtLastEnd
+			workers = &m.win.workersAtLastEnd
 		}
 		if r.Window > 0 {
-			r.TimeAvgInSystem = m.inSystemTW.Mean(wend)
+			r.TimeAvgInSystem = m.win.inSystemTW.Mean(wend)
 			r.WorkerUtilisation = workers.Mean(wend) / float64(m.cfg.Workers)
 		}
 	}
-	r.ToolWindow = end - m.warmStart // warmStart is 0 until a run is measured
+	r.ToolWindow = end - m.win.warmStart // warmStart is 0 until a run is measured
 	if m.breakers != nil {
 		m.finishBreakers(end)
 	}
@@ -658,11 +665,11 @@ func (m *Model) finish(stop string, end time.Duration, events uint64) *Result {
 	}
 	// The measured runs' timed-out reservations: the ledger also holds the
 	// warm-up's, and those of runs in flight at the end.
-	r.Cost.Unsettled = m.unsettled.Float64()
+	r.Cost.Unsettled = m.win.unsettled.Float64()
 	if m.tk != nil {
 		r.Tokens = m.tk.result()
 	}
-	r.SojournSum = m.sojournSum
+	r.SojournSum = m.win.sojournSum
 	r.Tail = m.tail.result(r.Latency)
 	return r
 }
@@ -733,10 +740,10 @@ func (m *Model) think(key int64) {
 // time-average figures of runs, workers and tools start here, and the
 // tools' counters and queueing delays start again from zero.
 func (m *Model) startMeasuring(now time.Duration) {
-	m.warm = true
-	m.warmStart = now
-	m.inSystemTW.Start(now, 0)
-	m.workersTW.Start(now, int64(m.busy))
+	m.win.warm = true
+	m.win.warmStart = now
+	m.win.inSystemTW.Start(now, 0)
+	m.win.workersTW.Start(now, int64(m.busy))
 	for i := range m.tools {
 		ts := &m.tools[i]
 		ts.stats = ToolStats{}
@@ -776,13 +783,13 @@ func (m *Model) onArrival() {
 	// A closed population's arrivals past Runs keep it complete; they are
 	// not measured (see think).
 	measured := id >= cfg.WarmupRuns && now >= cfg.WarmupTime && (cfg.Runs == 0 || id < cfg.Runs)
-	if measured && !m.warm {
+	if measured && !m.win.warm {
 		m.startMeasuring(now)
 	}
 	if measured {
 		m.res.Runs.Arrived++
 		m.res.Series.bin(now).Arrivals++
-		m.lastArrival = now
+		m.win.lastArrival = now
 		if m.res.Classes != nil {
 			m.res.Classes[class].Runs.Arrived++
 		}
@@ -842,15 +849,15 @@ func (m *Model) enter(now time.Duration, measured bool) {
 		m.res.PeakInSystem = m.inSys
 	}
 	if measured {
-		m.inSystemTW.Inc(now)
+		m.win.inSystemTW.Inc(now)
 	}
 }
 
 func (m *Model) takeWorker(now time.Duration) {
 	m.busy++
-	if m.warm {
+	if m.win.warm {
 		m.workersChanging()
-		m.workersTW.Inc(now)
+		m.win.workersTW.Inc(now)
 	}
 }
 
@@ -949,16 +956,16 @@ func (m *Model) beginStep(ri int32) {
 // measuredRunEnded notes that a measured run ended at now: the measured
 // window lasts at least until then.
 func (m *Model) measuredRunEnded(now time.Duration) {
-	m.lastRunEnd = now
-	m.snapPending = true
+	m.win.lastRunEnd = now
+	m.win.snapPending = true
 }
 
 // workersChanging takes the pending snapshot of workersTW (see
 // snapPending): callers call it before they change workersTW.
 func (m *Model) workersChanging() {
-	if m.snapPending {
-		m.workersAtLastEnd = m.workersTW
-		m.snapPending = false
+	if m.win.snapPending {
+		m.win.workersAtLastEnd = m.win.workersTW
+		m.win.snapPending = false
 	}
 }
 
@@ -976,7 +983,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		b := m.res.Series.bin(now)
 		b.Ended++
 		soj := secs((now - r.arrived))
-		m.sojournSum += soj
+		m.win.sojournSum += soj
 		if o == Completed {
 			m.res.Latency.Add(soj)
 			b.Completed++
@@ -1004,7 +1011,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {
-		m.inSystemTW.Dec(now)
+		m.win.inSystemTW.Dec(now)
 	}
 	if m.cfg.Arrivals.Process == Closed {
 		m.checkClosedDone()
@@ -1038,16 +1045,16 @@ func (m *Model) end(ri int32, o RunOutcome) {
 		return
 	}
 	m.busy--
-	if m.warm {
+	if m.win.warm {
 		m.workersChanging()
-		m.workersTW.Dec(now)
+		m.win.workersTW.Dec(now)
 	}
 }
 
 // checkClosedDone sets closedDone when a closed population with Runs has
 // had all its measured arrivals and none of them is left in the system.
 func (m *Model) checkClosedDone() {
-	if m.cfg.Runs > 0 && m.arr.n >= m.cfg.Runs && m.inSystemTW.Level() == 0 {
+	if m.cfg.Runs > 0 && m.arr.n >= m.cfg.Runs && m.win.inSystemTW.Level() == 0 {
 		m.arr.closedDone = true
 	}
 }
