@@ -48,8 +48,8 @@ func (l *loader) moneyCheck(root *yaml.Node, cfg *system.Config) {
 		if tk.MaxOutput > 0 {
 			maxOut = min(maxOut, float64(tk.MaxOutput))
 		}
-		reserve := c.Reserve.Float64() + maxIn*c.InputToken + float64(tk.ReserveOutput)*c.OutputToken
-		bill := maxIn*c.InputToken + maxOut*c.OutputToken
+		reserve := c.Reserve.Float64() + float64(maxIn*c.InputToken) + float64(float64(tk.ReserveOutput)*c.OutputToken)
+		bill := float64(maxIn*c.InputToken) + float64(maxOut*c.OutputToken)
 		n := mapPath(root, "tools", t.Name, "cost")
 		path := "tools." + t.Name + ".cost"
 		switch {

@@ -731,7 +731,7 @@ func measuredToolLoad(t *system.Tool, i int, ct system.CallTime, s *Summary) (rh
 	}
 	rate = calls / float64(s.Runs.Arrived) * s.Rates.OfferedPerSecond
 	rho = rate * ct.Mean / float64(t.Concurrency)
-	lo := rho * (1 - zLower*math.Sqrt(ct.SCV/calls))
+	lo := rho * (1 - float64(zLower*math.Sqrt(ct.SCV/calls)))
 	return rho, rate, lo >= 1
 }
 

@@ -198,8 +198,8 @@ func CallTimes(cfg *Config) []CallTime {
 	second := make([]float64, len(cfg.Tools))
 	for j, st := range steps {
 		m, v := cfg.stepLatencyMoments(st)
-		out[st.Tool].Mean += shares[j] * m
-		second[st.Tool] += shares[j] * (v + m*m)
+		out[st.Tool].Mean += float64(shares[j] * m)
+		second[st.Tool] += float64(shares[j] * (v + float64(m*m)))
 		w[st.Tool] += shares[j]
 	}
 	for i := range out {
@@ -214,7 +214,7 @@ func CallTimes(cfg *Config) []CallTime {
 		m := out[i].Mean / w[i]
 		out[i] = CallTime{Mean: m, SCV: math.Inf(1)}
 		if m > 0 {
-			out[i].SCV = max(second[i]/w[i]-m*m, 0) / (m * m)
+			out[i].SCV = max(second[i]/w[i]-float64(m*m), 0) / float64(m*m)
 		}
 	}
 	return out
@@ -242,5 +242,5 @@ func (c *Config) stepLatencyMoments(st Step) (mean, variance float64) {
 		mo, vo = float64(tk.MaxOutput), 0
 	}
 	mp, vp := tk.PerOutputToken.Mean(), tk.PerOutputToken.Variance()
-	return mean, variance + vp*vo + vp*mo*mo + vo*mp*mp
+	return mean, variance + float64(vp*vo) + float64(vp*mo*mo) + float64(vo*mp*mp)
 }
