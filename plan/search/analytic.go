@@ -67,20 +67,20 @@ func AnalyticStart(cfg *system.Config, key string, slos []SLO) (*Analytic, bool)
 			continue
 		case o.Figure == WaitMean:
 			c, err = analytic.MinServersForMeanWait(lambda, mu, o.Threshold)
-			methods = appendOnce(methods, "MinServersForMeanWait")
+			methods = appendOnce(methods, "the mean wait's closed form")
 		case o.Figure >= WaitP50 && isQ:
 			c, err = analytic.MinServersForWait(lambda, mu, q, o.Threshold)
-			methods = appendOnce(methods, "MinServersForWait")
+			methods = appendOnce(methods, "the wait quantile's closed form")
 		default:
 			c, err = scanSojourn(lambda, mu, o.Figure, o.Threshold, int(best))
-			methods = appendOnce(methods, "MMc.SojournQuantile/MeanSojourn scan")
+			methods = appendOnce(methods, "the time in system's closed form, each c in turn")
 		}
 		if err != nil {
 			return nil, false
 		}
 		best = math.Max(best, float64(c))
 	}
-	return &Analytic{Value: best, Method: fmt.Sprintf("Erlang C, M/M/c with λ = %g/s, μ = %g/s (%s)", lambda, mu, strings.Join(append(methods, "stability"), ", "))}, true
+	return &Analytic{Value: best, Method: fmt.Sprintf("Erlang C, M/M/c with λ = %g/s, μ = %g/s (%s)", lambda, mu, strings.Join(append(methods, "stability: ρ < 1"), "; "))}, true
 }
 
 // scanSojourn returns the smallest c ≥ from whose completion-time figure
