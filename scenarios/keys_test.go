@@ -163,6 +163,8 @@ var placement = map[string][]string{
 	"member":                 {"steps=[{name: fetch, parallel: [BODY]}]"},
 	"wait":                   {"steps=[{name: fetch, parallel: [{name: page1, tool: search}, {name: page2, tool: search}], wait: BODY}]"},
 	"hedge":                  {"steps=[{name: search, tool: search, idempotent: true, hedge: BODY}]"},
+	"loop":                   {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "steps=[{name: agent, loop: BODY}]"},
+	"context":                {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "steps=[{name: agent, loop: {max_turns: 3, steps: [{name: think, tool: search}], context: BODY}}]"},
 	"class":                  {"classes=[BODY]"},
 	"tool":                   {"tools.search=BODY"},
 	"errors":                 {"tools.search.errors=BODY"},
@@ -207,6 +209,7 @@ var context = map[string]string{
 	"step.fallback":                 "tool: search",
 	"step.requires":                 "tool: search",
 	"step.tokens":                   "tool: search",
+	"context.at_window":             "window: 200000",
 }
 
 // body returns a flow mapping of section s with key k set to value, the

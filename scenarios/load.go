@@ -322,6 +322,8 @@ type loader struct {
 	classDrafts []classDraft
 	// toolCfgs are the tools read, for the steps' checks.
 	toolCfgs []system.Tool
+	// loops are the agent loops read with the top-level steps.
+	loops []system.Loop
 }
 
 // retryFields are the retry keys allowed at the top level (under retry:)
@@ -437,6 +439,7 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 	stepsNode := f.get("steps")
 	if stepsNode != nil {
 		cfg.Steps, cfg.Groups = l.steps(stepsNode, toolIndex, cfg.Tools, defaults)
+		cfg.Loops = l.loops
 	}
 	if classesNode != nil {
 		l.classesLate(cfg, toolIndex, defaults)
@@ -786,25 +789,67 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 		groups = *groupsOut
 		defer func() { *groupsOut = groups }()
 	}
-	for i, item := range items {
-		path := fmt.Sprintf("%s[%d]", sp, i)
+	var one func(item *yaml.Node, path, sp string, loop int, defaults retryFields)
+	one = func(item *yaml.Node, path, sp string, loop int, defaults retryFields) {
 		f := d.keys(item, path, "step")
 		if f == nil {
-			continue
+			return
 		}
-		st := system.Step{}
+		st := system.Step{Loop: loop}
 		st.Name = l.stepName(f, item, path, sp, seen)
 		if groupsOut == nil {
 			bad := false
-			for _, key := range []string{"parallel", "wait", "hedge"} {
+			for _, key := range []string{"parallel", "wait", "hedge", "loop"} {
 				if v := f.get(key); v != nil {
-					d.errorf(v, f.field(key), "only the top-level steps have parallel steps and hedges")
+					d.errorf(v, f.field(key), "only the top-level steps have parallel steps, hedges and loops")
 					bad = true
 				}
 			}
 			if bad {
-				continue // the rest of the step is not read: it would add errors of its own
+				return // the rest of the step is not read: it would add errors of its own
 			}
+		}
+		if ln := f.get("loop"); ln != nil && groupsOut != nil {
+			if loop > 0 {
+				d.errorf(ln, f.field("loop"), "a loop's steps cannot loop themselves: write the inner turns into the loop's own")
+				return
+			}
+			for _, key := range []string{"tool", "fallback", "requires", "hedge", "tokens", "parallel", "wait", "timeout"} {
+				if v := f.get(key); v != nil {
+					d.errorf(v, f.field(key), "a loop step has none: each of its steps has its own (under loop.steps)")
+				}
+			}
+			rf := defaults
+			l.retryKeys(f, &rf)
+			lf := d.keys(ln, f.field("loop"), "loop")
+			f.finish()
+			if lf == nil {
+				return
+			}
+			lp := l.loopHead(lf)
+			lp.Name, lp.First = st.Name, len(out)
+			idx := len(l.loops) + 1
+			var body []*yaml.Node
+			if sn := lf.get("steps"); sn != nil {
+				body = d.sequence(sn, lf.field("steps"))
+			}
+			if len(body) > MaxSteps {
+				d.errorf(lf.get("steps"), lf.field("steps"), "at most %d steps, got %d", MaxSteps, len(body))
+				body = nil
+			}
+			if len(body) == 0 && body != nil {
+				d.errorf(lf.get("steps"), lf.field("steps"), "needs at least one step")
+			}
+			for j, bn := range body {
+				one(bn, fmt.Sprintf("%s[%d]", lf.field("steps"), j), lf.field("steps"), idx, rf)
+			}
+			lp.Len = len(out) - lp.First
+			lf.finish()
+			if lp.Len > 0 {
+				l.checkLoop(&lp, lf, out, tools)
+				l.loops = append(l.loops, lp)
+			}
+			return
 		}
 		if pn := f.get("parallel"); pn != nil && groupsOut != nil {
 			for _, key := range []string{"tool", "fallback", "requires", "hedge", "tokens"} {
@@ -827,7 +872,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 					continue
 				}
 				l.stepNodes = append(l.stepNodes, mn)
-				ms := system.Step{Timeout: timeout, Group: len(groups) + 1}
+				ms := system.Step{Timeout: timeout, Group: len(groups) + 1, Loop: loop}
 				ms.Name = l.stepName(mf, mn, mpath, sp, seen)
 				l.stepPaths = append(l.stepPaths, mf.path)
 				l.call(mf, mn, &ms, toolIndex)
@@ -850,7 +895,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			if g.Members > 0 {
 				groups = append(groups, g)
 			}
-			continue
+			return
 		}
 		if v := f.get("wait"); v != nil {
 			d.errorf(v, f.field("wait"), "only a parallel step waits for its members")
@@ -880,6 +925,9 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 		f.finish()
 		earlier[st.Name] = len(out)
 		out = append(out, st)
+	}
+	for i, item := range items {
+		one(item, fmt.Sprintf("%s[%d]", sp, i), sp, 0, defaults)
 	}
 	return out
 }
@@ -1067,6 +1115,9 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		}
 		if v := tf.get("tokens"); v != nil {
 			t.Tokens = l.tokens(v, tf.field("tokens"))
+		}
+		if v := tf.get("result_tokens"); v != nil {
+			t.ResultTokens = l.dist(v, tf.field("result_tokens"), false)
 		}
 		if v := tf.get("per_output_token"); v != nil && t.Tokens != nil {
 			t.Tokens.PerOutputToken = l.dist(v, tf.field("per_output_token"), true)

@@ -12,8 +12,8 @@ import "testing"
 // these (and the goldens: go test -run ErrorsGolden -update).
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
-	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_output_token, queue, rate_limit, retry_after, script, tokens, ttft"
-	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, hedge, idempotency_key, idempotent, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
+	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_output_token, queue, rate_limit, result_tokens, retry_after, script, tokens, ttft"
+	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, hedge, idempotency_key, idempotent, loop, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )
 
@@ -283,8 +283,8 @@ func TestParseGroups(t *testing.T) {
 func TestParseGroupsInClasses(t *testing.T) {
 	runRows(t, []row{
 		{name: "class/parallel", top: "classes: [{name: k, steps: [{name: g, parallel: [{name: p1, tool: t}]}]}]",
-			want: "t.yaml:4: classes.k.steps.g.parallel: only the top-level steps have parallel steps and hedges"},
+			want: "t.yaml:4: classes.k.steps.g.parallel: only the top-level steps have parallel steps, hedges and loops"},
 		{name: "class/hedge", top: "classes: [{name: k, steps: [{name: h, tool: t, idempotent: true, hedge: {delay: 1s}}]}]",
-			want: "t.yaml:4: classes.k.steps.h.hedge: only the top-level steps have parallel steps and hedges"},
+			want: "t.yaml:4: classes.k.steps.h.hedge: only the top-level steps have parallel steps, hedges and loops"},
 	})
 }

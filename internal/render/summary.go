@@ -166,6 +166,17 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 			return err
 		}
 		fmt.Fprintln(w)
+		if len(s.Loops) > 0 {
+			if err := Table(w, []string{"agent loop", "ends by", "turns mean", "p50", "p99", "turn p50", "turn p99", "input/turn p50", "input/turn p99"}, LoopRows(s.Loops)); err != nil {
+				return err
+			}
+			for _, l := range s.Loops {
+				if n := LoopNotes(l); n != "" {
+					fmt.Fprintln(w, n)
+				}
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	if err := resourcesTable(w, s); err != nil {
 		return err
@@ -580,6 +591,9 @@ func RefusalBreakdown(a summary.AttemptsSummary, c *summary.CostSummary) string 
 	if a.RefusedLimit > 0 {
 		extra += ", concurrency limit " + Number(float64(a.RefusedLimit))
 	}
+	if a.RefusedWindow > 0 {
+		extra += ", context window " + Number(float64(a.RefusedWindow))
+	}
 	return fmt.Sprintf("%s (floor %s, token wait %s, budget %s%s)", Number(float64(a.Refused)),
 		Number(float64(a.RefusedLease)), Number(float64(a.RefusedTokenWait)), Number(float64(budget)), extra)
 }
@@ -668,4 +682,52 @@ func cancelledRow(a summary.AttemptsSummary) [][]string {
 		return nil
 	}
 	return [][]string{{"cancelled (a parallel or hedged step was decided)", Number(float64(a.Cancelled))}}
+}
+
+// LoopRows are the rows of the agent loops' table: how many turns a run
+// took, and each turn's time and input tokens.
+func LoopRows(loops []summary.LoopSummary) [][]string {
+	var rows [][]string
+	dash := func(p summary.Percentiles, f func(float64) string) (string, string) {
+		if p.N == 0 {
+			return "–", "–"
+		}
+		return f(p.P50), f(p.P99)
+	}
+	for _, l := range loops {
+		ends := l.Ends
+		if ends != "max_turns" {
+			ends += fmt.Sprintf(", ≤ %d", l.MaxTurns)
+		} else {
+			ends = fmt.Sprintf("%d turns", l.MaxTurns)
+		}
+		mean := "–"
+		if l.Turns.N > 0 {
+			mean = fmt.Sprintf("%.2f", l.Turns.Mean)
+		}
+		t50, t99 := dash(l.Turns, func(x float64) string { return fmt.Sprintf("%.0f", x) })
+		l50, l99 := dash(l.TurnLatency, Seconds)
+		i50, i99 := dash(l.TurnInput, func(x float64) string { return Number(math.Round(x)) })
+		rows = append(rows, []string{l.Name, ends, mean, t50, t99, l50, l99, i50, i99})
+	}
+	return rows
+}
+
+// LoopNotes says, in a line, how loop l's runs left it and what its
+// context window did, or "" when there is nothing to say.
+func LoopNotes(l summary.LoopSummary) string {
+	var parts []string
+	if l.Answered+l.MaxTurnsReached > 0 {
+		parts = append(parts, fmt.Sprintf("%s answered, %s reached max_turns", Number(float64(l.Answered)), Number(float64(l.MaxTurnsReached))))
+	}
+	if l.WindowRefused > 0 {
+		parts = append(parts, fmt.Sprintf("%s model calls refused by the context window", Number(float64(l.WindowRefused))))
+	}
+	if l.WindowTruncated > 0 {
+		parts = append(parts, fmt.Sprintf("%s model calls truncated to the context window", Number(float64(l.WindowTruncated))))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Loop " + l.Name + ": " + strings.Join(parts, "; ") + "."
 }

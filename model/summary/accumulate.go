@@ -26,6 +26,7 @@ type Accumulator struct {
 	span, gaps       float64
 	steps            []StepCalls
 	groups           []groupPool
+	loops            []loopPool
 	stops            []Stop
 	util, toolWindow float64
 	tools            []toolPool
@@ -78,6 +79,7 @@ func NewAccumulator(cfg *system.Config, level float64) *Accumulator {
 		tools:  make([]toolPool, len(cfg.Tools)),
 		tail:   system.NewTail(len(cfg.PlanSteps()) + 2 + len(cfg.Groups)),
 		groups: newGroupPools(cfg),
+		loops:  newLoopPools(cfg),
 	}
 	a.classes = newClassPools(cfg)
 	for i := range a.steps {
@@ -129,6 +131,7 @@ func (a *Accumulator) Add(r *system.Result) {
 		}
 	}
 	a.addGroups(r)
+	a.addLoops(r)
 	a.util += float64(r.WorkerUtilisation * r.Window.Seconds())
 	a.toolWindow += r.ToolWindow.Seconds()
 	for i := range a.tools {
@@ -218,6 +221,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Wait = percentiles(a.wait)
 	s.Steps = a.stepSummaries()
 	s.Groups = a.groupSummaries()
+	s.Loops = a.loopSummaries()
 	s.Recovery = recovery(cfg, a.series)
 	s.Breakers = breakerSummaries(cfg, a.breakers)
 	a.resources(&s)

@@ -41,6 +41,8 @@ type Summary struct {
 	Steps []StepSummary `json:"steps"`
 	// Groups are the parallel steps and hedged steps, when the plan has any.
 	Groups []GroupSummary `json:"groups,omitempty"`
+	// Loops are the agent loops, when the plan has any.
+	Loops []LoopSummary `json:"loops,omitempty"`
 	// Workers is the run-level capacity; Tools the per-tool block.
 	Workers WorkersSummary `json:"workers"`
 	Tools   []ToolSummary  `json:"tools"`

@@ -111,6 +111,10 @@ func (m *Model) dial(ri int32) {
 	var tokLat time.Duration
 	if tp.tokened && !hit {
 		tokLat = m.prepareTokens(ri, r, tp)
+		if m.held[ri].tok.overWindow {
+			m.refuse(ri, refusedWindow)
+			return
+		}
 	}
 	if !hit && len(tp.gates) > 0 && !m.admit(ri, r, tp, lease) {
 		return
@@ -121,6 +125,9 @@ func (m *Model) dial(ri int32) {
 	a.served = -1
 	a.lease = lease
 	a.leaseCut = sp.timeout <= 0 || lease < sp.timeout
+	if sp.loop > 0 && tp.tokens != nil && !hit {
+		m.sentInput(ri, r, sp.loop-1)
+	}
 	if sp.budget != nil {
 		sp.budget.OnAttempt(now, int(a.n))
 	}
@@ -299,7 +306,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 
 // usage draws a call's actual usage, keyed like the tool's other draws.
 func (m *Model) usage(r *run, c *ToolCost) cost.Amount {
-	m.costRng.Key(uint64(r.id), uint64(r.step), uint64(r.cur.n))
+	m.costRng.Key(uint64(r.id), stepKey(r), uint64(r.cur.n))
 	rnd := m.costRng.Rand()
 	u := 0.0
 	if c.Usage != nil {
@@ -323,6 +330,7 @@ const (
 	refusedLease     = "refused"
 	refusedTokenWait = "rate_limit_wait_outlasts_deadline"
 	refusedBudget    = "cost_budget_exhausted"
+	refusedWindow    = "context_window_exceeded"
 )
 
 // refuse ends the current step locally, before dialing: a fallback takes
@@ -346,6 +354,9 @@ func (m *Model) refuse(ri int32, why string) {
 			a.RefusedLimit++
 		case refusedBreaker:
 			a.RefusedBreaker++
+		case refusedWindow:
+			a.RefusedWindow++
+			m.res.Loops[m.steps[r.step].loop-1].Refused++
 		}
 	}
 	if r.traced {
@@ -432,13 +443,13 @@ func capped(d time.Duration) time.Duration { return min(d, noLimit) }
 func (m *Model) draw(r *run, tp *toolPlan, hit bool) (o retry.Outcome, lat time.Duration, hung bool) {
 	a := &r.cur
 	var u, raU float64
-	if r.hasAhead && !hit && r.step == 0 && a.n == 1 && r.tool == m.steps[0].tool {
+	if r.hasAhead && !hit && r.step == 0 && r.turn == 0 && a.n == 1 && r.tool == m.steps[0].tool {
 		// Drawn ahead, from the same stream and key (drawProducer.fill).
 		u, lat, raU = r.ahead.u, r.ahead.lat, r.ahead.raU
 	} else {
 		tool := &m.cfg.Tools[r.tool]
 		stream := m.toolRng[r.tool]
-		stream.Key(uint64(r.id), uint64(r.step), uint64(a.n))
+		stream.Key(uint64(r.id), stepKey(r), uint64(a.n))
 		rnd := stream.Rand()
 		u = rnd.Float64()
 		lat = seconds(tool.Latency.Sample(rnd))
@@ -498,7 +509,7 @@ func (m *Model) draw(r *run, tp *toolPlan, hit bool) (o retry.Outcome, lat time.
 // cacheHit decides whether the cache answers the attempt, from its own
 // keyed draw so that the decision does not depend on anything else.
 func (m *Model) cacheHit(r *run, c *Cache) bool {
-	m.costRng.Key(uint64(r.id)^0xcac4e, uint64(r.step), uint64(r.cur.n))
+	m.costRng.Key(uint64(r.id)^0xcac4e, stepKey(r), uint64(r.cur.n))
 	hit := m.costRng.Float64() < c.HitRatio
 	if hit {
 		m.tools[r.tool].stats.CacheHits++
@@ -619,7 +630,7 @@ func (m *Model) decide(r *run, o retry.Outcome) retry.Decision {
 	if ra := m.toolPlans[r.tool].retryAfter; hasRA && ra != nil {
 		retryAfter = seconds(ra.Quantile(a.raU))
 	}
-	m.jitter.Key(uint64(r.id), uint64(r.step), uint64(a.n))
+	m.jitter.Key(uint64(r.id), stepKey(r), uint64(a.n))
 	return retry.Decide(retry.Input{
 		Policy:        m.stepCfg[r.step].Retry,
 		Attempt:       int(a.n),
@@ -637,9 +648,16 @@ func (m *Model) decide(r *run, o retry.Outcome) retry.Decision {
 // nextStep moves a run whose attempt succeeded to its next step, or ends
 // it completed.
 func (m *Model) nextStep(ri int32, r *run) {
+	li := m.steps[r.step].loop - 1
+	if li >= 0 && (r.parent != 0 || m.steps[r.step].group == 0) {
+		m.appendResult(ri, r, li)
+	}
 	if r.parent != 0 {
 		m.memberEnded(ri, Completed) // a member of a group succeeded
 		return
+	}
+	if li >= 0 && m.stepDone(ri, r, li) {
+		return // the next turn has begun
 	}
 	r.step++
 	if r.step == m.classes[r.class].end {

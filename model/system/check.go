@@ -35,6 +35,8 @@ func (r *Result) CheckAgainst(cfg *Config) error {
 		return fmt.Errorf("result has per-tool tables of %d and %d tools, the scenario %d", len(r.Tools), len(r.ToolDelay), tools)
 	case len(r.Groups) != groups || !groupHistograms(r.Groups):
 		return fmt.Errorf("result has %d groups (each with its latency histogram), the scenario %d", len(r.Groups), groups)
+	case len(r.Loops) != len(cfg.Loops) || !loopHistograms(r.Loops):
+		return fmt.Errorf("result has %d loops (each with its histograms), the scenario %d", len(r.Loops), len(cfg.Loops))
 	case r.Tokens != nil && len(r.Tokens) != tools:
 		return fmt.Errorf("result has token figures for %d tools, the scenario %d", len(r.Tokens), tools)
 	case r.Breakers != nil && len(r.Breakers) != tools:
@@ -43,6 +45,15 @@ func (r *Result) CheckAgainst(cfg *Config) error {
 		return fmt.Errorf("result's tail breakdown has %d stages, the scenario %d (queue, %d steps, %d parallel steps, backoff)", r.Tail.table.stages, steps+2+groups, steps, groups)
 	}
 	return nil
+}
+
+func loopHistograms(ls []LoopResult) bool {
+	for i := range ls {
+		if ls[i].Turns == nil || ls[i].TurnLatency == nil || ls[i].TurnInput == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func groupHistograms(gs []GroupResult) bool {

@@ -59,6 +59,9 @@ type Config struct {
 	// Groups are the plan's parallel steps and hedged steps: the places
 	// where a run has more than one call outstanding (group.go).
 	Groups []Group
+	// Loops are the plan's agent loops: blocks of top-level steps a run
+	// repeats turn by turn (loop.go).
+	Loops []Loop
 	// Guards bound a runaway model.
 	Guards Guards
 	// Classes split the runs into classes of work, each with its own plan
@@ -148,6 +151,9 @@ type Step struct {
 	// Group, when > 0, makes the step a member of Config.Groups[Group-1]:
 	// one call of a parallel step, or a hedged step.
 	Group int
+	// Loop, when > 0, makes the step part of Config.Loops[Loop-1]: a step
+	// of an agent loop's turn.
+	Loop int
 }
 
 // Group is a set of calls a run makes at once and waits on together.
@@ -261,6 +267,10 @@ type Tool struct {
 	// set, is its provider's per-minute limits (tokens.go).
 	Tokens     *Tokens
 	TokenLimit *TokenLimit
+	// ResultTokens, when set, is the tokens a successful call's result
+	// adds to the context of an agent loop with a Context (loop.go); a
+	// model call adds its output tokens instead.
+	ResultTokens dist.Dist
 	// Capabilities the tool declares (e.g. text, images), matched against
 	// Step.Requires.
 	Capabilities []string

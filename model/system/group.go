@@ -121,6 +121,7 @@ func (m *Model) spawn(pi int32, gs *groupRun, step, n int32) {
 	c.parent = pi + 1
 	c.member = int32(len(gs.kids))
 	c.step = step
+	c.turn = p.turn
 	c.tool = m.steps[step].tool
 	c.stepStart = now
 	c.cur.n = n

@@ -68,6 +68,7 @@ type run struct {
 	id       int64
 	arrived  time.Duration
 	step     int32
+	turn     int32 // the turn of the loop the run is in (loop.go), else 0
 	class    int32 // the run's class (classPlan index)
 	measured bool
 	// hasAhead: ahead holds the first attempt's draws at the first step,
@@ -217,11 +218,13 @@ type Model struct {
 	// guard, or -1.
 	toolQueueFull int32
 
-	win  window
-	res  *Result
-	tk   *tokenModel // nil unless a tool uses tokens (tokens.go)
-	tail tailTable
-	rec  AttemptRecord
+	win window
+	res *Result
+	tk  *tokenModel // nil unless a tool uses tokens (tokens.go)
+	// loops is the agent loops' state (loop.go); nil without loops.
+	loops *loopModel
+	tail  tailTable
+	rec   AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
 	// empty when the scenario has none. kidSlabs hold their members' slots,
 	// maxKids per group: the most members or hedged attempts of a group.
@@ -264,6 +267,9 @@ type Result struct {
 	// Groups holds, per parallel or hedged step (Config.Groups order),
 	// what its groups measured; nil when the scenario has none.
 	Groups []GroupResult
+	// Loops holds, per agent loop (Config.Loops order), what its turns
+	// measured; nil when the scenario has none.
+	Loops []LoopResult
 	// Tools holds each tool's server-side figures (Config.Tools order) over
 	// ToolWindow.
 	Tools []ToolStats
@@ -430,6 +436,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.initAdaptive()
 	m.breakers = m.newBreakers(cfg)
 	m.tk = newTokenModel(cfg, seed)
+	m.loops = newLoopModel(cfg, seed)
 	if m.limiters != nil || m.tk != nil || cfg.ScenarioBudget > 0 {
 		m.held = make([]slotHolds, 0, 64)
 	}
@@ -438,7 +445,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.compileClasses(seed)
 	m.steps = make([]stepPlan, len(m.stepCfg))
 	for i, st := range m.stepCfg {
-		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, group: int32(st.Group)}
+		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, group: int32(st.Group), loop: int32(st.Loop)}
 		if st.Budget != nil {
 			m.steps[i].budget = newBudget(st.Budget)
 		}
@@ -452,6 +459,12 @@ func New(cfg *Config, opt Options) *Model {
 		m.maxKids = max(m.maxKids, g.Members)
 		if g.Hedge != nil {
 			m.maxKids = max(m.maxKids, g.Hedge.MaxAttempts)
+		}
+	}
+	if len(cfg.Loops) > 0 {
+		m.res.Loops = make([]LoopResult, len(cfg.Loops))
+		for i := range m.res.Loops {
+			m.res.Loops[i] = newLoopResult()
 		}
 	}
 	if len(cfg.Groups) > 0 {
@@ -893,6 +906,9 @@ func (m *Model) alloc() int32 {
 	if m.tk != nil {
 		m.tk.alloc()
 	}
+	if m.loops != nil {
+		m.loops.runs = append(m.loops.runs, loopRun{})
+	}
 	return ri
 }
 
@@ -901,6 +917,9 @@ func (m *Model) alloc() int32 {
 // caller, which keeps its generation).
 func (m *Model) resetSlot(ri int32) {
 	clear(m.stagesOf(ri))
+	if m.loops != nil {
+		m.loops.runs[ri] = loopRun{}
+	}
 	if m.held != nil {
 		m.held[ri] = slotHolds{}
 	}
@@ -946,6 +965,9 @@ func (m *Model) beginStep(ri int32) {
 	r.mayRan = false
 	r.tool = m.steps[r.step].tool
 	r.stepStart = m.s.Now()
+	if li := m.steps[r.step].loop - 1; li >= 0 && !m.loopRunOf(ri).active {
+		m.enterLoop(ri, r, li)
+	}
 	if m.steps[r.step].group > 0 {
 		m.beginGroup(ri, r)
 		return

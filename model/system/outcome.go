@@ -132,6 +132,9 @@ type AttemptCounts struct {
 	// RefusedBreaker counts the calls an open circuit breaker refused (a
 	// fourth reason, absent from scenarios without one).
 	RefusedBreaker int64 `json:"refused_breaker,omitempty"`
+	// RefusedWindow counts the model calls of an agent loop whose input
+	// would exceed the context window (loop.go).
+	RefusedWindow int64 `json:"refused_window,omitempty"`
 	// WastedSeconds is the attempt time spent on attempts that did not
 	// succeed (timeouts and errors).
 	WastedSeconds float64 `json:"wasted_attempt_s"`
@@ -170,6 +173,7 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.RefusedTokenWait += o.RefusedTokenWait
 	a.RefusedLimit += o.RefusedLimit
 	a.RefusedBreaker += o.RefusedBreaker
+	a.RefusedWindow += o.RefusedWindow
 	a.WastedSeconds += o.WastedSeconds
 	a.BackoffSeconds += o.BackoffSeconds
 	a.Duplicates += o.Duplicates

@@ -79,6 +79,9 @@ type stepPlan struct {
 	// group, when > 0, is the Config.Groups entry (1-based) the step
 	// belongs to: a run reaching it starts the group (group.go).
 	group int32
+	// loop, when > 0, is the Config.Loops entry (1-based) the step
+	// belongs to (loop.go).
+	loop int32
 	// hedger keeps a hedged step's delay, and its percentile estimate.
 	hedger *hedge.Hedger
 }

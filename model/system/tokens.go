@@ -99,6 +99,9 @@ type tokenCall struct {
 	res     ratelimit.TokenReservation
 	live    bool // drawn for the current attempt, not yet settled
 	tool    int32
+	// overWindow: the call's input exceeds its loop's context window,
+	// which refuses it (loop.go); truncated: the window cut it.
+	overWindow, truncated bool
 }
 
 // tokenTool is a tool's token state in one replication.
@@ -115,6 +118,9 @@ type tokenStep struct {
 	fromInput bool
 	scale     float64
 	plus      int64
+	// loop is the Config.Loops index of the step's loop when that loop
+	// has a Context (its input is the context), else -1.
+	loop int32
 }
 
 // tokenModel is the token state of a Model whose scenario uses tokens.
@@ -169,6 +175,10 @@ func newTokenModel(cfg *Config, seed uint64) *tokenModel {
 	for i, st := range plan {
 		ts := &tk.steps[i]
 		ts.from = -1
+		ts.loop = -1
+		if st.Loop > 0 && cfg.Loops[st.Loop-1].Context != nil {
+			ts.loop = int32(st.Loop - 1)
+		}
 		if s := st.Tokens; s != nil {
 			ts.set = true
 			ts.in, ts.out = s.Input, s.Output
@@ -205,7 +215,7 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 	st := &tk.steps[r.step]
 	// The input is the step's request, the same for every attempt (keyed
 	// by attempt 0); the output is generated anew by each attempt.
-	tk.rng.Key(uint64(r.id), uint64(r.step), 0)
+	tk.rng.Key(uint64(r.id), stepKey(r), 0)
 	rnd := tk.rng.Rand()
 	in, out := spec.Input, spec.Output
 	if st.set {
@@ -217,7 +227,10 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 		}
 	}
 	c := &m.held[ri].tok
-	if st.from >= 0 {
+	c.overWindow, c.truncated = false, false
+	if st.loop >= 0 {
+		c.in, c.overWindow, c.truncated = m.contextInput(ri, r, st.loop)
+	} else if st.from >= 0 {
 		k := int(m.owner(ri, r))*tk.nOuts + 2*st.from
 		if st.fromInput {
 			k++
@@ -226,7 +239,7 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 	} else {
 		c.in = roundTokens(in.Sample(rnd))
 	}
-	tk.rng.Key(uint64(r.id), uint64(r.step), uint64(r.cur.n))
+	tk.rng.Key(uint64(r.id), stepKey(r), uint64(r.cur.n))
 	c.out = roundTokens(out.Sample(rnd))
 	if spec.MaxOutput > 0 {
 		c.out = min(c.out, spec.MaxOutput)

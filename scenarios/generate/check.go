@@ -198,15 +198,29 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 	if a.Retries > a.Attempts {
 		return "attempts conserved", fmt.Sprintf("%d retries of %d attempts", a.Retries, a.Attempts)
 	}
-	if reasons := a.RefusedLease + a.RefusedTokenWait + a.RefusedLimit + a.RefusedBreaker + res.Cost.Refused; a.Refused != reasons {
-		return "refusals add up", fmt.Sprintf("%d refused, reasons add to %d (lease %d, token wait %d, limit %d, breaker %d, cost %d)",
-			a.Refused, reasons, a.RefusedLease, a.RefusedTokenWait, a.RefusedLimit, a.RefusedBreaker, res.Cost.Refused)
+	if reasons := a.RefusedLease + a.RefusedTokenWait + a.RefusedLimit + a.RefusedBreaker + a.RefusedWindow + res.Cost.Refused; a.Refused != reasons {
+		return "refusals add up", fmt.Sprintf("%d refused, reasons add to %d (lease %d, token wait %d, limit %d, breaker %d, window %d, cost %d)",
+			a.Refused, reasons, a.RefusedLease, a.RefusedTokenWait, a.RefusedLimit, a.RefusedBreaker, a.RefusedWindow, res.Cost.Refused)
+	}
+	if what, detail := checkLoops(cfg, res); what != "" {
+		return what, detail
+	}
+	// A group in an agent loop is decided at most once per turn; a run
+	// may answer before reaching it.
+	turns := func(gi int) (most int64, skippable bool) {
+		st := cfg.Steps[cfg.Groups[gi].First]
+		if st.Loop == 0 {
+			return 1, false
+		}
+		l := cfg.Loops[st.Loop-1]
+		return int64(l.MaxTurns), l.Answer > 0 && cfg.Groups[gi].First != l.First
 	}
 	var cancelled int64
 	for i, g := range res.Groups {
 		cancelled += g.Cancelled
-		if g.Satisfied < 0 || g.Failed < 0 || g.Satisfied+g.Failed > r.Arrived {
-			return "groups conserved", fmt.Sprintf("group %d: %d satisfied + %d failed of %d runs arrived", i, g.Satisfied, g.Failed, r.Arrived)
+		most, _ := turns(i)
+		if g.Satisfied < 0 || g.Failed < 0 || g.Satisfied+g.Failed > r.Arrived*most {
+			return "groups conserved", fmt.Sprintf("group %d: %d satisfied + %d failed of %d runs arrived, at most %d turns each", i, g.Satisfied, g.Failed, r.Arrived, most)
 		}
 		hedges := int64(0) // the most hedges a group may launch after its first attempt
 		if h := cfg.Groups[i].Hedge; h != nil {
@@ -220,7 +234,7 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 	// plan of its own, the top-level plan's.
 	if drained && r.InFlight == 0 && len(cfg.PlanSteps()) == len(cfg.Steps) {
 		for i, g := range res.Groups {
-			if g.Satisfied+g.Failed < r.Completed {
+			if _, skippable := turns(i); !skippable && g.Satisfied+g.Failed < r.Completed {
 				return "groups conserved", fmt.Sprintf("group %d: %d satisfied + %d failed, but %d runs completed the plan", i, g.Satisfied, g.Failed, r.Completed)
 			}
 		}
@@ -305,4 +319,33 @@ func mayHangForever(cfg *system.Config) bool {
 		}
 	}
 	return false
+}
+
+// checkLoops checks the agent loops' figures: turns within 1 … max_turns,
+// at most one loop exit per run arrived, and an answer loop's runs left
+// either by an answer or at max_turns.
+func checkLoops(cfg *system.Config, res *system.Result) (string, string) {
+	r := res.Runs
+	var refused int64
+	for i, lr := range res.Loops {
+		l := cfg.Loops[i]
+		refused += lr.Refused
+		n := int64(lr.Turns.Count())
+		switch {
+		case n > r.Arrived:
+			return "loops conserved", fmt.Sprintf("loop %s: %d runs left it of %d arrived", l.Name, n, r.Arrived)
+		case n > 0 && (lr.Turns.Min() < 1 || lr.Turns.Max() > float64(l.MaxTurns)):
+			return "loops conserved", fmt.Sprintf("loop %s: turns from %g to %g, max_turns %d", l.Name, lr.Turns.Min(), lr.Turns.Max(), l.MaxTurns)
+		case l.Answer > 0 && lr.Answered+lr.MaxTurns != n:
+			return "loops conserved", fmt.Sprintf("loop %s: %d answered + %d at max_turns, %d runs left it", l.Name, lr.Answered, lr.MaxTurns, n)
+		case l.Answer == 0 && lr.Answered+lr.MaxTurns != 0:
+			return "loops conserved", fmt.Sprintf("loop %s: no answer probability, yet %d answered and %d at max_turns", l.Name, lr.Answered, lr.MaxTurns)
+		case int64(lr.TurnLatency.Count()) < int64(lr.Turns.Sum())-0:
+			return "loops conserved", fmt.Sprintf("loop %s: %d turns completed, the runs that left it took %g", l.Name, lr.TurnLatency.Count(), lr.Turns.Sum())
+		}
+	}
+	if refused != res.Attempts.RefusedWindow {
+		return "loops conserved", fmt.Sprintf("the loops' windows refused %d calls, the attempts %d", refused, res.Attempts.RefusedWindow)
+	}
+	return "", ""
 }

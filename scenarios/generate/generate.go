@@ -352,6 +352,9 @@ func (g *gen) applies(m *mapping, keys []ownedKey, k scenarios.Key) bool {
 // include decides whether key ok is drawn in a mapping of section.
 func (g *gen) include(m *mapping, ok ownedKey) bool {
 	k := ok.key
+	if g.know.excluded(ok.owner + "." + k.Name) {
+		return false
+	}
 	for _, p := range g.pending {
 		// A forced key is drawn in the first mapping of its section, and
 		// in every other one by a coin: two forced keys that cannot share
@@ -360,11 +363,24 @@ func (g *gen) include(m *mapping, ok ownedKey) bool {
 			return !p.done || g.r.IntN(2) == 0
 		}
 	}
+	if k.Section != "" && isStructural(k.Kind) && g.reach[k.Section][ok.owner] {
+		// A mapping that holds a forced feature, or may still take one,
+		// does not open another level of its own section (a loop's
+		// steps): the loader would refuse the feature beside it.
+		for _, p := range g.pending {
+			if p.f.Section == ok.owner && (!p.done || m.get(p.f.Key) != nil) {
+				return false
+			}
+		}
+	}
 	for _, p := range g.pending {
 		if p.done {
 			continue
 		}
-		if k.Section != "" && g.reach[k.Section][p.f.Section] && isStructural(k.Kind) {
+		// A mapping of the forced feature's own section takes the feature
+		// itself: a key of it that leads to that section again (a loop's
+		// steps) is no way there.
+		if k.Section != "" && ok.owner != p.f.Section && g.reach[k.Section][p.f.Section] && isStructural(k.Kind) {
 			return true
 		}
 	}

@@ -123,6 +123,7 @@ type knowledge struct {
 	names   int
 	tv      bool // the distribution being drawn is of durations
 	depth   int  // mixtures being drawn
+	inLoop  bool // the steps being drawn are an agent loop's
 }
 
 func newKnowledge(g *gen) *knowledge {
@@ -138,14 +139,24 @@ func newKnowledge(g *gen) *knowledge {
 
 // context is what a hook reads besides the mapping it draws into.
 type context struct {
-	plan  []string
-	tv    bool
-	depth int
+	plan   []string
+	tv     bool
+	depth  int
+	inLoop bool
 }
 
-func (k *knowledge) save() context { return context{slices.Clone(k.plan), k.tv, k.depth} }
+func (k *knowledge) save() context { return context{slices.Clone(k.plan), k.tv, k.depth, k.inLoop} }
 
-func (k *knowledge) restore(c context) { k.plan, k.tv, k.depth = c.plan, c.tv, c.depth }
+func (k *knowledge) restore(c context) {
+	k.plan, k.tv, k.depth, k.inLoop = c.plan, c.tv, c.depth, c.inLoop
+}
+
+// excluded reports whether key table may not be drawn where the draw is:
+// an agent loop inside a loop's steps (the loader refuses it, and the
+// draw would not end).
+func (k *knowledge) excluded(table string) bool {
+	return table == "step.loop" && k.inLoop
+}
 
 // featureNeeds are features a forced feature cannot be valid without,
 // forced with it: a step's own token counts need its tool to be a model
@@ -296,11 +307,36 @@ func hooks() map[string]func(k *knowledge, m *mapping, key scenarios.Key) value 
 			}
 			return named
 		},
-		"scenario.steps": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.plan1("step") },
-		"class.steps":    func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.plan1("step") },
+		"scenario.steps": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
+			// Forced step features that cannot share a step (a parallel
+			// step is not hedged) need steps enough to find one each.
+			forced := 0
+			for _, p := range k.g.pending {
+				if p.f.Section == "step" {
+					forced++
+				}
+			}
+			if forced >= 2 {
+				old := k.plan
+				k.plan = nil
+				defer func() { k.plan = old }()
+				return k.listOf("step", 3+k.g.r.IntN(2))
+			}
+			return k.plan1("step")
+		},
+		"class.steps": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.plan1("step") },
 		"scenario.classes": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
 			return k.listOf("class", 1+k.g.r.IntN(3))
 		},
+		"loop.steps": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
+			in := k.inLoop
+			k.inLoop = true
+			defer func() { k.inLoop = in }()
+			return k.listOf("step", 1+k.g.r.IntN(3))
+		},
+		"loop.max_turns": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.intIn(1, 8) },
+		"context.system": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.intIn(0, 4000) },
+		"context.window": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.intIn(4001, 60000) },
 		"step.parallel": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
 			return k.listOf("member", 2+k.g.r.IntN(2))
 		},

@@ -1,0 +1,182 @@
+package system_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/budgetsim/budgetsim/model/system"
+	"github.com/budgetsim/budgetsim/scenarios"
+)
+
+// agent is a scenario of one agent loop on an unloaded system: a model
+// call of constant time and output, then a search of constant time, in
+// each turn. LOOP is replaced by the loop's own keys.
+const agent = `
+name: agent
+seed: 7
+runs: 20000
+warmup: 0
+arrivals: {rate: 2/s}
+workers: 1000
+steps:
+  - name: agent
+    loop:
+      LOOP
+      steps:
+        - {name: think, tool: llm}
+        - {name: act, tool: search}
+tools:
+  llm:
+    latency: {dist: constant, value: 200ms}
+    tokens: {input: {dist: constant, value: 10}, output: {dist: constant, value: 100}}
+  search:
+    latency: {dist: constant, value: 100ms}
+    result_tokens: {dist: constant, value: 400}
+`
+
+func agentConfig(t *testing.T, loop string, sets ...string) *system.Config {
+	t.Helper()
+	sc, err := scenarios.Parse("agent.yaml", []byte(strings.Replace(agent, "LOOP", loop, 1)), sets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc.Config
+}
+
+// within fails unless got is within z standard errors of want.
+func within(t *testing.T, what string, got, want, se float64) {
+	t.Helper()
+	if math.Abs(got-want) > 4*se {
+		t.Errorf("%s = %.5g, want %.5g ± %.3g (4 standard errors)", what, got, want, 4*se)
+	}
+}
+
+// TestLoopStopTurns: with a stop probability p after each turn and
+// max_turns N, the turns are geometric truncated at N, of mean
+// (1 − (1−p)^N)/p, and on an unloaded system a run takes E[turns] ×
+// E[turn] (each turn is a 200 ms model call and a 100 ms search).
+func TestLoopStopTurns(t *testing.T) {
+	const p, n = 0.25, 12
+	res := audited(t, agentConfig(t, "max_turns: 12\n      stop: 0.25"))
+	q := 1 - p
+	mean := (1 - math.Pow(q, n)) / p
+	// The variance of the truncated geometric, from its first two moments.
+	var m2 float64
+	for k := 1; k <= n; k++ {
+		pk := math.Pow(q, float64(k-1)) * p
+		if k == n {
+			pk = math.Pow(q, n-1)
+		}
+		m2 += float64(k*k) * pk
+	}
+	l := res.Loops[0]
+	runs := float64(l.Turns.Count())
+	if runs != float64(res.Runs.Completed) || res.Runs.Completed != res.Runs.Arrived {
+		t.Fatalf("%v runs left the loop, %d completed of %d: every run should", runs, res.Runs.Completed, res.Runs.Arrived)
+	}
+	se := math.Sqrt((m2 - mean*mean) / runs)
+	within(t, "mean turns", l.Turns.Mean(), mean, se)
+	within(t, "mean run time", res.Latency.Mean(), 0.3*mean, 0.3*se)
+	if got := l.TurnLatency.Mean(); math.Abs(got-0.3) > 1e-9 {
+		t.Errorf("turn latency %v, want 0.3 s", got)
+	}
+}
+
+// TestLoopContextGrowth: with s system tokens, no task tokens and g
+// tokens appended per turn (a model output of 100 and a search result of
+// 400), a run of n turns sends n·s + g·n(n−1)/2 input tokens. With n
+// fixed every run sends exactly that; with n drawn, the mean over the
+// turn distribution.
+func TestLoopContextGrowth(t *testing.T) {
+	const s, g = 1500.0, 500.0
+	sent := func(n float64) float64 { return n*s + g*n*(n-1)/2 }
+	t.Run("fixed", func(t *testing.T) {
+		res := audited(t, agentConfig(t, "max_turns: 5\n      context: {system: 1500}"))
+		runs := float64(res.Runs.Completed)
+		if got, want := float64(res.Tokens[0].Input), runs*sent(5); got != want {
+			t.Errorf("input tokens %v, want %v (%v runs × %v)", got, want, runs, sent(5))
+		}
+		if got, want := res.Loops[0].TurnInput.Mean(), sent(5)/5; math.Abs(got-want) > 1e-6 {
+			t.Errorf("input per turn %v, want %v", got, want)
+		}
+	})
+	t.Run("drawn", func(t *testing.T) {
+		// round(U(1, 8)): 1 and 8 with probability 1/14, 2 … 7 with 1/7.
+		res := audited(t, agentConfig(t, "max_turns: 8\n      turns: {dist: uniform, min: 1, max: 8}\n      context: {system: 1500}"))
+		var mean, m2 float64
+		for k := 1.0; k <= 8; k++ {
+			pk := 1.0 / 7
+			if k == 1 || k == 8 {
+				pk = 1.0 / 14
+			}
+			mean += pk * sent(k)
+			m2 += pk * sent(k) * sent(k)
+		}
+		runs := float64(res.Runs.Completed)
+		se := math.Sqrt((m2 - mean*mean) / runs)
+		within(t, "input tokens per run", float64(res.Tokens[0].Input)/runs, mean, se)
+	})
+}
+
+// TestLoopAnswer: a model that answers with probability a in each turn
+// ends the loop by turn N with probability 1 − (1−a)^N; the others reach
+// max_turns. An answer skips the turn's tool call.
+func TestLoopAnswer(t *testing.T) {
+	const a, n = 0.3, 4
+	res := audited(t, agentConfig(t, "max_turns: 4\n      answer: 0.3"))
+	l := res.Loops[0]
+	runs := float64(l.Turns.Count())
+	p := 1 - math.Pow(1-a, n)
+	within(t, "share answered", float64(l.Answered)/runs, p, math.Sqrt(p*(1-p)/runs))
+	if l.Answered+l.MaxTurns != int64(runs) {
+		t.Errorf("%d answered + %d at max_turns ≠ %v runs", l.Answered, l.MaxTurns, runs)
+	}
+	// Each turn calls the model; each turn without an answer searches.
+	calls, searches := res.Tools[0].Calls, res.Tools[1].Calls
+	if turns := int64(l.Turns.Sum()); calls != turns || searches != turns-l.Answered {
+		t.Errorf("%d model calls and %d searches for %d turns, %d answered", calls, searches, turns, l.Answered)
+	}
+}
+
+// TestLoopWindow: a system prompt of 1500 and 500 tokens a turn reach a
+// 3000-token window at the fifth turn (1500 + 4 × 500 = 3500): refused
+// there, or cut to the window.
+func TestLoopWindow(t *testing.T) {
+	t.Run("refuse", func(t *testing.T) {
+		res := audited(t, agentConfig(t, "max_turns: 6\n      context: {system: 1500, window: 3000}"))
+		l := res.Loops[0]
+		if res.Runs.Refused != res.Runs.Arrived || l.Refused != res.Runs.Arrived || res.Attempts.RefusedWindow != l.Refused {
+			t.Errorf("runs refused %d of %d, window refusals %d (attempts %d): want every run refused at its fifth turn", res.Runs.Refused, res.Runs.Arrived, l.Refused, res.Attempts.RefusedWindow)
+		}
+		if got := res.Tools[0].Calls; got != 4*res.Runs.Arrived {
+			t.Errorf("%d model calls, want 4 per run", got)
+		}
+	})
+	t.Run("truncate", func(t *testing.T) {
+		res := audited(t, agentConfig(t, "max_turns: 6\n      context: {system: 1500, window: 3000, at_window: truncate}"))
+		l := res.Loops[0]
+		if res.Runs.Completed != res.Runs.Arrived || l.Truncated != 2*res.Runs.Arrived {
+			t.Errorf("completed %d of %d, truncated %d: want every run, two cut calls each", res.Runs.Completed, res.Runs.Arrived, l.Truncated)
+		}
+		// 1500 + 2000 + 2500 + 3000 + 3000 + 3000.
+		if got, want := res.Tokens[0].Input, 15000*res.Runs.Arrived; got != want {
+			t.Errorf("input tokens %d, want %d", got, want)
+		}
+	})
+}
+
+// TestLoopDrawsDifferEachTurn: a turn's calls draw anew (the turn is in
+// their key), and a scenario without loops keeps its draws: the first
+// turn's are those of the same steps without the loop.
+func TestLoopDrawsDifferEachTurn(t *testing.T) {
+	const lat = "tools.search.latency={dist: exponential, mean: 100ms}"
+	looped := audited(t, agentConfig(t, "max_turns: 3", lat, "runs=2000"))
+	once := audited(t, agentConfig(t, "max_turns: 1", lat, "runs=2000"))
+	if looped.StepLatency[1].Count() != 3*once.StepLatency[1].Count() {
+		t.Fatalf("%d searches in 3 turns, %d in one", looped.StepLatency[1].Count(), once.StepLatency[1].Count())
+	}
+	if math.Abs(looped.StepLatency[1].Mean()-once.StepLatency[1].Mean()) > 0.02 || looped.StepLatency[1].Max() == once.StepLatency[1].Max() && looped.StepLatency[1].Sum() == 3*once.StepLatency[1].Sum() {
+		t.Errorf("search latency: 3 turns mean %v (sum %v), one turn %v (sum %v): later turns repeat the first's draws", looped.StepLatency[1].Mean(), looped.StepLatency[1].Sum(), once.StepLatency[1].Mean(), once.StepLatency[1].Sum())
+	}
+}
