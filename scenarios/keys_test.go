@@ -173,6 +173,7 @@ var placement = map[string][]string{
 	"circuit_breaker":        {"tools.search.circuit_breaker=BODY"},
 	"circuit_breaker_window": {"tools.search.circuit_breaker.window=BODY"},
 	"cache":                  {"tools.search.cache=BODY"},
+	"prompt_cache":           {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "tools.search.prompt_cache=BODY"},
 	"adaptive_concurrency":   {"tools.search.adaptive_concurrency=BODY"},
 	"tool_cost":              {"tools.search.tokens={input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}", "tools.search.cost=BODY"},
 	"cost_dim":               {"tools.search.cost={reserve: 70, dims: {tokens: BODY}}"},
@@ -210,6 +211,8 @@ var context = map[string]string{
 	"step.requires":                 "tool: search",
 	"step.tokens":                   "tool: search",
 	"context.at_window":             "window: 200000",
+	"tool.per_input_token":          "tokens: {input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}",
+	"tool.prompt_cache":             "tokens: {input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}",
 }
 
 // body returns a flow mapping of section s with key k set to value, the

@@ -27,29 +27,39 @@ func (l *loader) moneyCheck(root *yaml.Node, cfg *system.Config) {
 	for ti := range cfg.Tools {
 		t := &cfg.Tools[ti]
 		c, tk := t.Cost, t.Tokens
-		if c == nil || tk == nil || c.InputToken == 0 && c.OutputToken == 0 {
+		if c == nil || tk == nil || !tokenPriced(c) {
 			continue
 		}
+		// An input token costs at most the highest of its prices (plain,
+		// read from or written to a prompt cache).
+		inPrice := max(c.InputToken, c.CacheReadToken, c.CacheWriteToken)
 		maxIn := maxTokens(tk.Input)
 		maxOut := maxTokens(tk.Output)
 		for _, st := range steps {
-			if st.Tool != ti || st.Tokens == nil {
+			if st.Tool != ti || st.Tokens == nil && st.Loop == 0 {
 				continue
 			}
-			if st.Tokens.InputFrom >= 0 {
+			if st.Loop > 0 && cfg.Loops[st.Loop-1].Context != nil {
+				// A loop's context grows turn by turn, up to its window.
+				if w := cfg.Loops[st.Loop-1].Context.Window; w > 0 {
+					maxIn = max(maxIn, float64(w))
+				} else {
+					maxIn = ratelimit.MaxCallTokens
+				}
+			} else if st.Tokens != nil && st.Tokens.InputFrom >= 0 {
 				maxIn = ratelimit.MaxCallTokens
-			} else if st.Tokens.Input != nil {
+			} else if st.Tokens != nil && st.Tokens.Input != nil {
 				maxIn = max(maxIn, maxTokens(st.Tokens.Input))
 			}
-			if st.Tokens.Output != nil {
+			if st.Tokens != nil && st.Tokens.Output != nil {
 				maxOut = max(maxOut, maxTokens(st.Tokens.Output))
 			}
 		}
 		if tk.MaxOutput > 0 {
 			maxOut = min(maxOut, float64(tk.MaxOutput))
 		}
-		reserve := c.Reserve.Float64() + float64(maxIn*c.InputToken) + float64(float64(tk.ReserveOutput)*c.OutputToken)
-		bill := float64(maxIn*c.InputToken) + float64(maxOut*c.OutputToken)
+		reserve := c.Reserve.Float64() + float64(maxIn*inPrice) + float64(float64(tk.ReserveOutput)*c.OutputToken)
+		bill := float64(maxIn*inPrice) + float64(maxOut*c.OutputToken)
 		n := mapPath(root, "tools", t.Name, "cost")
 		path := "tools." + t.Name + ".cost"
 		switch {

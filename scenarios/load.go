@@ -1122,6 +1122,12 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("per_output_token"); v != nil && t.Tokens != nil {
 			t.Tokens.PerOutputToken = l.dist(v, tf.field("per_output_token"), true)
 		}
+		if v := tf.get("per_input_token"); v != nil && t.Tokens != nil {
+			t.Tokens.PerInputToken = l.dist(v, tf.field("per_input_token"), true)
+		}
+		if v := tf.get("prompt_cache"); v != nil {
+			t.PromptCache = l.promptCache(v, tf.field("prompt_cache"))
+		}
 		tf.str("description")
 		if v := tf.get("errors"); v != nil {
 			if ef := d.keys(v, tf.field("errors"), "errors"); ef != nil {
@@ -1629,9 +1635,16 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 	c := &system.ToolCost{}
 	c.InputToken, _ = f.number("input_token")
 	c.OutputToken, _ = f.number("output_token")
+	c.CacheReadToken, c.CacheWriteToken = c.InputToken, c.InputToken
+	if v, ok := f.number("cache_read_token"); ok {
+		c.CacheReadToken = v
+	}
+	if v, ok := f.number("cache_write_token"); ok {
+		c.CacheWriteToken = v
+	}
 	if v := f.get("reserve"); v != nil {
 		c.Reserve = l.amount(v, f.field("reserve"))
-	} else if !f.has("input_token") && !f.has("output_token") {
+	} else if !f.has("input_token") && !f.has("output_token") && !f.has("cache_read_token") && !f.has("cache_write_token") {
 		d.errorf(n, f.field("reserve"), "required: the call's declared maximum, reserved before dialing")
 	}
 	if v := f.get("usage"); v != nil {
@@ -1668,7 +1681,7 @@ func (l *loader) toolCost(n *yaml.Node, path string) *system.ToolCost {
 		c.BillSuccessOnly = w == "success"
 	}
 	f.finish()
-	if c.Usage == nil && len(c.Dims) == 0 && !f.has("input_token") && !f.has("output_token") && len(d.errs) == f.clean {
+	if c.Usage == nil && len(c.Dims) == 0 && !f.has("input_token") && !f.has("output_token") && !f.has("cache_read_token") && !f.has("cache_write_token") && len(d.errs) == f.clean {
 		d.errorf(n, f.field("usage"), "required: usage (a distribution of units per call) or dims")
 	}
 	return c

@@ -96,7 +96,12 @@ func (l *loader) checkTokenTool(t *system.Tool, tf *fields) {
 				}
 			}
 		}
-		if c := t.Cost; c != nil && (c.InputToken > 0 || c.OutputToken > 0) {
+		for _, key := range []string{"per_input_token", "prompt_cache"} {
+			if tf.has(key) {
+				d.errorf(tf.get(key), tf.field(key), "needs tokens: {input, output}: it applies to a model call's input tokens")
+			}
+		}
+		if c := t.Cost; c != nil && tokenPriced(c) {
 			d.errorf(tf.get("cost"), tf.field("cost"), "input_token and output_token price tokens: the tool needs tokens: {input, output}")
 		}
 		return
@@ -165,4 +170,23 @@ func (l *loader) stepTokens(n *yaml.Node, path string, steps map[string]int) *sy
 }
 
 // tokenCostNeeded reports whether a tool cost mapping prices tokens.
-func tokenPriced(c *system.ToolCost) bool { return c.InputToken > 0 || c.OutputToken > 0 }
+func tokenPriced(c *system.ToolCost) bool {
+	return c.InputToken > 0 || c.OutputToken > 0 || c.CacheReadToken > 0 || c.CacheWriteToken > 0
+}
+
+// promptCache reads a model API's prompt_cache mapping.
+func (l *loader) promptCache(n *yaml.Node, path string) *system.PromptCache {
+	f := l.d.keys(n, path, "prompt_cache")
+	if f == nil {
+		return nil
+	}
+	pc := &system.PromptCache{Refresh: true}
+	pc.TTL, _ = f.duration("ttl")
+	if v, ok := f.boolean("refresh"); ok {
+		pc.Refresh = v
+	}
+	pc.MinTokens, _ = f.integer("min_tokens")
+	pc.Prefix, _ = f.integer("prefix")
+	f.finish()
+	return pc
+}

@@ -142,6 +142,10 @@ func (m *Model) dial(ri int32) {
 		m.res.Series.bin(now).Attempts++
 	}
 	o, lat, hung := m.draw(r, tp, hit)
+	caching := tp.promptCache != nil && !hit && o == retry.OK && !hung
+	if caching {
+		m.held[ri].tok.first = lat + m.held[ri].tok.prefill
+	}
 	lat += tokLat
 	a.outcome, a.latency, a.ending = o, lat, answered
 	a.state = inFlight
@@ -166,8 +170,11 @@ func (m *Model) dial(ri int32) {
 			m.res.Series.addCall(now, int(r.tool))
 		}
 		if tp.capacity {
-			m.submit(ri, lease)
+			m.submit(ri, lease) // a prompt cache is written when served
 			return
+		}
+		if caching {
+			m.cacheCommit(ri, r, tp, now)
 		}
 		// An unlimited tool serves at once; account its busy time now.
 		if !hung {

@@ -271,6 +271,9 @@ type Tool struct {
 	// adds to the context of an agent loop with a Context (loop.go); a
 	// model call adds its output tokens instead.
 	ResultTokens dist.Dist
+	// PromptCache, when set, is a model API's prompt cache
+	// (promptcache.go).
+	PromptCache *PromptCache
 	// Capabilities the tool declares (e.g. text, images), matched against
 	// Step.Requires.
 	Capabilities []string
@@ -315,6 +318,10 @@ type ToolCost struct {
 	// these prices on top of Reserve, and settles its actual tokens (a
 	// failed answer bills its input alone) on top of Usage.
 	InputToken, OutputToken float64
+	// CacheReadToken and CacheWriteToken are the prices of input tokens
+	// read from and written to a prompt cache (promptcache.go), instead
+	// of InputToken.
+	CacheReadToken, CacheWriteToken float64
 }
 
 // CostDim is one priced dimension of a call (input tokens, output tokens,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/dist"
+	"github.com/budgetsim/budgetsim/model/ratelimit"
 	"github.com/budgetsim/budgetsim/sim"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
@@ -105,6 +106,10 @@ type loopRun struct {
 	ctx       int64 // the tokens appended so far (Context)
 	turnStart time.Duration
 	turnIn    int64 // input tokens sent this turn
+	// cache is the run's own prompt-cache entry at tool cacheTool − 1
+	// (promptcache.go).
+	cacheTool int32
+	cache     cacheEntry
 }
 
 // loopPlan is a loop compiled.
@@ -256,7 +261,7 @@ func (m *Model) leaveLoop(r *run, li int32, ls *loopRun, answered bool) {
 func (m *Model) contextInput(ri int32, r *run, li int32) (in int64, refused, truncated bool) {
 	c := m.loops.loops[li].Context
 	ls := m.loopRunOf(m.owner(ri, r))
-	in = c.System + ls.ctx
+	in = min(c.System+ls.ctx, ratelimit.MaxCallTokens)
 	if c.Window > 0 && in > c.Window {
 		if c.AtWindow == WindowRefuse {
 			return in, true, false

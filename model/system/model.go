@@ -223,8 +223,10 @@ type Model struct {
 	tk  *tokenModel // nil unless a tool uses tokens (tokens.go)
 	// loops is the agent loops' state (loop.go); nil without loops.
 	loops *loopModel
-	tail  tailTable
-	rec   AttemptRecord
+	// caches is the prompt caches' state (promptcache.go); nil without.
+	caches *promptCaches
+	tail   tailTable
+	rec    AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
 	// empty when the scenario has none. kidSlabs hold their members' slots,
 	// maxKids per group: the most members or hedged attempts of a group.
@@ -437,6 +439,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.breakers = m.newBreakers(cfg)
 	m.tk = newTokenModel(cfg, seed)
 	m.loops = newLoopModel(cfg, seed)
+	m.caches = newPromptCaches(cfg)
 	if m.limiters != nil || m.tk != nil || cfg.ScenarioBudget > 0 {
 		m.held = make([]slotHolds, 0, 64)
 	}

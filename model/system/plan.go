@@ -60,6 +60,8 @@ type toolPlan struct {
 	tokened                  bool
 	tokens                   *Tokens
 	tokenClient, tokenServer bool
+	// promptCache, when set, caches the prefixes of the calls' prompts.
+	promptCache *PromptCache
 	// gates are the admission gates a call passes before it is dialed, in
 	// order (lifecycle.go): only those the tool declares.
 	gates []gateKind
@@ -130,6 +132,9 @@ func compileTool(t *Tool) toolPlan {
 		p.clientLimit, p.serverLimit = rl.Client, !rl.Client
 	}
 	p.tokens = t.Tokens
+	if t.Tokens != nil {
+		p.promptCache = t.PromptCache
+	}
 	if tl := t.TokenLimit; tl != nil {
 		p.tokenClient, p.tokenServer = tl.Client, !tl.Client
 	}

@@ -39,6 +39,10 @@ type Tokens struct {
 	// a call takes the tool's latency (its time to first token) plus this
 	// draw times its output tokens.
 	PerOutputToken dist.Dist
+	// PerInputToken, when set, is the time per uncached input token in
+	// seconds (prefill): a call's time to first token grows by this draw
+	// times its input tokens not read from a prompt cache.
+	PerInputToken dist.Dist
 }
 
 // TokenLimit is a provider's per-minute limits on a tool (requests,
@@ -90,6 +94,12 @@ type TokenStats struct {
 	// the waiting calls form (analytic.TokenQueue).
 	Backlog [4]float64 `json:"backlog_s"`
 	Reserve int64      `json:"reservations"`
+	// CacheRead and CacheWrite are the input tokens (part of Input) that
+	// sent calls read from and wrote to the prompt cache; CacheHits the
+	// calls that read some.
+	CacheRead  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWrite int64 `json:"cache_write_tokens,omitempty"`
+	CacheHits  int64 `json:"cache_hits,omitempty"`
 }
 
 // tokenCall is a run slot's current call to a tool with tokens. Whether
@@ -102,6 +112,14 @@ type tokenCall struct {
 	// overWindow: the call's input exceeds its loop's context window,
 	// which refuses it (loop.go); truncated: the window cut it.
 	overWindow, truncated bool
+	// cacheRead and cacheWrite are the input tokens read from and written
+	// to the tool's prompt cache (promptcache.go); prefill is the time
+	// the uncached input adds to the time to first token.
+	cacheRead, cacheWrite int64
+	prefill               time.Duration
+	// first is the time from reaching the tool to the first token, of a
+	// call that writes a prompt cache.
+	first time.Duration
 }
 
 // tokenTool is a tool's token state in one replication.
@@ -258,7 +276,7 @@ func (m *Model) tokenReserve(ri int32, tp *toolPlan) cost.Amount {
 		return 0
 	}
 	tc := &m.held[ri].tok
-	a, err := cost.AmountFromFloat(float64(c.InputToken*float64(tc.in)) + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
+	a, err := cost.AmountFromFloat(inputPrice(c, tc) + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
 	if err != nil {
 		return 0
 	}
@@ -273,7 +291,7 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount 
 		return 0
 	}
 	tc := &m.held[ri].tok
-	u := float64(c.InputToken * float64(tc.in))
+	u := inputPrice(c, tc)
 	if o == retry.OK {
 		u += float64(c.OutputToken * float64(tc.out))
 	}
@@ -282,6 +300,14 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount 
 		return 0
 	}
 	return a
+}
+
+// inputPrice is what tc's input tokens cost at c's prices: those read
+// from and written to a prompt cache at its prices, the rest at
+// InputToken.
+func inputPrice(c *ToolCost, tc *tokenCall) float64 {
+	plain := tc.in - tc.cacheRead - tc.cacheWrite
+	return float64(c.InputToken*float64(plain)) + float64(c.CacheReadToken*float64(tc.cacheRead)) + float64(c.CacheWriteToken*float64(tc.cacheWrite))
 }
 
 // prepareTokens readies run ri's call to a tool with tokens or token
@@ -294,7 +320,15 @@ func (m *Model) prepareTokens(ri int32, r *run, tp *toolPlan) time.Duration {
 		tc.in, tc.out = 0, 0
 		return 0
 	}
-	return m.drawTokens(ri, r, tp.tokens)
+	d := m.drawTokens(ri, r, tp.tokens)
+	if tp.promptCache != nil {
+		m.cacheLookup(ri, r, tp, m.tk.steps[r.step].loop, m.s.Now())
+	}
+	tc.prefill = 0
+	if per := tp.tokens.PerInputToken; per != nil {
+		tc.prefill = m.prefill(ri, per)
+	}
+	return d + tc.prefill
 }
 
 // reservedUsage is what a call reserves against the limits.
@@ -416,6 +450,11 @@ func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed boo
 		tt.stats.Calls++
 		tt.stats.Input += int64(used.Input)
 		tt.stats.Output += int64(used.Output)
+		tt.stats.CacheRead += tc.cacheRead
+		tt.stats.CacheWrite += tc.cacheWrite
+		if tc.cacheRead > 0 {
+			tt.stats.CacheHits++
+		}
 	}
 	if dialed && o == retry.OK && tk.nOuts > 0 {
 		k := int(m.owner(ri, r))*tk.nOuts + 2*int(r.step)

@@ -88,6 +88,9 @@ func (m *Model) startRequest(qi int32) {
 	}
 	if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
 		a.served = now
+		if tp := &m.toolPlans[q.tool]; tp.promptCache != nil && a.outcome == retry.OK && a.state != hanging && !a.hit {
+			m.cacheCommit(q.run, m.runs.At(q.run), tp, now)
+		}
 	}
 	m.s.At(now+q.latency, evToolDone, qi, 0)
 }
