@@ -814,7 +814,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 				d.errorf(ln, f.field("loop"), "a loop's steps cannot loop themselves: write the inner turns into the loop's own")
 				return
 			}
-			for _, key := range []string{"tool", "fallback", "requires", "hedge", "tokens", "parallel", "wait", "timeout"} {
+			for _, key := range []string{"tool", "choose", "fallback", "requires", "hedge", "tokens", "parallel", "wait", "calls", "timeout"} {
 				if v := f.get(key); v != nil {
 					d.errorf(v, f.field(key), "a loop step has none: each of its steps has its own (under loop.steps)")
 				}
@@ -852,7 +852,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			return
 		}
 		if pn := f.get("parallel"); pn != nil && groupsOut != nil {
-			for _, key := range []string{"tool", "fallback", "requires", "hedge", "tokens"} {
+			for _, key := range []string{"tool", "choose", "fallback", "requires", "hedge", "tokens"} {
 				if v := f.get(key); v != nil {
 					d.errorf(v, f.field(key), "a parallel step has none: each member has its own (under parallel)")
 				}
@@ -875,6 +875,9 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 				ms := system.Step{Timeout: timeout, Group: len(groups) + 1, Loop: loop}
 				ms.Name = l.stepName(mf, mn, mpath, sp, seen)
 				l.stepPaths = append(l.stepPaths, mf.path)
+				if mf.get("tool") == nil && mf.get("choose") == nil {
+					d.errorf(mn, mf.field("tool"), "required: which tool the member calls (or choose: tools by weight)")
+				}
 				l.call(mf, mn, &ms, toolIndex)
 				mrf := rf
 				l.retryKeys(mf, &mrf)
@@ -891,6 +894,9 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			if v := f.get("wait"); v != nil {
 				g.K = l.wait(v, f.field("wait"), f.key("wait"), g.Members)
 			}
+			if v := f.get("calls"); v != nil {
+				g.Calls = l.dist(v, f.field("calls"), false)
+			}
 			f.finish()
 			if g.Members > 0 {
 				groups = append(groups, g)
@@ -900,10 +906,13 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 		if v := f.get("wait"); v != nil {
 			d.errorf(v, f.field("wait"), "only a parallel step waits for its members")
 		}
+		if v := f.get("calls"); v != nil {
+			d.errorf(v, f.field("calls"), "only a parallel step draws how many of its members it launches")
+		}
 		l.stepNodes = append(l.stepNodes, item)
 		l.stepPaths = append(l.stepPaths, f.path)
-		if f.get("tool") == nil {
-			d.errorf(item, f.field("tool"), "required: which tool the step calls")
+		if f.get("tool") == nil && f.get("choose") == nil {
+			d.errorf(item, f.field("tool"), "required: which tool the step calls (or choose: tools by weight)")
 		}
 		l.call(f, item, &st, toolIndex)
 		if v := f.get("tokens"); v != nil {
@@ -960,6 +969,15 @@ func (l *loader) stepName(f *fields, item *yaml.Node, path, sp string, seen map[
 // fallbacks and required capabilities.
 func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map[string]int) {
 	d := l.d
+	if v := f.get("choose"); v != nil {
+		st.Choose = l.choose(v, f.field("choose"), toolIndex)
+		if len(st.Choose) > 0 {
+			st.Tool = st.Choose[0].Tool
+		}
+		if t := f.get("tool"); t != nil {
+			d.errorf(t, f.field("tool"), "give tool or choose, not both")
+		}
+	}
 	if v := f.get("tool"); v != nil {
 		name, isScalar := d.scalar(v, f.field("tool"))
 		idx, ok := toolIndex[name]
@@ -995,6 +1013,45 @@ func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map
 	if v := f.get("requires"); v != nil {
 		st.Requires = l.stringList(v, f.field("requires"))
 	}
+}
+
+// choose reads a step's or member's choose: a list of {tool, weight}.
+func (l *loader) choose(n *yaml.Node, path string, toolIndex map[string]int) []system.Choice {
+	d := l.d
+	items := d.sequence(n, path)
+	if items == nil {
+		return nil
+	}
+	if len(items) == 0 {
+		d.errorf(n, path, "needs at least one tool")
+	}
+	var out []system.Choice
+	seen := map[int]bool{}
+	for i, it := range items {
+		f := d.keys(it, fmt.Sprintf("%s[%d]", path, i), "choice")
+		if f == nil {
+			continue
+		}
+		c := system.Choice{Weight: 1}
+		if v := f.get("tool"); v != nil {
+			name, isScalar := d.scalar(v, f.field("tool"))
+			idx, ok := toolIndex[name]
+			switch {
+			case !ok && isScalar:
+				names := sortedKeys(toolIndex)
+				d.errorf(v, f.field("tool"), "tool %q is not defined under tools%s (defined: %s)", name, suggest(name, names), strings.Join(names, ", "))
+			case ok && seen[idx]:
+				d.errorf(v, f.field("tool"), "tool %q is listed twice", name)
+			}
+			c.Tool, seen[idx] = idx, true
+		}
+		if w, ok := f.number("weight"); ok {
+			c.Weight = w
+		}
+		f.finish()
+		out = append(out, c)
+	}
+	return out
 }
 
 // wait reads a parallel step's wait, key k: all, any or {first: K}, and

@@ -13,7 +13,7 @@ import "testing"
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
 	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_input_token, per_output_token, prompt_cache, queue, rate_limit, result_tokens, retry_after, script, tokens, ttft"
-	stepKeys  = "allow_unsafe, attempts, backoff, budget, fallback, hedge, idempotency_key, idempotent, loop, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
+	stepKeys  = "allow_unsafe, attempts, backoff, budget, calls, choose, fallback, hedge, idempotency_key, idempotent, loop, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
 )
 
@@ -145,7 +145,7 @@ func TestParseSteps(t *testing.T) {
 		{name: "tool/mapping", stepAll: "name: a, tool: {name: t}", want: "t.yaml:6: steps.a.tool: must be a single value, got a mapping"},
 		{name: "name/empty", stepAll: "name: '', tool: t", want: "t.yaml:6: steps[0].name: must not be empty"},
 		{name: "name/missing", stepAll: "tool: t", want: "t.yaml:6: steps[0].name: required"},
-		{name: "tool/missing", stepAll: "name: a", want: "t.yaml:6: steps.a.tool: required: which tool the step calls"},
+		{name: "tool/missing", stepAll: "name: a", want: "t.yaml:6: steps.a.tool: required: which tool the step calls (or choose: tools by weight)"},
 		{name: "name/duplicate", stepAll: "name: a, tool: t}\n  - {name: a, tool: t", want: "t.yaml:7: steps[1].name: duplicate step name \"a\" (first at line 6)"},
 		{name: "step-typo", step: "tmeout: 1s", want: "t.yaml:6: steps.a.tmeout: unknown key (did you mean \"timeout\"?); allowed here: " + stepKeys},
 		{name: "fallback/undefined", step: "fallback: [u]", want: "t.yaml:6: steps.a.fallback: tool \"u\" is not defined under tools (defined: t)"},
@@ -264,8 +264,8 @@ func TestParseGroups(t *testing.T) {
 		{name: "parallel/tool", stepAll: par + ", tool: t", want: "t.yaml:6: steps.g.tool: a parallel step has none: each member has its own (under parallel)"},
 		{name: "parallel/hedge", stepAll: par + ", hedge: {delay: 1s}", want: "t.yaml:6: steps.g.hedge: a parallel step has none: each member has its own (under parallel)"},
 		{name: "parallel/empty", stepAll: "name: g, parallel: []", want: "t.yaml:6: steps.g.parallel: needs at least one member"},
-		{name: "parallel/member-tool", stepAll: "name: g, parallel: [{name: p1}]", want: "t.yaml:6: steps.g.parallel.p1.tool: required: which tool the member calls"},
-		{name: "parallel/member-typo", stepAll: "name: g, parallel: [{name: p1, tool: t, tmeout: 1s}]", want: "t.yaml:6: steps.g.parallel.p1.tmeout: unknown key (did you mean \"timeout\"?); allowed here: allow_unsafe, attempts, backoff, budget, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"},
+		{name: "parallel/member-tool", stepAll: "name: g, parallel: [{name: p1}]", want: "t.yaml:6: steps.g.parallel.p1.tool: required: which tool the member calls (or choose: tools by weight)"},
+		{name: "parallel/member-typo", stepAll: "name: g, parallel: [{name: p1, tool: t, tmeout: 1s}]", want: "t.yaml:6: steps.g.parallel.p1.tmeout: unknown key (did you mean \"timeout\"?); allowed here: allow_unsafe, attempts, backoff, budget, choose, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"},
 		{name: "parallel/duplicate", stepAll: "name: g, parallel: [{name: g, tool: t}]", want: "t.yaml:6: steps.g.parallel[0].name: duplicate step name \"g\" (first at line 6)"},
 		{name: "wait/too-many", stepAll: par + ", wait: {first: 3}", want: "t.yaml:6: steps.g.wait.first: must be at most the number of members (2), got 3"},
 		{name: "wait/zero", stepAll: par + ", wait: {first: 0}", want: "t.yaml:6: steps.g.wait.first: must be ≥ 1, got 0"},

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"math"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -263,6 +264,13 @@ func (a *Accumulator) stepSummaries() []StepSummary {
 	for i, st := range steps {
 		o := &out[i]
 		o.Name, o.Tool = st.Name, cfg.Tools[st.Tool].Name
+		if len(st.Choose) > 0 {
+			names := make([]string, len(st.Choose))
+			for j, c := range st.Choose {
+				names[j] = cfg.Tools[c.Tool].Name
+			}
+			o.Tool = strings.Join(names, " | ")
+		}
 		for _, f := range st.Fallbacks {
 			o.Fallbacks = append(o.Fallbacks, cfg.Tools[f].Name)
 		}

@@ -154,6 +154,16 @@ type Step struct {
 	// Loop, when > 0, makes the step part of Config.Loops[Loop-1]: a step
 	// of an agent loop's turn.
 	Loop int
+	// Choose, when not empty, draws the tool of each of the step's calls
+	// (each turn of a loop, each member of a parallel step) among these
+	// by weight; Tool is then the first of them.
+	Choose []Choice
+}
+
+// Choice is one tool a step may call, and its weight.
+type Choice struct {
+	Tool   int
+	Weight float64
 }
 
 // Group is a set of calls a run makes at once and waits on together.
@@ -173,6 +183,11 @@ type Group struct {
 	Members int
 	K       int
 	Hedge   *Hedge
+	// Calls, when set, is the number of members a run launches, drawn
+	// each time it starts the group, rounded and kept within 1 …
+	// Members; the first that many members are launched, and K is at most
+	// that many (a model's k parallel tool calls).
+	Calls dist.Dist
 }
 
 // Hedge is a step's hedging policy (model/hedge.Policy): MaxAttempts

@@ -45,6 +45,9 @@ type groupRun struct {
 	timer    sim.Timer
 	stopped  bool
 	last     RunOutcome // the outcome of the latest failed member
+	// n is the members launched and k how many must succeed: the
+	// group's Members and K, or, with Group.Calls, the members drawn.
+	n, k int32
 }
 
 // GroupResult is what one group (Config.Groups order) measured over the
@@ -92,6 +95,7 @@ func (m *Model) beginGroup(pi int32, r *run) {
 	gs.stopped = false
 	gs.last = Failed
 	r.cur.state = idle
+	gs.n, gs.k = int32(g.Members), int32(g.K)
 	if g.Hedge != nil {
 		gs.delay = m.steps[r.step].hedger.Delay()
 		gs.launched = 1
@@ -99,8 +103,13 @@ func (m *Model) beginGroup(pi int32, r *run) {
 		m.scheduleHedge(pi, gs, now)
 		return
 	}
-	for j := range g.Members {
-		m.spawn(pi, gs, int32(g.First+j), 1)
+	if g.Calls != nil {
+		m.calls.Key(uint64(r.id), stepKey(r), 0)
+		gs.n = int32(min(max(roundTokens(g.Calls.Sample(m.calls.Rand())), 1), int64(g.Members)))
+		gs.k = min(gs.k, gs.n)
+	}
+	for j := range gs.n {
+		m.spawn(pi, gs, int32(g.First)+j, 1)
 	}
 }
 
@@ -122,7 +131,7 @@ func (m *Model) spawn(pi int32, gs *groupRun, step, n int32) {
 	c.member = int32(len(gs.kids))
 	c.step = step
 	c.turn = p.turn
-	c.tool = m.steps[step].tool
+	c.tool = m.stepTool(c, step)
 	c.stepStart = now
 	c.cur.n = n
 	c.cur.dialed = -1
@@ -233,7 +242,7 @@ func (m *Model) memberEnded(ci int32, o RunOutcome) {
 	g := &m.cfg.Groups[gs.g]
 	if o == Completed {
 		gs.ok++
-		if int(gs.ok) >= g.K {
+		if gs.ok >= gs.k {
 			m.satisfyGroup(pi, gs)
 		}
 		return
@@ -249,7 +258,7 @@ func (m *Model) memberEnded(ci int32, o RunOutcome) {
 		}
 		return
 	}
-	if g.Members-int(gs.failed) < g.K {
+	if gs.n-gs.failed < gs.k {
 		m.failGroup(pi, gs, o)
 	}
 }

@@ -180,3 +180,23 @@ func TestLoopDrawsDifferEachTurn(t *testing.T) {
 		t.Errorf("search latency: 3 turns mean %v (sum %v), one turn %v (sum %v): later turns repeat the first's draws", looped.StepLatency[1].Mean(), looped.StepLatency[1].Sum(), once.StepLatency[1].Mean(), once.StepLatency[1].Sum())
 	}
 }
+
+// TestLoopParallelToolCalls: each turn the model makes k parallel tool
+// calls, k drawn (round of U(0.5, 3.5): 1, 2 or 3 alike), each call's tool
+// drawn by weight (search 3 : fetch 1); the turns' calls add up, and the
+// tools' shares follow the weights.
+func TestLoopParallelToolCalls(t *testing.T) {
+	cfg := agentConfig(t, "max_turns: 3", "steps.agent.loop.steps.act={name: act, calls: {dist: uniform, min: 0.5, max: 3.5}, parallel: [{name: c1, choose: [{tool: search, weight: 3}, {tool: fetch}]}, {name: c2, choose: [{tool: search, weight: 3}, {tool: fetch}]}, {name: c3, choose: [{tool: search, weight: 3}, {tool: fetch}]}]}",
+		"tools.fetch={latency: {dist: constant, value: 300ms}, result_tokens: {dist: constant, value: 2000}}")
+	res := audited(t, cfg)
+	turns := float64(3 * res.Runs.Completed)
+	search, fetch := float64(res.Tools[1].Calls), float64(res.Tools[2].Calls)
+	calls := search + fetch
+	// k is 1, 2 or 3 with probability 1/3 each: mean 2, variance 2/3.
+	within(t, "tool calls per turn", calls/turns, 2, math.Sqrt(2.0/3/turns))
+	within(t, "search's share", search/calls, 0.75, math.Sqrt(0.75*0.25/calls))
+	g := res.Groups[0]
+	if g.Satisfied != int64(turns) || g.Cancelled != 0 {
+		t.Errorf("groups satisfied %d (want %v, one per turn), cancelled %d", g.Satisfied, turns, g.Cancelled)
+	}
+}

@@ -225,8 +225,11 @@ type Model struct {
 	loops *loopModel
 	// caches is the prompt caches' state (promptcache.go); nil without.
 	caches *promptCaches
-	tail   tailTable
-	rec    AttemptRecord
+	// calls draws a step's tool among its choices and a parallel step's
+	// number of calls (choose.go); nil when no step does either.
+	calls *sim.Stream
+	tail  tailTable
+	rec   AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
 	// empty when the scenario has none. kidSlabs hold their members' slots,
 	// maxKids per group: the most members or hedged attempts of a group.
@@ -440,6 +443,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.tk = newTokenModel(cfg, seed)
 	m.loops = newLoopModel(cfg, seed)
 	m.caches = newPromptCaches(cfg)
+	m.calls = newCallsStream(cfg, seed)
 	if m.limiters != nil || m.tk != nil || cfg.ScenarioBudget > 0 {
 		m.held = make([]slotHolds, 0, 64)
 	}
@@ -448,7 +452,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.compileClasses(seed)
 	m.steps = make([]stepPlan, len(m.stepCfg))
 	for i, st := range m.stepCfg {
-		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, group: int32(st.Group), loop: int32(st.Loop)}
+		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, group: int32(st.Group), loop: int32(st.Loop), choose: compileChoices(st.Choose)}
 		if st.Budget != nil {
 			m.steps[i].budget = newBudget(st.Budget)
 		}
@@ -966,7 +970,7 @@ func (m *Model) beginStep(ri int32) {
 	r.cur.prevSleep = 0
 	r.fallback = 0
 	r.mayRan = false
-	r.tool = m.steps[r.step].tool
+	r.tool = m.stepTool(r, r.step)
 	r.stepStart = m.s.Now()
 	if li := m.steps[r.step].loop - 1; li >= 0 && !m.loopRunOf(ri).active {
 		m.enterLoop(ri, r, li)

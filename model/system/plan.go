@@ -84,6 +84,8 @@ type stepPlan struct {
 	// loop, when > 0, is the Config.Loops entry (1-based) the step
 	// belongs to (loop.go).
 	loop int32
+	// choose, when not empty, draws the step's tool by weight (choose.go).
+	choose []choice
 	// hedger keeps a hedged step's delay, and its percentile estimate.
 	hedger *hedge.Hedger
 }

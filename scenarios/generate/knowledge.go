@@ -349,11 +349,18 @@ func hooks() map[string]func(k *knowledge, m *mapping, key scenarios.Key) value 
 			k.plan = append(k.plan, n)
 			return n
 		},
-		"member.name":       func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.newName("m") },
-		"class.name":        func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.newName("c") },
-		"class.tenant":      func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tenants) },
-		"step.tool":         func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
-		"member.tool":       func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
+		"member.name":  func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.newName("m") },
+		"class.name":   func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.newName("c") },
+		"class.tenant": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tenants) },
+		"step.tool":    func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
+		"member.tool":  func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
+		"choice.tool":  func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
+		"step.choose": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
+			return k.listOf("choice", min(len(k.tools), 1+k.g.r.IntN(3)))
+		},
+		"member.choose": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
+			return k.listOf("choice", min(len(k.tools), 1+k.g.r.IntN(3)))
+		},
 		"step.fallback":     func(k *knowledge, m *mapping, _ scenarios.Key) value { return k.fallback(m) },
 		"member.fallback":   func(k *knowledge, m *mapping, _ scenarios.Key) value { return k.fallback(m) },
 		"step.requires":     func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.words(capabilities) },
