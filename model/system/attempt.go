@@ -220,7 +220,9 @@ func (m *Model) admitRate(ri int32, r *run) admission {
 // maximum first; a reservation that does not fit is refused locally, like
 // a lease below the floor.
 func (m *Model) admitCost(ri int32, r *run, tp *toolPlan) admission {
-	if !m.reserve(ri, r, tp.cost.Reserve+m.tokenReserve(ri, tp)) {
+	tr, ok := m.tokenReserve(ri, tp)
+	amount, fits := tp.cost.Reserve.AddSat(tr)
+	if !ok || !fits || !m.reserve(ri, r, amount) {
 		if r.measured {
 			m.res.Cost.Refused++
 		}
@@ -232,7 +234,7 @@ func (m *Model) admitCost(ri int32, r *run, tp *toolPlan) admission {
 
 // reserve reserves amount from the budget of run ri (r) and the scenario's.
 func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
-	if m.cfg.RunBudget > 0 && m.payer(r).spent+amount > m.cfg.RunBudget {
+	if m.cfg.RunBudget > 0 && amount > m.cfg.RunBudget-m.payer(r).spent { // a difference: a large amount cannot wrap it
 		return false
 	}
 	if m.ledger != nil {
@@ -278,8 +280,8 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 			// A call's tokens may bill more than it reserved (an output
 			// longer than reserve_output, with no max_output to cut it):
 			// the reservation is the contract, as for usage.
-			actual += tu
-			if actual > a.reserved {
+			var exact bool
+			if actual, exact = actual.AddSat(tu); !exact || actual > a.reserved {
 				actual = a.reserved
 				if r.measured {
 					m.res.Cost.Overrun++
