@@ -808,7 +808,7 @@ func (m *Model) onArrival() {
 		}
 	}
 	c := &m.schedClasses[class]
-	if (m.busy >= cfg.Workers || m.queue.q != nil && m.queue.atCap(c)) && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity {
+	if (m.busy >= cfg.Workers || m.queue.q != nil && m.queue.atCap(c)) && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity && !m.pushOut(c) {
 		if measured {
 			m.res.Runs.Rejected++
 			if m.res.Classes != nil {

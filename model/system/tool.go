@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/sched"
 )
 
 // request is a call waiting for or in service at a tool with capacity.
@@ -109,6 +110,7 @@ func (m *Model) serveTool(t int32) {
 		a := &m.runs.At(q.run).cur
 		gone := !a.state.outstanding() || a.gen != q.gen // the caller gave up, or cancelled the call
 		if tp.deadlineAware && (q.lease-now < tp.dropFloor || gone) {
+			ts.queue.refund()
 			ts.queue.done(now, &m.schedClasses[q.class])
 			ts.stats.Dropped++
 			if !gone {
@@ -121,6 +123,17 @@ func (m *Model) serveTool(t int32) {
 			continue
 		}
 		m.startRequest(qi)
+	}
+}
+
+// refund gives back the turn of the entry just popped from a fair queue,
+// which is dropped unserved: a call dropped at dequeue is not its tenant's
+// turn (model/sched's Fair.Refund). Other disciplines keep no turns.
+func (w *waitQueue) refund() {
+	if f, ok := w.q.(*sched.Fair[int32]); ok {
+		if err := f.Refund(); err != nil {
+			panic("system: " + err.Error())
+		}
 	}
 }
 
