@@ -298,3 +298,26 @@ func TestGroupAllocationsDoNotGrowWithRuns(t *testing.T) {
 		}
 	}
 }
+
+// wideFanOut is a parallel step of n members, one call each.
+func wideFanOut(n int) string {
+	var b strings.Builder
+	b.WriteString("name: wide\nseed: 3\nruns: 300\narrivals: {rate: 4/s}\nworkers: 1000\nsteps:\n  - name: fetch\n    parallel:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "      - {name: m%d, tool: web}\n", i)
+	}
+	b.WriteString("tools:\n  web: {latency: {dist: exponential, mean: 1s}}\n")
+	return b.String()
+}
+
+// TestGuardCountsMembers: max_in_system counts the calls of parallel
+// steps with the runs, since each holds a run's memory: 4 runs/s of 400
+// members each, served in a second, keep about 1600 slots in use, past a
+// guard of 1000, though fewer than 10 runs are in the system.
+func TestGuardCountsMembers(t *testing.T) {
+	cfg := scenarioFile(t, wideFanOut(400), "guards.max_in_system=1000")
+	res := system.New(cfg, system.Options{}).Run()
+	if !strings.Contains(res.Stopped, "max_in_system guard") || !strings.Contains(res.Stopped, "calls of their parallel or hedged steps") {
+		t.Errorf("stopped %q; want the max_in_system guard, counting the members' calls", res.Stopped)
+	}
+}

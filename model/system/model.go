@@ -226,11 +226,12 @@ type Model struct {
 	tail  tailTable
 	rec   AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
-	// empty when the scenario has none. kidSlabs hold their members' slots,
-	// maxKids per group: the most members or hedged attempts of a group.
-	groups   container.Chunked[groupRun]
-	kidSlabs [][]int32
-	maxKids  int
+	// empty when the scenario has none. kidPool holds the members' lists of
+	// groups that ended, for the next to take; maxKids is the most members
+	// or hedged attempts of a group.
+	groups  container.Chunked[groupRun]
+	kidPool [][]int32
+	maxKids int
 	// auditErr is the first violation found with Options.Audit (audit.go);
 	// auditTenants counts the workers each tenant holds.
 	auditErr     error
@@ -575,7 +576,7 @@ func (m *Model) Run() *Result {
 		if m.opt.Audit {
 			m.auditEvent()
 		}
-		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
+		if m.liveSlots() > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
 			if stop = m.guardStop(wallStart, m.s.Processed()); stop != "" {
 				break
 			}
@@ -604,6 +605,9 @@ func maxTimeStop(now time.Duration) string {
 func (m *Model) guardStop(wallStart time.Time, n uint64) string {
 	if m.inSys > m.guards.MaxInSystem {
 		return fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
+	}
+	if n := m.liveSlots(); n > m.guards.MaxInSystem {
+		return fmt.Sprintf("more than %d runs and calls of their parallel or hedged steps in the system at once (%d runs, %d calls; the max_in_system guard counts both, each holding a run's memory): the system is unstable or overloaded", m.guards.MaxInSystem, m.inSys, n-m.inSys)
 	}
 	if m.toolQueueFull >= 0 {
 		return fmt.Sprintf("more than %d requests waiting at tool %s (max_tool_queue guard): callers give up and retry faster than it serves, and their abandoned requests pile up in its queue (a deadline-aware tool or a bounded tool queue would shed them)", m.guards.MaxToolQueue, m.cfg.Tools[m.toolQueueFull].Name)
