@@ -84,7 +84,9 @@ type attempt struct {
 
 // stepTime adds d to the current step's stage time.
 func (m *Model) stepTime(ri int32, d time.Duration) {
-	m.stagesOf(ri)[1+int(m.runs.At(ri).step)] += d
+	if st := m.stagesOf(ri); st != nil { // a member's time is its span (memberSpan)
+		st[1+int(m.runs.At(ri).step)] += d
+	}
 }
 
 // dial starts attempt r.cur.n of step r.step at tool r.tool, or refuses it
@@ -702,7 +704,9 @@ func (m *Model) advance(ri int32, r *run, o retry.Outcome, d retry.Decision) {
 	}
 	a.prevSleep = d.Sleep
 	r.backoff += d.Sleep
-	m.stagesOf(ri)[m.nStages-1] += d.Sleep
+	if st := m.stagesOf(ri); st != nil {
+		st[m.nStages-1] += d.Sleep
+	}
 	a.n++
 	if d.Sleep <= 0 {
 		m.dial(ri)

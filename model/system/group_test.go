@@ -3,6 +3,7 @@ package system_test
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -319,5 +320,32 @@ func TestGuardCountsMembers(t *testing.T) {
 	res := system.New(cfg, system.Options{}).Run()
 	if !strings.Contains(res.Stopped, "max_in_system guard") || !strings.Contains(res.Stopped, "calls of their parallel or hedged steps") {
 		t.Errorf("stopped %q; want the max_in_system guard, counting the members' calls", res.Stopped)
+	}
+}
+
+// TestGroupMemoryLinear: the memory a parallel step's runs take grows with
+// the members, not with members × run slots (every member holds a run
+// slot too, and a row of the plan's stages or a list of the longest
+// group's length per slot was quadratic). Measured by the bytes allocated,
+// which are deterministic, not by time: four times the members, at the
+// same arrivals, allocate about four times as much (the members' slots,
+// calls and events), where the quadratic state allocated sixteen times as
+// much for itself.
+func TestGroupMemoryLinear(t *testing.T) {
+	alloc := func(n int) uint64 {
+		cfg := scenarioFile(t, wideFanOut(n), "tools.web.latency={dist: exponential, mean: 10s}")
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res := system.New(cfg, system.Options{}).Run()
+		runtime.ReadMemStats(&after)
+		if res.Runs.Completed != 300 {
+			t.Fatalf("%d members: %d of 300 runs completed", n, res.Runs.Completed)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(100), alloc(400)
+	t.Logf("%d %d %.2f", small, large, float64(large)/float64(small))
+	if r := float64(large) / float64(small); r > 5 {
+		t.Errorf("400 members allocate %.1f× what 100 do (%d and %d bytes): want about 4× (linear), not up to 16× (quadratic)", r, large, small)
 	}
 }

@@ -206,7 +206,8 @@ type Model struct {
 
 	runs         container.Chunked[run]
 	free         []int32
-	stages       [][]time.Duration // per run slot, by chunk of 1<<container.ChunkBits slots: queue, one per step, backoff
+	stages       [][]time.Duration // per run slot, its run's stage times (stages.go): queue, one per step, backoff; nil for a member
+	stagePool    [][]time.Duration // stage rows free for the next run
 	nStages      int
 	reqs         container.Chunked[request]
 	freeReqs     []int32
@@ -831,6 +832,7 @@ func (m *Model) onArrival() {
 		return
 	}
 	ri := m.alloc()
+	m.takeStages(ri)
 	r := m.runs.At(ri)
 	gen := r.cur.gen // the slot's: events of its last run's attempts are stale
 	*r = run{}       // cleared in place (a literal with fields is built aside, then copied)
@@ -901,9 +903,7 @@ func (m *Model) alloc() int32 {
 	// Tables grow by chunks (container.Chunked): an overloaded system holding
 	// 100 000 runs never copies them.
 	ri := m.runs.Add()
-	if int(ri>>container.ChunkBits) == len(m.stages) {
-		m.stages = append(m.stages, make([]time.Duration, m.nStages<<container.ChunkBits))
-	}
+	m.stages = append(m.stages, nil)
 	if m.held != nil {
 		m.held = append(m.held, slotHolds{})
 	}
@@ -920,7 +920,6 @@ func (m *Model) alloc() int32 {
 // run, before the slot is reused (the run itself is cleared by its
 // caller, which keeps its generation).
 func (m *Model) resetSlot(ri int32) {
-	clear(m.stagesOf(ri))
 	if m.loops != nil {
 		m.loops.runs[ri] = loopRun{}
 	}
@@ -932,12 +931,9 @@ func (m *Model) resetSlot(ri int32) {
 	}
 }
 
-// stagesOf returns run slot ri's stage times: queue, one per step, backoff.
-func (m *Model) stagesOf(ri int32) []time.Duration {
-	c := m.stages[ri>>container.ChunkBits]
-	o := int(ri&(1<<container.ChunkBits-1)) * m.nStages
-	return c[o : o+m.nStages : o+m.nStages]
-}
+// stagesOf returns run slot ri's stage times: queue, one per step, backoff;
+// nil for a member of a group.
+func (m *Model) stagesOf(ri int32) []time.Duration { return m.stages[ri] }
 
 func (m *Model) startService(ri int32) {
 	r := m.runs.At(ri)
@@ -1034,6 +1030,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	r.id = -1
 	r.cur.state = idle
+	m.putStages(ri)
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {
