@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
@@ -191,6 +192,9 @@ type inputs struct {
 func readInputs(o *options) (*inputs, error) {
 	in := &inputs{o: o}
 	if o.dir != "" {
+		if err := atomicfile.CheckPublished(o.dir); err != nil {
+			return nil, err
+		}
 		var err error
 		if in.dir, err = charts.ReadDir(o.dir, charts.ParseObjective); err != nil {
 			return nil, err

@@ -206,3 +206,16 @@ func TestRunWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotRefusesInterruptedOutput: as report does, plot refuses a
+// directory whose last write was interrupted between renames.
+func TestPlotRefusesInterruptedOutput(t *testing.T) {
+	dir := copyResults(t)
+	if err := os.WriteFile(filepath.Join(dir, ".budgetsim-publishing"), []byte("summary.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, dir, "--out", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("plot of an interrupted directory: exit %d, stderr %s; want it refused", code, stderr)
+	}
+}
