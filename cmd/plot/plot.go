@@ -142,6 +142,9 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if in.dir != nil && in.dir.SeriesOmitted > 0 {
+		fmt.Fprintf(stderr, "plot: %s: time series of the first %d variants drawn; the other %d are left out of series.csv's charts (memory and legibility)\n", filepath.Join(o.dir, "series.csv"), len(in.dir.Series), in.dir.SeriesOmitted)
+	}
 	builds := in.charts()
 	if o.window != nil && len(builds) == 0 && in.dir != nil {
 		return fmt.Errorf("%s: --window: no time series to draw (no series.csv, tools.csv, breakers.csv or limits.csv)", o.dir)

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/charts"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -217,5 +221,59 @@ func TestPlotRefusesInterruptedOutput(t *testing.T) {
 	_, stderr, code := runCLI(t, dir, "--out", t.TempDir())
 	if code == 0 || !strings.Contains(stderr, "interrupted") {
 		t.Errorf("plot of an interrupted directory: exit %d, stderr %s; want it refused", code, stderr)
+	}
+}
+
+// manySeries writes a comparison's series.csv of n variants, 200 bins each.
+func manySeries(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("variant,t_s,width_s,arrivals,attempts,completed,ended,in_system\n")
+	for v := range n {
+		for i := range 200 {
+			fmt.Fprintf(&b, "workers=%d,%d,1,10,12,9,10,3.5\n", v, i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "series.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSeriesBounded: the time series read from a comparison's series.csv
+// are bounded to charts.MaxSeriesVariants variants, whatever the file
+// holds: the memory they keep (live heap after a collection, which does
+// not depend on timing) is about the same for 2000 variants as for 200,
+// not ten times as much; plot says how many it left out.
+func TestSeriesBounded(t *testing.T) {
+	kept := func(n int) (uint64, *charts.Dir) {
+		dir := manySeries(t, n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d, err := charts.ReadDir(dir, charts.ParseObjective)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(d)
+		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), d
+	}
+	small, ds := kept(200)
+	large, dl := kept(2000)
+	if len(dl.Series) != charts.MaxSeriesVariants || dl.SeriesOmitted != 2000-charts.MaxSeriesVariants || len(ds.Series) != charts.MaxSeriesVariants {
+		t.Fatalf("kept %d series (%d left out) of 2000, %d of 200; want %d of each", len(dl.Series), dl.SeriesOmitted, len(ds.Series), charts.MaxSeriesVariants)
+	}
+	// 200 bins of 64 bytes for each of 32 variants is 400 KB; 2000
+	// variants' names and empty entries add about 200 KB. Unbounded, 2000
+	// variants keep 10 times what 200 do (about 30 MB).
+	if large > 3*small {
+		t.Errorf("2000 variants keep %d bytes, 200 keep %d: want about the same (bounded), not ten times", large, small)
+	}
+	_, stderr, code := runCLI(t, manySeries(t, 40), "--out", t.TempDir())
+	if code != 0 || !strings.Contains(stderr, "the other 8 are left out") {
+		t.Errorf("plot of 40 variants: exit %d, stderr %q; want it to say 8 were left out", code, stderr)
 	}
 }

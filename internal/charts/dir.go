@@ -29,12 +29,15 @@ type Dir struct {
 	// completion-time CDF (of each variant, for a comparison).
 	ClassCDFs []CDF
 	Series    []Series
-	Sweep     []SweepPoint
-	Tail      []TailStage
-	Tools     []ToolSample
-	Outages   []Outage
-	Breakers  []BreakerSample
-	Limits    []LimitSample
+	// SeriesOmitted counts the variants of series.csv beyond
+	// MaxSeriesVariants, whose time series were not kept.
+	SeriesOmitted int
+	Sweep         []SweepPoint
+	Tail          []TailStage
+	Tools         []ToolSample
+	Outages       []Outage
+	Breakers      []BreakerSample
+	Limits        []LimitSample
 	// Target is plan.json's objectives and answer; nil without.
 	Target *Target
 
@@ -119,7 +122,11 @@ func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error
 	if d.ClassCDFs, d.has["class_latency_cdf.csv"], err = readFile(dir, "class_latency_cdf.csv", ReadCDF); err != nil {
 		return nil, err
 	}
-	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", ReadSeries); err != nil {
+	readBounded := func(r io.Reader, name string) (s []Series, err error) {
+		s, d.SeriesOmitted, err = readSeriesUpTo(r, name, MaxSeriesVariants)
+		return s, err
+	}
+	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", readBounded); err != nil {
 		return nil, err
 	}
 	if d.Sweep, d.has["sweep.csv"], err = readFile(dir, "sweep.csv", ReadSweep); err != nil {
