@@ -262,9 +262,11 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	a := &r.cur
 	c := m.toolPlans[r.tool].cost
 	if dialed && a.ending == timedOut {
-		m.payer(r).spent += a.reserved // unknown usage: the budget keeps it reserved
+		// Unknown usage: the budget keeps it reserved. Sums saturate at
+		// cost.MaxAmount rather than wrap negative over many calls.
+		m.payer(r).spent, _ = m.payer(r).spent.AddSat(a.reserved)
 		if r.measured {
-			m.win.unsettled += a.reserved
+			m.win.unsettled, _ = m.win.unsettled.AddSat(a.reserved)
 		}
 		if m.ledger != nil {
 			// The simulation never learns the usage: held for good,
@@ -291,7 +293,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 			}
 		}
 	}
-	m.payer(r).spent += actual
+	m.payer(r).spent, _ = m.payer(r).spent.AddSat(actual)
 	if m.ledger != nil {
 		if err := m.ledger.Settle(m.held[ri].resv, actual); err != nil {
 			panic("system: cost settle: " + err.Error())

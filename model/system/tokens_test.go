@@ -162,3 +162,15 @@ func TestTokenMoneyBeyondTheLedger(t *testing.T) {
 		t.Errorf("completed %d, overruns %d, spent %v; want 200 calls each billed its reservation of 1e12 and counted as overruns (spent %v)", r.Runs.Completed, r.Cost.Overrun, r.Cost.Spent, want)
 	}
 }
+
+// TestUnsettledSaturates: the reservations that timed-out calls hold
+// (usage unknown) add up over the measured runs; past the ledger's range
+// the sum stays at cost.MaxAmount instead of wrapping negative.
+func TestUnsettledSaturates(t *testing.T) {
+	cfg := parseTokens(t, constTokens, "steps=[{name: draft, tool: llm, timeout: 1200ms}]", "runs=200")
+	cfg.Tools[0].Cost.InputToken = 1e9 // 100 input tokens: 1e11 units a call; 200 calls: 2e13, beyond 9.2e12
+	r := system.New(cfg, system.Options{}).Run()
+	if max := cost.MaxAmount.Float64(); r.Cost.Unsettled != max {
+		t.Errorf("unsettled %v; want the sum saturated at %v", r.Cost.Unsettled, max)
+	}
+}
