@@ -518,7 +518,7 @@ func buildSections() []*Section {
 		}},
 		{Name: "tool_queue", Path: "tools.NAME.queue", Doc: "A tool's waiting room.", Keys: []Key{
 			{Name: "capacity", Kind: KindInteger, Min: 0, Max: MaxQueue, Unit: "calls", Default: "unbounded", Example: "100",
-				Doc: "How many calls may wait; a call that finds it full gets a 503 at once."},
+				Doc: "How many calls may wait; when it is full a call gets a 503 at once: the arriving call, or under discipline fair the oldest waiting call of the tenant holding the most of the queue for its weight (longest queue drop)."},
 			{Name: "discipline", Kind: KindWord, Values: system.Disciplines(), Default: "fifo", Example: "priority",
 				Doc: "The order in which waiting calls are served, by the calling runs' classes: fifo, priority (a call of the lowest priority value first, never interrupting one in service) or fair (weighted fair queuing across the tenants, by their weights; their max_in_flight caps runs, not calls, and does not apply here)."},
 		}},

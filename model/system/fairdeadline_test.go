@@ -210,71 +210,96 @@ tools:
 // bound, S_f ≥ N·w_f/(w_f+w_g) − 1. Counted as turns, the drops starve the
 // tenant whose calls wait longest.
 func TestToolFairShareHoldsWithDrops(t *testing.T) {
-	const from, to = 200 * time.Second, 3900 * time.Second
 	for _, tc := range []struct {
 		rateA, rateB string
 		wA, wB       float64
 	}{{"1/s", "1.2/s", 1, 1}, {"1.5/s", "1.5/s", 1, 3}} {
 		t.Run(fmt.Sprintf("rates %s:%s weights %g:%g", tc.rateA, tc.rateB, tc.wA, tc.wB), func(t *testing.T) {
-			cfg := scenarioFile(t, toolStarve, "classes.a.arrivals.rate="+tc.rateA, "classes.b.arrivals.rate="+tc.rateB,
-				fmt.Sprintf("tenants.a.weight=%g", tc.wA), fmt.Sprintf("tenants.b.weight=%g", tc.wB))
-			rec, res := traceOf(t, cfg)
-			class := map[int64]string{}
-			for _, r := range rec.runs {
-				class[r.Run] = r.Class
-			}
-			// A call waits from its dial until it is served or dropped (its
-			// attempt ends at the drop).
-			type stay struct{ from, to time.Duration }
-			waits := map[string][]stay{}
-			var pops []pop
-			for _, a := range rec.attempts {
-				c := class[a.Run]
-				switch {
-				case a.Served >= 0:
-					waits[c] = append(waits[c], stay{a.Start, a.Served})
-					pops = append(pops, pop{a.Served, c, true})
-				default:
-					end := a.Start + a.Latency
-					waits[c] = append(waits[c], stay{a.Start, end})
-					pops = append(pops, pop{end, c, false})
-				}
-			}
-			pops = slices.DeleteFunc(pops, func(p pop) bool { return p.at < from || p.at >= to })
-			served := map[string]float64{}
-			dropped := 0
-			idle := "" // the first dequeue at which a tenant had nothing waiting
-			for _, p := range pops {
-				if !p.live {
-					dropped++
-					continue
-				}
-				served[p.tenant]++
-				other := "a"
-				if p.tenant == "a" {
-					other = "b"
-				}
-				if idle == "" && !slices.ContainsFunc(waits[other], func(s stay) bool { return s.from <= p.at && s.to > p.at }) {
-					idle = fmt.Sprintf("tenant %s had no call waiting at %v", other, p.at)
-				}
-			}
-			n := served["a"] + served["b"]
-			t.Logf("served a %v, b %v; %d dropped (tool: %d)", served["a"], served["b"], dropped, res.Tools[0].Dropped)
+			res := toolShares(t, tc.wA, tc.wB, "classes.a.arrivals.rate="+tc.rateA, "classes.b.arrivals.rate="+tc.rateB)
 			if res.Tools[0].Dropped == 0 {
-				t.Fatal("no call dropped at dequeue: the test does not exercise drops")
-			}
-			for _, x := range []struct {
-				name    string
-				got, w  float64
-				wOthers float64
-			}{{"a", served["a"], tc.wA, tc.wB}, {"b", served["b"], tc.wB, tc.wA}} {
-				if want := n*x.w/(x.w+x.wOthers) - 1; x.got < want {
-					t.Errorf("tenant %s was served %v of %v calls, want ≥ %.1f (its weight's share less SFQ's bound)", x.name, x.got, n, want)
-				}
-			}
-			if idle != "" {
-				t.Errorf("%s: the bound's premise fails (calls counted as turns drain a tenant's backlog, or the load is too light)", idle)
+				t.Error("no call dropped at dequeue: the test does not exercise drops")
 			}
 		})
 	}
+}
+
+// TestToolFairShareHoldsWithAFullQueue: the same at a tool whose fair queue
+// holds 40 calls (and a 44 s deadline, as in
+// TestFairShareHoldsWithAFullQueue), one tenant flooding it at 5 calls/s
+// and the other at 2: a full queue turns away the oldest call of the
+// tenant holding the most of it for its weight, so both stay backlogged
+// and SFQ's bound holds. Turning the arrival away let the flood drain the
+// other's backlog.
+func TestToolFairShareHoldsWithAFullQueue(t *testing.T) {
+	for _, w := range [][2]float64{{1, 1}, {1, 3}} {
+		t.Run(fmt.Sprintf("weights %g:%g", w[0], w[1]), func(t *testing.T) {
+			res := toolShares(t, w[0], w[1], "classes.a.arrivals.rate=5/s", "classes.b.arrivals.rate=2/s",
+				"deadline=44s", "tools.api.queue={discipline: fair, capacity: 40}")
+			if res.Tools[0].QueueFull == 0 {
+				t.Error("no call turned away at the full queue: the test does not exercise it")
+			}
+		})
+	}
+}
+
+// toolShares runs toolStarve with the tenants' weights and sets, and checks
+// SFQ's bound on the calls the tool served over the window, with both
+// tenants' calls waiting at every dequeue (checked on the trace).
+func toolShares(t *testing.T, wA, wB float64, sets ...string) *system.Result {
+	t.Helper()
+	const from, to = 200 * time.Second, 3900 * time.Second
+	cfg := scenarioFile(t, toolStarve, append(sets, fmt.Sprintf("tenants.a.weight=%g", wA), fmt.Sprintf("tenants.b.weight=%g", wB))...)
+	rec, res := traceOf(t, cfg)
+	class := map[int64]string{}
+	for _, r := range rec.runs {
+		class[r.Run] = r.Class
+	}
+	// A call waits from its dial until it is served, or until its attempt
+	// ends unserved (dropped or turned away at the queue).
+	type stay struct{ from, to time.Duration }
+	waits := map[string][]stay{}
+	var pops []pop
+	for _, a := range rec.attempts {
+		c := class[a.Run]
+		switch {
+		case a.Served >= 0:
+			waits[c] = append(waits[c], stay{a.Start, a.Served})
+			pops = append(pops, pop{a.Served, c, true})
+		default:
+			end := a.Start + a.Latency
+			waits[c] = append(waits[c], stay{a.Start, end})
+			pops = append(pops, pop{end, c, false})
+		}
+	}
+	pops = slices.DeleteFunc(pops, func(p pop) bool { return p.at < from || p.at >= to })
+	served := map[string]float64{}
+	idle := "" // the first dequeue at which a tenant had nothing waiting
+	for _, p := range pops {
+		if !p.live {
+			continue
+		}
+		served[p.tenant]++
+		other := "a"
+		if p.tenant == "a" {
+			other = "b"
+		}
+		if idle == "" && !slices.ContainsFunc(waits[other], func(s stay) bool { return s.from <= p.at && s.to > p.at }) {
+			idle = fmt.Sprintf("tenant %s had no call waiting at %v", other, p.at)
+		}
+	}
+	n := served["a"] + served["b"]
+	t.Logf("served a %v, b %v; dropped %d, turned away %d", served["a"], served["b"], res.Tools[0].Dropped, res.Tools[0].QueueFull)
+	for _, x := range []struct {
+		name    string
+		got, w  float64
+		wOthers float64
+	}{{"a", served["a"], wA, wB}, {"b", served["b"], wB, wA}} {
+		if want := n*x.w/(x.w+x.wOthers) - 1; x.got < want {
+			t.Errorf("tenant %s was served %v of %v calls, want ≥ %.1f (its weight's share less SFQ's bound)", x.name, x.got, n, want)
+		}
+	}
+	if idle != "" {
+		t.Errorf("%s: the bound's premise fails (calls counted as turns or turned away drain a tenant's backlog, or the load is too light)", idle)
+	}
+	return res
 }

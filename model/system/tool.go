@@ -49,7 +49,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.startRequest(qi)
 		return
 	}
-	if tp.queueCapacity != Unbounded && ts.queue.Len() >= tp.queueCapacity {
+	if tp.queueCapacity != Unbounded && ts.queue.Len() >= tp.queueCapacity && !m.pushOutRequest(q.tool, &m.schedClasses[q.class]) {
 		// The waiting room is full: 503 at once.
 		ts.stats.QueueFull++
 		m.freeReq(qi)
@@ -124,6 +124,34 @@ func (m *Model) serveTool(t int32) {
 		}
 		m.startRequest(qi)
 	}
+}
+
+// pushOutRequest makes room in tool t's full fair queue for a call of
+// class c by longest queue drop, as the worker queue does (pushOut): the
+// oldest waiting call of the tenant holding the most of the queue for its
+// weight is turned away (503, counted as queue_full) and the arriving call
+// queues, unless that tenant is the caller's own, whose call is then the
+// one turned away (pushOutRequest reports false). Other disciplines turn
+// the arrival away.
+func (m *Model) pushOutRequest(t int32, c *schedClass) bool {
+	ts := &m.tools[t]
+	f, ok := ts.queue.q.(*sched.Fair[int32])
+	if !ok {
+		return false
+	}
+	it, ok := f.PushOut(c.tenant)
+	if !ok {
+		return false
+	}
+	qi := it.Value
+	q := m.reqs.At(qi)
+	ts.stats.QueueFull++
+	if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+		a.hasRA = m.toolPlans[t].retryAfter != nil
+		m.turnAway(q.run, a, retry.Transient, 0, false)
+	}
+	m.freeReq(qi)
+	return true
 }
 
 // refund gives back the turn of the entry just popped from a fair queue,
