@@ -142,8 +142,8 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if in.dir != nil && in.dir.SeriesOmitted > 0 {
-		fmt.Fprintf(stderr, "plot: %s: time series of the first %d variants drawn; the other %d are left out of series.csv's charts (memory and legibility)\n", filepath.Join(o.dir, "series.csv"), len(in.dir.Series), in.dir.SeriesOmitted)
+	if in.dir != nil && in.dir.VariantsOmitted > 0 {
+		fmt.Fprintf(stderr, "plot: %s: the first %d variants drawn; the other %d are left out of the per-variant charts (memory and legibility)\n", o.dir, charts.MaxSeriesVariants, in.dir.VariantsOmitted)
 	}
 	builds := in.charts()
 	if o.window != nil && len(builds) == 0 && in.dir != nil {

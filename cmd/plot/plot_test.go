@@ -224,7 +224,8 @@ func TestPlotRefusesInterruptedOutput(t *testing.T) {
 	}
 }
 
-// manySeries writes a comparison's series.csv of n variants, 200 bins each.
+// manySeries writes a comparison's series.csv (200 bins a variant),
+// latency_cdf.csv and tools.csv (50 rows a variant) of n variants.
 func manySeries(t *testing.T, n int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -238,12 +239,27 @@ func manySeries(t *testing.T, n int) string {
 	if err := os.WriteFile(filepath.Join(dir, "series.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The other per-variant files: a latency CDF and a tool's utilisation.
+	var cdf, tools strings.Builder
+	cdf.WriteString("variant,value_s,fraction\n")
+	tools.WriteString("variant,tool,t_s,width_s,utilisation\n")
+	for v := range n {
+		for i := range 50 {
+			fmt.Fprintf(&cdf, "workers=%d,%d,%g\n", v, i+1, float64(i+1)/50)
+			fmt.Fprintf(&tools, "workers=%d,api,%d,1,0.5\n", v, i)
+		}
+	}
+	for name, text := range map[string]string{"latency_cdf.csv": cdf.String(), "tools.csv": tools.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 
-// TestSeriesBounded: the time series read from a comparison's series.csv
-// are bounded to charts.MaxSeriesVariants variants, whatever the file
-// holds: the memory they keep (live heap after a collection, which does
+// TestSeriesBounded: the time series, CDFs and tool samples read from a
+// comparison's per-variant files are bounded to charts.MaxSeriesVariants
+// variants, whatever the files hold: the memory they keep (live heap after a collection, which does
 // not depend on timing) is about the same for 2000 variants as for 200,
 // not ten times as much; plot says how many it left out.
 func TestSeriesBounded(t *testing.T) {
@@ -263,8 +279,18 @@ func TestSeriesBounded(t *testing.T) {
 	}
 	small, ds := kept(200)
 	large, dl := kept(2000)
-	if len(dl.Series) != charts.MaxSeriesVariants || dl.SeriesOmitted != 2000-charts.MaxSeriesVariants || len(ds.Series) != charts.MaxSeriesVariants {
-		t.Fatalf("kept %d series (%d left out) of 2000, %d of 200; want %d of each", len(dl.Series), dl.SeriesOmitted, len(ds.Series), charts.MaxSeriesVariants)
+	if len(dl.Series) != charts.MaxSeriesVariants || dl.VariantsOmitted != 2000-charts.MaxSeriesVariants || len(ds.Series) != charts.MaxSeriesVariants {
+		t.Fatalf("kept %d series (%d left out) of 2000, %d of 200; want %d of each", len(dl.Series), dl.VariantsOmitted, len(ds.Series), charts.MaxSeriesVariants)
+	}
+	cdfs, tools := map[string]bool{}, map[string]bool{}
+	for _, c := range dl.CDFs {
+		cdfs[c.Variant] = true
+	}
+	for _, s := range dl.Tools {
+		tools[s.Variant] = true
+	}
+	if len(cdfs) != charts.MaxSeriesVariants || len(tools) != charts.MaxSeriesVariants {
+		t.Errorf("kept the CDFs of %d variants and the tool samples of %d, want %d of each", len(cdfs), len(tools), charts.MaxSeriesVariants)
 	}
 	// 200 bins of 64 bytes for each of 32 variants is 400 KB; 2000
 	// variants' names and empty entries add about 200 KB. Unbounded, 2000
