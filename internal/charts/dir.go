@@ -34,12 +34,12 @@ type Dir struct {
 	// class_latency_cdf.csv, tools.csv, outages.csv, breakers.csv,
 	// limits.csv) were not kept: the most any of them left out.
 	VariantsOmitted int
-	Sweep         []SweepPoint
-	Tail          []TailStage
-	Tools         []ToolSample
-	Outages       []Outage
-	Breakers      []BreakerSample
-	Limits        []LimitSample
+	Sweep           []SweepPoint
+	Tail            []TailStage
+	Tools           []ToolSample
+	Outages         []Outage
+	Breakers        []BreakerSample
+	Limits          []LimitSample
 	// Target is plan.json's objectives and answer; nil without.
 	Target *Target
 
