@@ -24,6 +24,13 @@ type decoder struct {
 }
 
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	if len(d.errs) >= MaxErrors {
+		// Counted, not kept: a file of a million mistakes is reported in
+		// bounded memory. (Callers compare len(d.errs) to see whether a
+		// value had an error, so the count still grows.)
+		d.errs = append(d.errs, moreErrors)
+		return
+	}
 	e := &Error{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
 		if n.Line < 0 && -n.Line-1 < len(d.sets) {
@@ -68,7 +75,7 @@ func join(path, key string) string {
 // mapping runs checkAliases on it, and returns nil if the aliases would make
 // the decoder loop forever or walk an exploding number of values.
 func (d *decoder) mapping(n *yaml.Node, path string) *fields {
-	if !d.checked && !d.checkAliases(n) {
+	if !d.checked && (!d.checkAliases(n) || !d.checkControl(n)) {
 		return nil
 	}
 	at := n
@@ -272,6 +279,10 @@ func (f *fields) finish() {
 	allowed = uniq(allowed)
 	for _, k := range f.keys {
 		if !known[k.Value] && !f.undecided(k.Value) {
+			if len(f.d.errs) >= MaxErrors {
+				f.d.errs = append(f.d.errs, moreErrors) // counted: no suggestion to compute
+				continue
+			}
 			f.d.errorf(k, f.field(k.Value), "unknown key%s; allowed here: %s", suggest(k.Value, allowed), strings.Join(allowed, ", "))
 		}
 	}

@@ -28,13 +28,13 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	switch {
 	case strings.HasPrefix(e.Set, unsetPrefix):
-		fmt.Fprintf(&b, "--unset %s: ", strings.TrimPrefix(e.Set, unsetPrefix))
+		fmt.Fprintf(&b, "--unset %s: ", printable(strings.TrimPrefix(e.Set, unsetPrefix)))
 	case e.Set != "":
-		fmt.Fprintf(&b, "--set %s: ", e.Set)
+		fmt.Fprintf(&b, "--set %s: ", printable(e.Set))
 	case e.Line > 0:
-		fmt.Fprintf(&b, "%s:%d: ", e.File, e.Line)
+		fmt.Fprintf(&b, "%s:%d: ", printable(e.File), e.Line)
 	case e.File != "":
-		fmt.Fprintf(&b, "%s: ", e.File)
+		fmt.Fprintf(&b, "%s: ", printable(e.File))
 	}
 	if e.Field != "" {
 		b.WriteString(e.Field)
@@ -42,6 +42,15 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// printable is s, or s quoted with its control characters escaped when it
+// has any: a file name or a --set flag is printed in the error as given.
+func printable(s string) string {
+	if _, bad := ControlChar(s, true); bad {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // Errors is every problem found in one scenario, in line order.
@@ -56,11 +65,31 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// MaxErrors is how many of a scenario's errors the loader keeps: those
+// found first, in line order; the rest are counted in a last error saying
+// how many more there were.
+const MaxErrors = 100
+
+// moreErrors stands for each error found beyond MaxErrors.
+var moreErrors = &Error{}
+
 // sorted orders es by line, file errors before --set errors (in the
 // flags' order), and drops
 // exact repeats (the same mistake reached twice through an alias or a
-// merge).
+// merge). Errors beyond MaxErrors (moreErrors) become one last error
+// that counts them.
 func (es Errors) sorted() Errors {
+	more, file := 0, ""
+	kept := es[:0]
+	for _, e := range es {
+		if e == moreErrors {
+			more++
+			continue
+		}
+		file = e.File
+		kept = append(kept, e)
+	}
+	es = kept
 	sort.SliceStable(es, func(i, j int) bool {
 		if (es[i].Set == "") != (es[j].Set == "") {
 			return es[i].Set == ""
@@ -77,6 +106,9 @@ func (es Errors) sorted() Errors {
 			seen[*e] = true
 			out = append(out, e)
 		}
+	}
+	if more > 0 {
+		out = append(out, &Error{File: file, Msg: fmt.Sprintf("and %d more errors, not listed (the first %d found are above)", more, MaxErrors)})
 	}
 	return out
 }

@@ -229,7 +229,7 @@ func buildSections() []*Section {
 		}},
 		{Name: "scheduling", Path: "scheduling", Doc: "How waiting runs are handed to workers. A run's priority and tenant are its class's.", Keys: []Key{
 			{Name: "workers", Kind: KindWord, Values: system.Disciplines(), Default: "fifo", Example: "fair",
-				Doc: "fifo: first come, first served. priority: strict, non-preemptive priority: the waiting run of the lowest priority value first (0 before 1), first come first served within a priority; a run holding a worker is never interrupted. fair: weighted fair queuing across tenants (start-time fair queuing): while tenants have runs waiting, each is handed runs in proportion to its weight, whatever the others send, and a run that expired waiting is not counted as its tenant's turn. Expired runs are dropped when they reach the head, and a full queue rejects, under each."},
+				Doc: "fifo: first come, first served. priority: strict, non-preemptive priority: the waiting run of the lowest priority value first (0 before 1), first come first served within a priority; a run holding a worker is never interrupted. fair: weighted fair queuing across tenants (start-time fair queuing): while tenants have runs waiting, each is handed runs in proportion to its weight, whatever the others send, and a run that expired waiting is not counted as its tenant's turn. Expired runs are dropped when they reach the head under each. A full queue refuses the arrival under fifo and priority; under fair, the oldest waiting run of the tenant holding the most of the queue for its weight (longest queue drop), unless that is the arrival's tenant."},
 		}},
 		{Name: "tenant", Path: "tenants.NAME", Doc: "A tenant: a customer, a team or a tier whose runs share the workers.", Keys: []Key{
 			{Name: "weight", Kind: KindNumber, Min: 0, MinExclusive: true, Max: 1e9, Unit: "share", Default: "1", Example: "3",
@@ -534,7 +534,7 @@ func buildSections() []*Section {
 		}},
 		{Name: "tool_queue", Path: "tools.NAME.queue", Doc: "A tool's waiting room.", Keys: []Key{
 			{Name: "capacity", Kind: KindInteger, Min: 0, Max: MaxQueue, Unit: "calls", Default: "unbounded", Example: "100",
-				Doc: "How many calls may wait; a call that finds it full gets a 503 at once."},
+				Doc: "How many calls may wait; when it is full a call gets a 503 at once: the arriving call, or under discipline fair the oldest waiting call of the tenant holding the most of the queue for its weight (longest queue drop)."},
 			{Name: "discipline", Kind: KindWord, Values: system.Disciplines(), Default: "fifo", Example: "priority",
 				Doc: "The order in which waiting calls are served, by the calling runs' classes: fifo, priority (a call of the lowest priority value first, never interrupting one in service) or fair (weighted fair queuing across the tenants, by their weights; their max_in_flight caps runs, not calls, and does not apply here)."},
 		}},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
@@ -141,6 +142,9 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if in.dir != nil && in.dir.VariantsOmitted > 0 {
+		fmt.Fprintf(stderr, "plot: %s: the first %d variants drawn; the other %d are left out of the per-variant charts (memory and legibility)\n", o.dir, charts.MaxSeriesVariants, in.dir.VariantsOmitted)
+	}
 	builds := in.charts()
 	if o.window != nil && len(builds) == 0 && in.dir != nil {
 		return fmt.Errorf("%s: --window: no time series to draw (no series.csv, tools.csv, breakers.csv or limits.csv)", o.dir)
@@ -191,6 +195,9 @@ type inputs struct {
 func readInputs(o *options) (*inputs, error) {
 	in := &inputs{o: o}
 	if o.dir != "" {
+		if err := atomicfile.CheckPublished(o.dir); err != nil {
+			return nil, err
+		}
 		var err error
 		if in.dir, err = charts.ReadDir(o.dir, charts.ParseObjective); err != nil {
 			return nil, err

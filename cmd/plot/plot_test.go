@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/charts"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -204,5 +208,98 @@ func TestRunWindow(t *testing.T) {
 		if _, stderr, code := runCLI(t, dir, "--window", bad); code != 2 || !strings.Contains(stderr, "want FROM..TO") {
 			t.Errorf("plot --window %s: exit %d, stderr %q; want a usage error", bad, code, stderr)
 		}
+	}
+}
+
+// TestPlotRefusesInterruptedOutput: as report does, plot refuses a
+// directory whose last write was interrupted between renames.
+func TestPlotRefusesInterruptedOutput(t *testing.T) {
+	dir := copyResults(t)
+	if err := os.WriteFile(filepath.Join(dir, ".budgetsim-publishing"), []byte("summary.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, dir, "--out", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("plot of an interrupted directory: exit %d, stderr %s; want it refused", code, stderr)
+	}
+}
+
+// manySeries writes a comparison's series.csv (200 bins a variant),
+// latency_cdf.csv and tools.csv (50 rows a variant) of n variants.
+func manySeries(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("variant,t_s,width_s,arrivals,attempts,completed,ended,in_system\n")
+	for v := range n {
+		for i := range 200 {
+			fmt.Fprintf(&b, "workers=%d,%d,1,10,12,9,10,3.5\n", v, i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "series.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The other per-variant files: a latency CDF and a tool's utilisation.
+	var cdf, tools strings.Builder
+	cdf.WriteString("variant,value_s,fraction\n")
+	tools.WriteString("variant,tool,t_s,width_s,utilisation\n")
+	for v := range n {
+		for i := range 50 {
+			fmt.Fprintf(&cdf, "workers=%d,%d,%g\n", v, i+1, float64(i+1)/50)
+			fmt.Fprintf(&tools, "workers=%d,api,%d,1,0.5\n", v, i)
+		}
+	}
+	for name, text := range map[string]string{"latency_cdf.csv": cdf.String(), "tools.csv": tools.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestSeriesBounded: the time series, CDFs and tool samples read from a
+// comparison's per-variant files are bounded to charts.MaxSeriesVariants
+// variants, whatever the files hold: the memory they keep (live heap after a collection, which does
+// not depend on timing) is about the same for 2000 variants as for 200,
+// not ten times as much; plot says how many it left out.
+func TestSeriesBounded(t *testing.T) {
+	kept := func(n int) (uint64, *charts.Dir) {
+		dir := manySeries(t, n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d, err := charts.ReadDir(dir, charts.ParseObjective)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(d)
+		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), d
+	}
+	small, ds := kept(200)
+	large, dl := kept(2000)
+	if len(dl.Series) != charts.MaxSeriesVariants || dl.VariantsOmitted != 2000-charts.MaxSeriesVariants || len(ds.Series) != charts.MaxSeriesVariants {
+		t.Fatalf("kept %d series (%d left out) of 2000, %d of 200; want %d of each", len(dl.Series), dl.VariantsOmitted, len(ds.Series), charts.MaxSeriesVariants)
+	}
+	cdfs, tools := map[string]bool{}, map[string]bool{}
+	for _, c := range dl.CDFs {
+		cdfs[c.Variant] = true
+	}
+	for _, s := range dl.Tools {
+		tools[s.Variant] = true
+	}
+	if len(cdfs) != charts.MaxSeriesVariants || len(tools) != charts.MaxSeriesVariants {
+		t.Errorf("kept the CDFs of %d variants and the tool samples of %d, want %d of each", len(cdfs), len(tools), charts.MaxSeriesVariants)
+	}
+	// 200 bins of 64 bytes for each of 32 variants is 400 KB; 2000
+	// variants' names and empty entries add about 200 KB. Unbounded, 2000
+	// variants keep 10 times what 200 do (about 30 MB).
+	if large > 3*small {
+		t.Errorf("2000 variants keep %d bytes, 200 keep %d: want about the same (bounded), not ten times", large, small)
+	}
+	_, stderr, code := runCLI(t, manySeries(t, 40), "--out", t.TempDir())
+	if code != 0 || !strings.Contains(stderr, "the other 8 are left out") {
+		t.Errorf("plot of 40 variants: exit %d, stderr %q; want it to say 8 were left out", code, stderr)
 	}
 }

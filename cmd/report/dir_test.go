@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
 )
 
 // planDir writes a plan's results directory: internal/charts' sweep.csv
@@ -139,5 +141,22 @@ func TestReportDirShowsWhatRan(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("plan report lacks %q", want)
 		}
+	}
+}
+
+// TestReportRefusesInterruptedOutput: a results directory whose last
+// write was interrupted between its files' renames (the marker
+// atomicfile.Publishing is there) is refused, not reported as a mix.
+func TestReportRefusesInterruptedOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "storm")
+	if err := os.CopyFS(dir, os.DirFS("../../internal/charts/testdata/storm")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, atomicfile.Publishing), []byte("compare.json\nseries.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, dir, "--out", filepath.Join(t.TempDir(), "r.html"))
+	if code == 0 || !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "compare.json, series.csv") {
+		t.Errorf("report of an interrupted directory: exit %d, stderr %s; want it refused, naming the files", code, stderr)
 	}
 }

@@ -121,6 +121,9 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 
 // reportDir writes the report of a results directory (report.FromDir).
 func reportDir(stdout io.Writer, dir, out, date string) error {
+	if err := atomicfile.CheckPublished(dir); err != nil {
+		return err
+	}
 	d, err := charts.ReadDir(dir, charts.ParseObjective)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -239,5 +240,40 @@ func TestBreakersFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(run, "breakers.csv")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestCompareFullDiskStillPrints: a comparison whose per-variant files
+// cannot be written as the variants complete (a file size limit stands in
+// for a full disk: writes fail with EFBIG) prints its table anyway, exits
+// 1 naming --out, and leaves the directory as it was.
+func TestCompareFullDiskStillPrints(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "summary.csv")
+	if err := os.WriteFile(old, []byte("previous\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 64 blocks of the shell's ulimit (at most 64 KiB) per file: the
+	// latency CDF and series of three mm1 variants are several times that.
+	cmd := exec.Command("sh", "-c", `ulimit -f 64 && exec "$0" "$@"`, os.Args[0], "compare", "mm1", "--vary", "workers=1,2,3", "--out", dir)
+	cmd.Env = append(os.Environ(), "BUDGETSIM_TEST_MAIN=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "workers=3") || !strings.Contains(out.String(), "p99") {
+		t.Errorf("the comparison's table is not printed; stdout:\n%s", out.String())
+	}
+	if !strings.Contains(errb.String(), "--out "+dir) || !strings.Contains(errb.String(), "too large") {
+		t.Errorf("stderr does not name --out and the write's failure:\n%s", errb.String())
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); len(entries) != 1 || string(b) != "previous\n" {
+		t.Errorf("the directory changed: %d entries, summary.csv %q; want the previous summary.csv alone", len(entries), b)
 	}
 }

@@ -54,6 +54,7 @@ func (e *env) compare(args []string) error {
 	prog := cli.NewProgress(e.stderr, "compare", time.Now)
 	opt := compare.Options{Interrupt: e.interrupted, Progress: prog.Update}
 	var files *compare.Files
+	var outErr error // the first failure to write --out
 	if *outDir != "" {
 		// The per-variant files are written as the variants complete, so
 		// memory holds one variant's histograms and series at a time.
@@ -64,11 +65,20 @@ func (e *env) compare(args []string) error {
 			return err
 		}
 		defer files.Abort() // a no-op once committed
+		// A file that cannot be written (a full disk) ends the files, not
+		// the comparison: its table is printed, and the exit status says
+		// what was not written.
 		opt.Each = func(v compare.Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
-			if err := files.Add(v.Label, cfg, acc.Latency(), first.Series); err != nil {
-				return err
+			if outErr != nil {
+				return nil
 			}
-			return files.AddClasses(v.Label, acc)
+			if outErr = files.Add(v.Label, cfg, acc.Latency(), first.Series); outErr == nil {
+				outErr = files.AddClasses(v.Label, acc)
+			}
+			if outErr != nil {
+				files.Abort()
+			}
+			return nil
 		}
 	}
 	res, err := compare.Run(spec, opt)
@@ -79,10 +89,8 @@ func (e *env) compare(args []string) error {
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(e.stderr, "simulate: compare interrupted: %d of %d variants have no result (%s)\n", len(res.Missing), len(variants), render.FirstFew(res.Missing, 10))
 	}
-	if files != nil {
-		if err := files.Commit(res.Variants); err != nil {
-			return err
-		}
+	if files != nil && outErr == nil {
+		outErr = files.Commit(res.Variants)
 	}
 	if sf.Format == "json" {
 		err = render.JSON(e.stdout, res.Variants)
@@ -91,6 +99,9 @@ func (e *env) compare(args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if outErr != nil {
+		return outFailed(*outDir, outErr)
 	}
 	if res.Interrupted {
 		return cli.ErrInterrupted

@@ -376,6 +376,7 @@ func TestOutFailureStillPrints(t *testing.T) {
 		{[]string{"run", scen}, "summary.json", "Little's law"},
 		{[]string{"run", scen, "--format", "json"}, "summary.csv", `"success_rate"`},
 		{[]string{"sweep", scen, "--vary", "workers=5,6", "--set", "warmup=10"}, "sweep.json", "workers=6"},
+		{[]string{"compare", scen, "--vary", "workers=5,6", "--set", "warmup=10"}, "compare.json", "workers=6"},
 	} {
 		dir := t.TempDir()
 		if err := os.Mkdir(filepath.Join(dir, tc.blocker), 0o755); err != nil {

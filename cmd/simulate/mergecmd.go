@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
@@ -38,6 +39,7 @@ func (e *env) merge(args []string) error {
 	if *outDir == "" {
 		return cli.Usagef("merge needs --out DIR for sweep.csv and sweep.json")
 	}
+	limitHeap()
 	var files []string
 	for _, p := range pos {
 		st, err := os.Stat(p)
@@ -106,4 +108,19 @@ func (e *env) mergeShards(shards []*sweep.ShardReader, dir, format string) error
 		return err
 	}
 	return e.printSweep(rec, sum.Summaries(false), dir, format)
+}
+
+// heapLimit is the heap the shard commands (merge, sweep --shard) ask the
+// garbage collector to stay under: shard lines are up to
+// sweep.MaxShardLineBytes, and without a limit the collector lets the heap
+// grow to twice what is live before collecting, past docs/limits.md's
+// 4 GB for the largest lines.
+const heapLimit = 3 << 30
+
+// limitHeap sets the garbage collector's soft memory limit to heapLimit,
+// unless GOMEMLIMIT chose one.
+func limitHeap() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(heapLimit)
+	}
 }

@@ -48,6 +48,7 @@ func (e *env) sweep(args []string) error {
 		spec.RelError, spec.MaxReplications = *relErr, *maxReps
 	}
 	if *shardFlag != "" {
+		limitHeap()
 		if spec.Shard, spec.Shards, err = parseShard(*shardFlag); err != nil {
 			return err
 		}

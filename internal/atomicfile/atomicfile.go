@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -159,11 +161,71 @@ func (f *File) publish() error {
 // until all are written and synced, so a failure while writing (a full
 // disk, an error in a writer) leaves every previous file as it was, not
 // some new and some old. The renames themselves, which need no space,
-// come last and one after another, once no destination is a directory; a
-// rename failing after that (a file system gone read-only) can still leave
-// the files before it replaced, and no temporary file behind.
+// come last and one after another, once no destination is a directory.
+// Around them each destination directory holds a marker, Publishing,
+// naming the files being renamed: a process killed between two renames
+// (or a rename failing, on a file system gone read-only) leaves it there,
+// and readers that call CheckPublished refuse the directory instead of
+// reading new files beside old ones. The marker goes once every rename is
+// done, and only then.
 type Group struct {
 	files []*File
+}
+
+// Publishing is the name of the marker a Group keeps in a directory while
+// it renames its files into place: one file name a line.
+const Publishing = ".budgetsim-publishing"
+
+// afterRename, when set (by tests), is called after each rename of a
+// group's commit; an error stops the commit there, as a kill would.
+var afterRename func(i int) error
+
+// CheckPublished returns an error when dir holds the marker of a group
+// whose files were not all put in place (see Group): the output there may
+// mix files of two runs. The error names the files and says to rerun.
+func CheckPublished(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, Publishing))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names := strings.Fields(string(b))
+	return fmt.Errorf("%s: the last write of %s there was interrupted while its files were put in place (%s is there): they may mix two runs' results; rerun the command that wrote them", dir, strings.Join(names, ", "), Publishing)
+}
+
+// markPublishing adds names to dir's marker, creating it; names already
+// there (an earlier group interrupted) stay.
+func markPublishing(dir string, names []string) error {
+	have := readMarker(dir)
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			have = append(have, n)
+		}
+	}
+	return writeMarker(dir, have)
+}
+
+// unmarkPublishing takes names off dir's marker, removing it once empty.
+func unmarkPublishing(dir string, names []string) error {
+	have := slices.DeleteFunc(readMarker(dir), func(n string) bool { return slices.Contains(names, n) })
+	if len(have) == 0 {
+		if err := os.Remove(filepath.Join(dir, Publishing)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return writeMarker(dir, have)
+}
+
+func readMarker(dir string) []string {
+	b, _ := os.ReadFile(filepath.Join(dir, Publishing))
+	return strings.Fields(string(b))
+}
+
+func writeMarker(dir string, names []string) error {
+	return WriteFile(filepath.Join(dir, Publishing), []byte(strings.Join(names, "\n")+"\n"))
 }
 
 // Create starts writing path as part of the group.
@@ -207,11 +269,42 @@ func (g *Group) Commit() error {
 			return fmt.Errorf("cannot write %s: is a directory", f.path)
 		}
 	}
+	if len(ready) == 1 {
+		return ready[0].publish() // one rename: nothing can be mixed
+	}
+	// The marker of each destination directory, in a fixed order.
+	byDir := map[string][]string{}
+	var dirs []string
+	for _, f := range ready {
+		d := filepath.Dir(f.path)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], filepath.Base(f.path))
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		if err := markPublishing(d, byDir[d]); err != nil {
+			for _, o := range ready {
+				os.Remove(o.tmp.Name())
+			}
+			return err
+		}
+	}
 	for i, f := range ready {
-		if err := f.publish(); err != nil {
+		err := f.publish()
+		if err == nil && afterRename != nil {
+			err = afterRename(i)
+		}
+		if err != nil {
 			for _, o := range ready[i+1:] {
 				os.Remove(o.tmp.Name())
 			}
+			return err // the markers stay: the directories mix old and new files
+		}
+	}
+	for _, d := range dirs {
+		if err := unmarkPublishing(d, byDir[d]); err != nil {
 			return err
 		}
 	}

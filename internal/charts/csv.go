@@ -20,6 +20,9 @@ type table struct {
 	cols map[string]int
 	rec  []string
 	line int
+	// first, when the file is read through a firstVariants, skips the
+	// rows of the variants past its first few.
+	first *firstVariants
 }
 
 func newTable(r io.Reader, name string, required []string) (*table, error) {
@@ -33,6 +36,9 @@ func newTable(r io.Reader, name string, required []string) (*table, error) {
 		return nil, csvError(name, err)
 	}
 	t := &table{name: name, r: cr, cols: map[string]int{}}
+	if fv, ok := r.(*firstVariants); ok {
+		t.first = fv
+	}
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if _, dup := t.cols[h]; dup {
@@ -58,16 +64,44 @@ func csvError(name string, err error) error {
 
 // next reads the next record; it returns false at the end of the file.
 func (t *table) next() (bool, error) {
-	rec, err := t.r.Read()
-	if err == io.EOF {
-		return false, nil
+	for {
+		rec, err := t.r.Read()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, csvError(t.name, err)
+		}
+		t.rec = rec
+		t.line, _ = t.r.FieldPos(0)
+		if t.first == nil || !t.has("variant") || t.first.keep(t.str("variant")) {
+			return true, nil
+		}
 	}
-	if err != nil {
-		return false, csvError(t.name, err)
+}
+
+// firstVariants is a file's reader for a table that keeps the rows of its
+// first max variants (by the variant column) and skips the others'
+// unread, counting those variants: a comparison of thousands of variants
+// writes per-variant files of hundreds of megabytes, more than a chart can
+// show or memory should hold.
+type firstVariants struct {
+	io.Reader
+	max     int
+	seen    variantIndex
+	omitted int
+}
+
+// keep reports whether the rows of variant v are kept.
+func (f *firstVariants) keep(v string) bool {
+	i, isNew := f.seen.of(v)
+	if i < f.max {
+		return true
 	}
-	t.rec = rec
-	t.line, _ = t.r.FieldPos(0)
-	return true, nil
+	if isNew {
+		f.omitted++
+	}
+	return false
 }
 
 func (t *table) has(col string) bool { _, ok := t.cols[col]; return ok }

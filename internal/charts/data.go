@@ -120,10 +120,34 @@ func (s Series) HasInSystem() bool { return len(s.Bins) > 0 && !math.IsNaN(s.Bin
 // HasEnded reports whether the bins carry an "ended" column.
 func (s Series) HasEnded() bool { return len(s.Bins) > 0 && s.Bins[0].Ended >= 0 }
 
+// MaxSeriesVariants is how many variants ReadDir keeps of series.csv and
+// the other per-variant files, the first in each file: a comparison of
+// 10 000 variants writes hundreds of megabytes of bins and curves, more
+// than a chart can show or memory should hold. The other variants' rows
+// are skipped and counted (Dir.VariantsOmitted).
+const MaxSeriesVariants = 32
+
 // ReadSeries reads series.csv (columns variant, t_s, width_s, arrivals,
 // attempts, completed, and optionally in_system and ended) into one Series
 // per variant. Bins of a variant must start in increasing order.
 func ReadSeries(r io.Reader, name string) ([]Series, error) {
+	out, _, err := readSeriesUpTo(r, name, 0)
+	return out, err
+}
+
+// readSeriesUpTo is ReadSeries keeping the first max variants (0: all), and
+// the number of variants it left out.
+func readSeriesUpTo(r io.Reader, name string, max int) ([]Series, int, error) {
+	out, err := readSeriesRows(r, name, max)
+	omitted := 0
+	if max > 0 && err == nil && len(out) > max {
+		omitted = len(out) - max
+		out = out[:max:max]
+	}
+	return out, omitted, err
+}
+
+func readSeriesRows(r io.Reader, name string, max int) ([]Series, error) {
 	t, err := newTable(r, name, []string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed"})
 	if err != nil {
 		return nil, err
@@ -168,6 +192,9 @@ func ReadSeries(r io.Reader, name string) ([]Series, error) {
 			out = append(out, Series{Variant: t.str("variant")})
 		}
 		s := &out[i]
+		if max > 0 && i >= max {
+			continue // counted (a Series without bins), not kept
+		}
 		if n := len(s.Bins); n > 0 && b.Start <= s.Bins[n-1].Start {
 			return nil, t.errorf("t_s", "bins of variant %q must be in increasing order of time, got %s after %s", s.Variant, t.str("t_s"), FormatSeconds(s.Bins[n-1].Start.Seconds()))
 		}

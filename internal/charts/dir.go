@@ -29,12 +29,17 @@ type Dir struct {
 	// completion-time CDF (of each variant, for a comparison).
 	ClassCDFs []CDF
 	Series    []Series
-	Sweep     []SweepPoint
-	Tail      []TailStage
-	Tools     []ToolSample
-	Outages   []Outage
-	Breakers  []BreakerSample
-	Limits    []LimitSample
+	// VariantsOmitted counts the variants beyond MaxSeriesVariants whose
+	// rows of the per-variant files (series.csv, latency_cdf.csv,
+	// class_latency_cdf.csv, tools.csv, outages.csv, breakers.csv,
+	// limits.csv) were not kept: the most any of them left out.
+	VariantsOmitted int
+	Sweep           []SweepPoint
+	Tail            []TailStage
+	Tools           []ToolSample
+	Outages         []Outage
+	Breakers        []BreakerSample
+	Limits          []LimitSample
 	// Target is plan.json's objectives and answer; nil without.
 	Target *Target
 
@@ -62,6 +67,18 @@ func readFile[T any](dir, name string, parse func(io.Reader, string) (T, error))
 	defer f.Close()
 	v, err = parse(Bounded(f, path, MaxInputSize), path)
 	return v, true, err
+}
+
+// keepFirst wraps parse so that it keeps the rows of the first
+// MaxSeriesVariants variants of its file (firstVariants), counting the
+// others in d.VariantsOmitted.
+func keepFirst[T any](d *Dir, parse func(io.Reader, string) (T, error)) func(io.Reader, string) (T, error) {
+	return func(r io.Reader, name string) (T, error) {
+		fv := &firstVariants{Reader: r, max: MaxSeriesVariants}
+		v, err := parse(fv, name)
+		d.VariantsOmitted = max(d.VariantsOmitted, fv.omitted)
+		return v, err
+	}
 }
 
 // MaxInputSize bounds each file this package reads: results files are
@@ -113,13 +130,18 @@ func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error
 	if len(d.Summaries) > 0 {
 		d.Scenario = d.Summaries[0].Scenario
 	}
-	if d.CDFs, d.has["latency_cdf.csv"], err = readFile(dir, "latency_cdf.csv", ReadCDF); err != nil {
+	if d.CDFs, d.has["latency_cdf.csv"], err = readFile(dir, "latency_cdf.csv", keepFirst(d, ReadCDF)); err != nil {
 		return nil, err
 	}
-	if d.ClassCDFs, d.has["class_latency_cdf.csv"], err = readFile(dir, "class_latency_cdf.csv", ReadCDF); err != nil {
+	if d.ClassCDFs, d.has["class_latency_cdf.csv"], err = readFile(dir, "class_latency_cdf.csv", keepFirst(d, ReadCDF)); err != nil {
 		return nil, err
 	}
-	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", ReadSeries); err != nil {
+	readBounded := func(r io.Reader, name string) ([]Series, error) {
+		s, omitted, err := readSeriesUpTo(r, name, MaxSeriesVariants)
+		d.VariantsOmitted = max(d.VariantsOmitted, omitted)
+		return s, err
+	}
+	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", readBounded); err != nil {
 		return nil, err
 	}
 	if d.Sweep, d.has["sweep.csv"], err = readFile(dir, "sweep.csv", ReadSweep); err != nil {
@@ -144,16 +166,16 @@ func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error
 			}
 		}
 	}
-	if d.Tools, d.has["tools.csv"], err = readFile(dir, "tools.csv", ReadTools); err != nil {
+	if d.Tools, d.has["tools.csv"], err = readFile(dir, "tools.csv", keepFirst(d, ReadTools)); err != nil {
 		return nil, err
 	}
-	if d.Outages, d.has["outages.csv"], err = readFile(dir, "outages.csv", ReadOutages); err != nil {
+	if d.Outages, d.has["outages.csv"], err = readFile(dir, "outages.csv", keepFirst(d, ReadOutages)); err != nil {
 		return nil, err
 	}
-	if d.Breakers, d.has["breakers.csv"], err = readFile(dir, "breakers.csv", ReadBreakers); err != nil {
+	if d.Breakers, d.has["breakers.csv"], err = readFile(dir, "breakers.csv", keepFirst(d, ReadBreakers)); err != nil {
 		return nil, err
 	}
-	if d.Limits, d.has["limits.csv"], err = readFile(dir, "limits.csv", ReadLimits); err != nil {
+	if d.Limits, d.has["limits.csv"], err = readFile(dir, "limits.csv", keepFirst(d, ReadLimits)); err != nil {
 		return nil, err
 	}
 	return d, nil

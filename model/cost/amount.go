@@ -123,6 +123,21 @@ func AmountFromFloat(f float64) (Amount, error) {
 	return Amount(r), nil
 }
 
+// AddSat returns a + b and true, or, when the sum is beyond the range of
+// an Amount, the bound it passed ([MaxAmount], or the smallest Amount) and
+// false: the books saturate, with the caller told, instead of wrapping to
+// the other sign.
+func (a Amount) AddSat(b Amount) (Amount, bool) {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return MaxAmount, false
+	case b < 0 && s > a:
+		return math.MinInt64, false
+	}
+	return s, true
+}
+
 // Float64 returns a in units, a/10^6, to the nearest float64.
 func (a Amount) Float64() float64 {
 	whole, frac := a/Unit, a%Unit

@@ -192,3 +192,25 @@ func BenchmarkParseAmount(b *testing.B) {
 		}
 	}
 }
+
+// TestAddSat: sums inside the range are exact; beyond it they stop at the
+// bound they passed, reported, instead of wrapping to the other sign.
+func TestAddSat(t *testing.T) {
+	for _, c := range []struct {
+		a, b, want cost.Amount
+		ok         bool
+	}{
+		{2, 3, 5, true},
+		{cost.MaxAmount - 1, 1, cost.MaxAmount, true},
+		{cost.MaxAmount, 1, cost.MaxAmount, false},
+		{cost.MaxAmount / 2, cost.MaxAmount, cost.MaxAmount, false},
+		{-cost.MaxAmount, -1, math.MinInt64, true},
+		{-cost.MaxAmount, -2, math.MinInt64, false},
+		{cost.MaxAmount, -cost.MaxAmount, 0, true},
+	} {
+		got, ok := c.a.AddSat(c.b)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%d.AddSat(%d) = %d, %v; want %d, %v", c.a, c.b, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -14,7 +14,10 @@
 //     tagged when it reaches the head of its tenant's queue: while tenants
 //     are backlogged, the work handed out to each is proportional to its
 //     weight, whatever the others push, and an item handed out after its
-//     [Item.Deadline] is not charged to its tenant.
+//     [Item.Deadline] is not charged to its tenant ([Fair.Refund] gives
+//     back the turn of one dropped for another reason). A bounded queue
+//     makes room with [Fair.PushOut], longest queue drop, so that a
+//     flooding tenant cannot fill the room and drain the others' backlog.
 //
 // Both cap each tenant's work in flight at its [Tenant.MaxInFlight]: an
 // item of a tenant at its cap is passed over, not dropped, until Done

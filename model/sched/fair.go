@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -55,6 +56,16 @@ type Fair[T any] struct {
 	lastFin []float64 // finish tag of each tenant's latest item handed out
 	v       float64   // virtual time
 	maxFin  float64   // largest finish tag handed out
+	last    popped    // the last Pop, for Refund
+}
+
+// popped is what Refund needs to undo the charge of the last Pop.
+type popped struct {
+	ok     bool    // a Pop with nothing pushed or popped since
+	ti     int     // its tenant
+	start  float64 // its item's start tag
+	v      float64 // the virtual time right after it took the tag
+	maxFin float64 // the largest finish tag before it
 }
 
 // NewFair returns an empty fair queue for the declared tenants (nil for
@@ -88,6 +99,7 @@ func (f *Fair[T]) Push(now time.Duration, it Item[T]) error {
 		f.head[ti] = max(f.v, f.lastFin[ti])
 	}
 	it.Enqueued = now
+	f.last.ok = false
 	f.t.seq++
 	f.q[ti].push(entry[T]{it: it, seq: f.t.seq})
 	f.t.waiting++
@@ -130,6 +142,7 @@ func (f *Fair[T]) Pop(now time.Duration) (Item[T], bool) {
 	}
 	f.lastFin[best] = fin
 	f.v = max(f.v, start)
+	f.last = popped{ok: true, ti: best, start: start, v: f.v, maxFin: f.maxFin}
 	f.maxFin = max(f.maxFin, fin)
 	if f.q[best].len() > 0 {
 		f.head[best] = max(f.v, fin)
@@ -140,6 +153,78 @@ func (f *Fair[T]) Pop(now time.Duration) (Item[T], bool) {
 		// into the next busy period.
 		f.v = f.maxFin
 	}
+	return e.it, true
+}
+
+// Refund gives back the turn of the item the last Pop returned, which the
+// caller drops unserved for a reason its Deadline could not tell (a call
+// whose caller gave up or cancelled it while it waited): its tenant is
+// charged nothing, exactly as if the item had expired. It must follow that
+// Pop with no Push or Pop in between, and returns an error otherwise.
+func (f *Fair[T]) Refund() error {
+	l := f.last
+	if !l.ok {
+		return errors.New("sched: Refund: not right after a Pop")
+	}
+	f.last.ok = false
+	f.lastFin[l.ti] = l.start
+	f.v = l.v
+	f.maxFin = max(l.maxFin, l.start)
+	if f.q[l.ti].len() > 0 {
+		f.head[l.ti] = max(f.v, l.start)
+	}
+	if f.t.waiting == 0 {
+		f.v = f.maxFin
+	}
+	return nil
+}
+
+// PushOut makes room for an item of tenant in a full queue by longest
+// queue drop, weighted, from the front: of the tenants with items
+// waiting, counting tenant with one item more (the one arriving), the one
+// with the most waiting items per unit of weight gives up its oldest item,
+// which PushOut removes and returns (the caller refuses it, then pushes
+// the arrival); the item behind it takes over its start tag. When that
+// tenant is the arriving one (it wins ties), nothing is removed and ok is
+// false: the arrival is the item to refuse.
+//
+// This is the buffer management fair queuing needs (B. Suter, T. V.
+// Lakshman, D. Stiliadis and A. K. Choudhury, "Design considerations for
+// supporting TCP with per-flow queueing", IEEE INFOCOM 1998: longest queue
+// drop; dropping from the front as in T. V. Lakshman, A. Neidhardt and
+// T. J. Ott, "The drop from front strategy in TCP and in TCP over ATM",
+// IEEE INFOCOM 1996). With tail drop, a tenant sending faster than its
+// share fills a bounded queue, the others' arrivals find it full, and
+// their backlog, and with it their share of the work, drains away,
+// whatever order Pop serves in. Under longest queue drop a tenant holding
+// no more than its weight's share of the room never loses an item to
+// another's flood (a tenant losing one holds at least (C+1)·w/W of a
+// queue of C), so a tenant that keeps sending keeps its backlog and the
+// share Pop guarantees. The oldest item goes rather than the newest
+// because it is the nearest to its deadline: the tenant keeps the runs
+// that can still be served in time, and its place in the order.
+func (f *Fair[T]) PushOut(tenant string) (out Item[T], ok bool) {
+	ti, added := f.t.lookup(tenant)
+	if added {
+		f.q = append(f.q, fifo[T]{})
+		f.head = append(f.head, 0)
+		f.lastFin = append(f.lastFin, 0)
+	}
+	longest, most := ti, float64(f.q[ti].len()+1)/f.t.spec[ti].Weight
+	for tj := range f.q {
+		if tj == ti || f.q[tj].len() == 0 {
+			continue
+		}
+		if per := float64(f.q[tj].len()) / f.t.spec[tj].Weight; per > most {
+			longest, most = tj, per
+		}
+	}
+	if longest == ti {
+		return out, false
+	}
+	e := f.q[longest].pop()
+	f.t.waiting--
+	f.last.ok = false
 	return e.it, true
 }
 

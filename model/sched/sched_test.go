@@ -486,3 +486,110 @@ func TestExpiredItemsAreNotATurn(t *testing.T) {
 		t.Errorf("unexpired items handed out: a %d, b %d; want 50 each within 2", live["a"], live["b"])
 	}
 }
+
+// TestRefundIsExpiry: an item the caller drops after Pop and refunds
+// costs its tenant what an expired item costs, nothing: a queue where some
+// items carry a passed deadline and one where the same items are refunded
+// instead hand out the same items in the same order.
+func TestRefundIsExpiry(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nt := rapid.IntRange(2, 3).Draw(rt, "tenants")
+		ts := make([]Tenant, nt)
+		for i := range ts {
+			ts[i] = Tenant{Name: fmt.Sprint("t", i), Weight: float64(rapid.IntRange(1, 4).Draw(rt, "weight"))}
+		}
+		expiring, _ := NewFair[int](ts)
+		refunded, _ := NewFair[int](ts)
+		now := time.Hour
+		dropped := map[int]bool{}
+		for step := range 300 {
+			if rapid.IntRange(0, 2).Draw(rt, "op") > 0 {
+				i := rapid.IntRange(0, nt-1).Draw(rt, "who")
+				c := float64(rapid.IntRange(1, 5).Draw(rt, "cost"))
+				drop := rapid.Bool().Draw(rt, "drop")
+				dropped[step] = drop
+				var dl time.Duration
+				if drop {
+					dl = time.Second // long passed at now
+				}
+				_ = expiring.Push(now, Item[int]{Tenant: ts[i].Name, Cost: c, Value: step, Deadline: dl})
+				_ = refunded.Push(now, Item[int]{Tenant: ts[i].Name, Cost: c, Value: step})
+				continue
+			}
+			a, okA := expiring.Pop(now)
+			b, okB := refunded.Pop(now)
+			if okA != okB || a.Value != b.Value {
+				rt.Fatalf("step %d: the expiring queue pops %v (%v), the refunding one %v (%v)", step, a.Value, okA, b.Value, okB)
+			}
+			if !okA {
+				continue
+			}
+			if dropped[b.Value] {
+				if err := refunded.Refund(); err != nil {
+					rt.Fatal(err)
+				}
+			}
+			_ = expiring.Done(now, a.Tenant)
+			_ = refunded.Done(now, b.Tenant)
+		}
+	})
+	f, _ := NewFair[int](nil)
+	if err := f.Refund(); err == nil {
+		t.Error("Refund with no Pop before it: no error")
+	}
+}
+
+// TestPushOutTakesFromTheTenantOverItsShare: in a queue bounded at C
+// items, making room by PushOut takes an item only from a tenant holding
+// more than its weight's share of the room, C·w/W (longest queue drop:
+// its waiting items per weight are at least everyone's, the arrival
+// counted, so at least (C+1)·w/W); and the arrival is refused only when
+// its own tenant would hold the most per weight.
+func TestPushOutTakesFromTheTenantOverItsShare(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		nt := rapid.IntRange(2, 4).Draw(rt, "tenants")
+		ts := make([]Tenant, nt)
+		total := 0.0
+		for i := range ts {
+			ts[i] = Tenant{Name: fmt.Sprint("t", i), Weight: float64(rapid.IntRange(1, 5).Draw(rt, "weight"))}
+			total += ts[i].Weight
+		}
+		capacity := rapid.IntRange(1, 20).Draw(rt, "capacity")
+		q, _ := NewFair[int](ts)
+		waiting := make([]int, nt)
+		for range 400 {
+			if rapid.IntRange(0, 3).Draw(rt, "op") == 0 {
+				if it, ok := q.Pop(0); ok {
+					_ = q.Done(0, it.Tenant)
+					waiting[it.Value]--
+				}
+				continue
+			}
+			i := rapid.IntRange(0, nt-1).Draw(rt, "who")
+			if q.Len() >= capacity {
+				out, ok := q.PushOut(ts[i].Name)
+				if !ok {
+					for j := range ts {
+						if j != i && float64(waiting[j])/ts[j].Weight > float64(waiting[i]+1)/ts[i].Weight {
+							rt.Fatalf("arrival of %s refused though %s holds %d of weight %g against its %d+1 of weight %g", ts[i].Name, ts[j].Name, waiting[j], ts[j].Weight, waiting[i], ts[i].Weight)
+						}
+					}
+					continue
+				}
+				v := out.Value
+				if share := float64(capacity+1) * ts[v].Weight / total; float64(waiting[v]) < share-1e-9 {
+					rt.Fatalf("pushed out an item of %s, holding %d of %d with weight %g of %g: below its share %.2f", ts[v].Name, waiting[v], capacity, ts[v].Weight, total, share)
+				}
+				if v == i {
+					rt.Fatalf("pushed out an item of the arriving tenant %s instead of refusing the arrival", ts[i].Name)
+				}
+				waiting[v]--
+			}
+			_ = q.Push(0, Item[int]{Tenant: ts[i].Name, Value: i})
+			waiting[i]++
+			if q.Len() > capacity {
+				rt.Fatalf("%d items waiting in a queue bounded at %d", q.Len(), capacity)
+			}
+		}
+	})
+}

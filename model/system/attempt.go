@@ -84,7 +84,9 @@ type attempt struct {
 
 // stepTime adds d to the current step's stage time.
 func (m *Model) stepTime(ri int32, d time.Duration) {
-	m.stagesOf(ri)[1+int(m.runs.At(ri).step)] += d
+	if st := m.stagesOf(ri); st != nil { // a member's time is its span (memberSpan)
+		st[1+int(m.runs.At(ri).step)] += d
+	}
 }
 
 // dial starts attempt r.cur.n of step r.step at tool r.tool, or refuses it
@@ -227,7 +229,9 @@ func (m *Model) admitRate(ri int32, r *run) admission {
 // maximum first; a reservation that does not fit is refused locally, like
 // a lease below the floor.
 func (m *Model) admitCost(ri int32, r *run, tp *toolPlan) admission {
-	if !m.reserve(ri, r, tp.cost.Reserve+m.tokenReserve(ri, tp)) {
+	tr, ok := m.tokenReserve(ri, tp)
+	amount, fits := tp.cost.Reserve.AddSat(tr)
+	if !ok || !fits || !m.reserve(ri, r, amount) {
 		if r.measured {
 			m.res.Cost.Refused++
 		}
@@ -239,7 +243,7 @@ func (m *Model) admitCost(ri int32, r *run, tp *toolPlan) admission {
 
 // reserve reserves amount from the budget of run ri (r) and the scenario's.
 func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
-	if m.cfg.RunBudget > 0 && m.payer(r).spent+amount > m.cfg.RunBudget {
+	if m.cfg.RunBudget > 0 && amount > m.cfg.RunBudget-m.payer(r).spent { // a difference: a large amount cannot wrap it
 		return false
 	}
 	if m.ledger != nil {
@@ -265,9 +269,11 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	a := &r.cur
 	c := m.toolPlans[r.tool].cost
 	if dialed && a.ending == timedOut {
-		m.payer(r).spent += a.reserved // unknown usage: the budget keeps it reserved
+		// Unknown usage: the budget keeps it reserved. Sums saturate at
+		// cost.MaxAmount rather than wrap negative over many calls.
+		m.payer(r).spent, _ = m.payer(r).spent.AddSat(a.reserved)
 		if r.measured {
-			m.win.unsettled += a.reserved
+			m.win.unsettled, _ = m.win.unsettled.AddSat(a.reserved)
 		}
 		if m.ledger != nil {
 			// The simulation never learns the usage: held for good,
@@ -285,8 +291,8 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 			// A call's tokens may bill more than it reserved (an output
 			// longer than reserve_output, with no max_output to cut it):
 			// the reservation is the contract, as for usage.
-			actual += tu
-			if actual > a.reserved {
+			var exact bool
+			if actual, exact = actual.AddSat(tu); !exact || actual > a.reserved {
 				actual = a.reserved
 				if r.measured {
 					m.res.Cost.Overrun++
@@ -294,7 +300,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 			}
 		}
 	}
-	m.payer(r).spent += actual
+	m.payer(r).spent, _ = m.payer(r).spent.AddSat(actual)
 	if m.ledger != nil {
 		if err := m.ledger.Settle(m.held[ri].resv, actual); err != nil {
 			panic("system: cost settle: " + err.Error())
@@ -707,7 +713,9 @@ func (m *Model) advance(ri int32, r *run, o retry.Outcome, d retry.Decision) {
 	}
 	a.prevSleep = d.Sleep
 	r.backoff += d.Sleep
-	m.stagesOf(ri)[m.nStages-1] += d.Sleep
+	if st := m.stagesOf(ri); st != nil {
+		st[m.nStages-1] += d.Sleep
+	}
 	a.n++
 	if d.Sleep <= 0 {
 		m.dial(ri)

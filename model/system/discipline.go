@@ -245,3 +245,23 @@ func (m *Model) classWorkerTime(r *run, now time.Duration) {
 		m.res.Classes[r.class].BusySeconds += secs(now - r.started)
 	}
 }
+
+// pushOut makes room in a full fair worker queue for an arriving run of
+// class c by longest queue drop (model/sched's Fair.PushOut): the newest
+// waiting run of the tenant holding the most of the queue for its weight
+// ends rejected, unless that tenant is the arriving run's, which is then
+// the one refused (pushOut reports false). Other disciplines refuse the
+// arrival.
+func (m *Model) pushOut(c *schedClass) bool {
+	f, ok := m.queue.q.(*sched.Fair[int32])
+	if !ok {
+		return false
+	}
+	it, ok := f.PushOut(c.tenant)
+	if !ok {
+		return false
+	}
+	m.runs.At(it.Value).started = -1
+	m.end(it.Value, Rejected)
+	return true
+}

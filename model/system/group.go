@@ -3,7 +3,6 @@ package system
 import (
 	"time"
 
-	"github.com/budgetsim/budgetsim/internal/container"
 	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/sim"
@@ -66,21 +65,34 @@ type GroupResult struct {
 }
 
 // groupOf returns run slot ri's group state. The states live in a table
-// that grows by chunks, like the run table, and each chunk's members'
-// slots in one slab: a longer simulation, whose peaks put more runs in the
-// system at once, allocates per chunk of slots, never per group.
+// that grows by chunks, like the run table; a group's members' slots are
+// in a list it takes when it begins and gives back when it ends
+// (takeKids, endGroup), so that memory holds lists for the groups running
+// at once, each as long as its members, not one of the longest group's
+// length for every run slot (members have slots too: that was quadratic).
 func (m *Model) groupOf(ri int32) *groupRun {
 	for int(ri) >= m.groups.Len() {
-		i := m.groups.Add()
-		if i&(1<<container.ChunkBits-1) == 0 {
-			m.kidSlabs = append(m.kidSlabs, make([]int32, m.maxKids<<container.ChunkBits))
-		}
-		slab := m.kidSlabs[i>>container.ChunkBits]
-		o := int(i&(1<<container.ChunkBits-1)) * m.maxKids
-		m.groups.At(i).kids = slab[o : o : o+m.maxKids]
+		m.groups.Add()
 	}
 	return m.groups.At(ri)
 }
+
+// takeKids returns an empty list for a group's members' slots, one a
+// group that ended gave back if there is one: the lists in use and spare
+// are at most the peak of groups running at once.
+func (m *Model) takeKids() []int32 {
+	if n := len(m.kidPool); n > 0 {
+		k := m.kidPool[n-1]
+		m.kidPool = m.kidPool[:n-1]
+		return k[:0]
+	}
+	return make([]int32, 0, m.maxKids)
+}
+
+// liveSlots is the run slots in use: the runs in the system and the
+// members of their parallel and hedged steps, which the max_in_system
+// guard counts, each costing a slot's memory.
+func (m *Model) liveSlots() int { return m.runs.Len() - len(m.free) }
 
 // beginGroup starts the group of run pi's current step.
 func (m *Model) beginGroup(pi int32, r *run) {
@@ -91,7 +103,7 @@ func (m *Model) beginGroup(pi int32, r *run) {
 	gs.gen++
 	gs.g, gs.start = gi, now
 	gs.ok, gs.failed, gs.live, gs.launched = 0, 0, 0, 0
-	gs.kids = gs.kids[:0]
+	gs.kids = m.takeKids()
 	gs.stopped = false
 	gs.last = Failed
 	r.cur.state = idle
@@ -288,6 +300,8 @@ func (m *Model) endGroup(pi int32, gs *groupRun) time.Duration {
 		m.cancelMember(ci, gs)
 	}
 	gs.gen++ // nothing of this group may act any more
+	m.kidPool = append(m.kidPool, gs.kids)
+	gs.kids = nil
 	return m.s.Now() - gs.start
 }
 

@@ -3,6 +3,7 @@ package system_test
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -296,5 +297,55 @@ func TestGroupAllocationsDoNotGrowWithRuns(t *testing.T) {
 		if big > small+40 {
 			t.Errorf("%s: %v allocations for 10k runs, %v for 100k: something allocates per event", name, small, big)
 		}
+	}
+}
+
+// wideFanOut is a parallel step of n members, one call each.
+func wideFanOut(n int) string {
+	var b strings.Builder
+	b.WriteString("name: wide\nseed: 3\nruns: 300\narrivals: {rate: 4/s}\nworkers: 1000\nsteps:\n  - name: fetch\n    parallel:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "      - {name: m%d, tool: web}\n", i)
+	}
+	b.WriteString("tools:\n  web: {latency: {dist: exponential, mean: 1s}}\n")
+	return b.String()
+}
+
+// TestGuardCountsMembers: max_in_system counts the calls of parallel
+// steps with the runs, since each holds a run's memory: 4 runs/s of 400
+// members each, served in a second, keep about 1600 slots in use, past a
+// guard of 1000, though fewer than 10 runs are in the system.
+func TestGuardCountsMembers(t *testing.T) {
+	cfg := scenarioFile(t, wideFanOut(400), "guards.max_in_system=1000")
+	res := system.New(cfg, system.Options{}).Run()
+	if !strings.Contains(res.Stopped, "max_in_system guard") || !strings.Contains(res.Stopped, "calls of their parallel or hedged steps") {
+		t.Errorf("stopped %q; want the max_in_system guard, counting the members' calls", res.Stopped)
+	}
+}
+
+// TestGroupMemoryLinear: the memory a parallel step's runs take grows with
+// the members, not with members × run slots (every member holds a run
+// slot too, and a row of the plan's stages or a list of the longest
+// group's length per slot was quadratic). Measured by the bytes allocated,
+// which are deterministic, not by time: four times the members, at the
+// same arrivals, allocate about four times as much (the members' slots,
+// calls and events), where the quadratic state allocated sixteen times as
+// much for itself.
+func TestGroupMemoryLinear(t *testing.T) {
+	alloc := func(n int) uint64 {
+		cfg := scenarioFile(t, wideFanOut(n), "tools.web.latency={dist: exponential, mean: 10s}")
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res := system.New(cfg, system.Options{}).Run()
+		runtime.ReadMemStats(&after)
+		if res.Runs.Completed != 300 {
+			t.Fatalf("%d members: %d of 300 runs completed", n, res.Runs.Completed)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(100), alloc(400)
+	t.Logf("%d %d %.2f", small, large, float64(large)/float64(small))
+	if r := float64(large) / float64(small); r > 5 {
+		t.Errorf("400 members allocate %.1f× what 100 do (%d and %d bytes): want about 4× (linear), not up to 16× (quadratic)", r, large, small)
 	}
 }

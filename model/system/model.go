@@ -206,7 +206,8 @@ type Model struct {
 
 	runs         container.Chunked[run]
 	free         []int32
-	stages       [][]time.Duration // per run slot, by chunk of 1<<container.ChunkBits slots: queue, one per step, backoff
+	stages       [][]time.Duration // per run slot, its run's stage times (stages.go): queue, one per step, backoff; nil for a member
+	stagePool    [][]time.Duration // stage rows free for the next run
 	nStages      int
 	reqs         container.Chunked[request]
 	freeReqs     []int32
@@ -231,11 +232,12 @@ type Model struct {
 	tail  tailTable
 	rec   AttemptRecord
 	// groups holds, per run slot, the group its run waits on (group.go);
-	// empty when the scenario has none. kidSlabs hold their members' slots,
-	// maxKids per group: the most members or hedged attempts of a group.
-	groups   container.Chunked[groupRun]
-	kidSlabs [][]int32
-	maxKids  int
+	// empty when the scenario has none. kidPool holds the members' lists of
+	// groups that ended, for the next to take; maxKids is the most members
+	// or hedged attempts of a group.
+	groups  container.Chunked[groupRun]
+	kidPool [][]int32
+	maxKids int
 	// auditErr is the first violation found with Options.Audit (audit.go);
 	// auditTenants counts the workers each tenant holds.
 	auditErr     error
@@ -582,7 +584,7 @@ func (m *Model) Run() *Result {
 		if m.opt.Audit {
 			m.auditEvent()
 		}
-		if m.inSys > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
+		if m.liveSlots() > m.guards.MaxInSystem || m.toolQueueFull >= 0 || m.s.Processed()&0xfff == 0 {
 			if stop = m.guardStop(wallStart, m.s.Processed()); stop != "" {
 				break
 			}
@@ -611,6 +613,9 @@ func maxTimeStop(now time.Duration) string {
 func (m *Model) guardStop(wallStart time.Time, n uint64) string {
 	if m.inSys > m.guards.MaxInSystem {
 		return fmt.Sprintf("more than %d runs in the system at once (max_in_system guard): the system is unstable or overloaded", m.guards.MaxInSystem)
+	}
+	if n := m.liveSlots(); n > m.guards.MaxInSystem {
+		return fmt.Sprintf("more than %d runs and calls of their parallel or hedged steps in the system at once (%d runs, %d calls; the max_in_system guard counts both, each holding a run's memory): the system is unstable or overloaded", m.guards.MaxInSystem, m.inSys, n-m.inSys)
 	}
 	if m.toolQueueFull >= 0 {
 		return fmt.Sprintf("more than %d requests waiting at tool %s (max_tool_queue guard): callers give up and retry faster than it serves, and their abandoned requests pile up in its queue (a deadline-aware tool or a bounded tool queue would shed them)", m.guards.MaxToolQueue, m.cfg.Tools[m.toolQueueFull].Name)
@@ -815,7 +820,7 @@ func (m *Model) onArrival() {
 		}
 	}
 	c := &m.schedClasses[class]
-	if (m.busy >= cfg.Workers || m.queue.q != nil && m.queue.atCap(c)) && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity {
+	if (m.busy >= cfg.Workers || m.queue.q != nil && m.queue.atCap(c)) && cfg.QueueCapacity != Unbounded && m.queue.Len() >= cfg.QueueCapacity && !m.pushOut(c) {
 		if measured {
 			m.res.Runs.Rejected++
 			if m.res.Classes != nil {
@@ -834,6 +839,7 @@ func (m *Model) onArrival() {
 		return
 	}
 	ri := m.alloc()
+	m.takeStages(ri)
 	r := m.runs.At(ri)
 	gen := r.cur.gen // the slot's: events of its last run's attempts are stale
 	*r = run{}       // cleared in place (a literal with fields is built aside, then copied)
@@ -904,9 +910,7 @@ func (m *Model) alloc() int32 {
 	// Tables grow by chunks (container.Chunked): an overloaded system holding
 	// 100 000 runs never copies them.
 	ri := m.runs.Add()
-	if int(ri>>container.ChunkBits) == len(m.stages) {
-		m.stages = append(m.stages, make([]time.Duration, m.nStages<<container.ChunkBits))
-	}
+	m.stages = append(m.stages, nil)
 	if m.held != nil {
 		m.held = append(m.held, slotHolds{})
 	}
@@ -923,7 +927,6 @@ func (m *Model) alloc() int32 {
 // run, before the slot is reused (the run itself is cleared by its
 // caller, which keeps its generation).
 func (m *Model) resetSlot(ri int32) {
-	clear(m.stagesOf(ri))
 	if m.loops != nil {
 		m.loops.runs[ri] = loopRun{}
 	}
@@ -935,12 +938,9 @@ func (m *Model) resetSlot(ri int32) {
 	}
 }
 
-// stagesOf returns run slot ri's stage times: queue, one per step, backoff.
-func (m *Model) stagesOf(ri int32) []time.Duration {
-	c := m.stages[ri>>container.ChunkBits]
-	o := int(ri&(1<<container.ChunkBits-1)) * m.nStages
-	return c[o : o+m.nStages : o+m.nStages]
-}
+// stagesOf returns run slot ri's stage times: queue, one per step, backoff;
+// nil for a member of a group.
+func (m *Model) stagesOf(ri int32) []time.Duration { return m.stages[ri] }
 
 func (m *Model) startService(ri int32) {
 	r := m.runs.At(ri)
@@ -1037,6 +1037,7 @@ func (m *Model) end(ri int32, o RunOutcome) {
 	}
 	r.id = -1
 	r.cur.state = idle
+	m.putStages(ri)
 	m.free = append(m.free, ri)
 	m.inSys--
 	if r.measured {

@@ -270,17 +270,20 @@ func (m *Model) drawTokens(ri int32, r *run, spec *Tokens) time.Duration {
 
 // tokenReserve is what run ri's current call prices into its cost
 // reservation: its input and reserved output tokens at the tool's prices.
-func (m *Model) tokenReserve(ri int32, tp *toolPlan) cost.Amount {
+// ok is false when that is beyond the ledger's range (cost.MaxAmount): no
+// budget can hold it, and the caller refuses the call rather than reserve
+// a wrapped or zero amount.
+func (m *Model) tokenReserve(ri int32, tp *toolPlan) (a cost.Amount, ok bool) {
 	c := tp.cost
 	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
-		return 0
+		return 0, true
 	}
 	tc := &m.held[ri].tok
 	a, err := cost.AmountFromFloat(inputPrice(c, tc) + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
 	if err != nil {
-		return 0
+		return cost.MaxAmount, false
 	}
-	return a
+	return a, true
 }
 
 // tokenUsage is what run ri's answered call bills for its tokens: input
@@ -297,7 +300,9 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount 
 	}
 	a, err := cost.AmountFromFloat(u)
 	if err != nil {
-		return 0
+		// Beyond the ledger's range: saturate. It exceeds the call's
+		// reservation, which settle clamps to and counts as an overrun.
+		return cost.MaxAmount
 	}
 	return a
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -136,5 +137,40 @@ func TestTokenMoments(t *testing.T) {
 	wantS := 0.25*1 + 0.25*4 + (0.25+0.125)*9
 	if !ok || math.Abs(m-wantM) > 1e-12 || math.Abs(s-wantS) > 1e-9 {
 		t.Errorf("output: mean %v, E[N²] %v; want %v, %v", m, s, wantM, wantS)
+	}
+}
+
+// TestTokenMoneyBeyondTheLedger: a Config built without the loader's
+// money check, whose token prices put a call beyond the ledger's range.
+// A reservation that cannot be represented is refused, never reserved as
+// 0 past the run budget; a bill beyond the range saturates to the call's
+// reservation and counts as an overrun, never billed as 0.
+func TestTokenMoneyBeyondTheLedger(t *testing.T) {
+	cfg := parseTokens(t, constTokens, "steps=[{name: draft, tool: llm}]", "runs=200")
+	cfg.Tools[0].Cost.InputToken = 1e12 // 100 input tokens: 1e14 units, beyond 9.2e12
+	cfg.RunBudget = 1000 * cost.Unit
+	r := system.New(cfg, system.Options{}).Run()
+	if r.Runs.Completed != 0 || r.Cost.Refused != 200 || r.Cost.Spent != 0 {
+		t.Errorf("completed %d, refused %d, spent %v; want every call refused by the run budget, nothing spent", r.Runs.Completed, r.Cost.Refused, r.Cost.Spent)
+	}
+
+	cfg = parseTokens(t, constTokens, "steps=[{name: draft, tool: llm}]", "runs=200", "tools.llm.tokens.reserve_output=1")
+	cfg.Tools[0].Cost.InputToken = 0
+	cfg.Tools[0].Cost.OutputToken = 1e12 // reserves 1 token (1e12 units), bills 50 (5e13: beyond the range)
+	r = system.New(cfg, system.Options{}).Run()
+	if want := 200 * 1e12; r.Runs.Completed != 200 || r.Cost.Overrun != 200 || math.Abs(r.Cost.Spent-want) > 1e-6*want {
+		t.Errorf("completed %d, overruns %d, spent %v; want 200 calls each billed its reservation of 1e12 and counted as overruns (spent %v)", r.Runs.Completed, r.Cost.Overrun, r.Cost.Spent, want)
+	}
+}
+
+// TestUnsettledSaturates: the reservations that timed-out calls hold
+// (usage unknown) add up over the measured runs; past the ledger's range
+// the sum stays at cost.MaxAmount instead of wrapping negative.
+func TestUnsettledSaturates(t *testing.T) {
+	cfg := parseTokens(t, constTokens, "steps=[{name: draft, tool: llm, timeout: 1200ms}]", "runs=200")
+	cfg.Tools[0].Cost.InputToken = 1e9 // 100 input tokens: 1e11 units a call; 200 calls: 2e13, beyond 9.2e12
+	r := system.New(cfg, system.Options{}).Run()
+	if max := cost.MaxAmount.Float64(); r.Cost.Unsettled != max {
+		t.Errorf("unsettled %v; want the sum saturated at %v", r.Cost.Unsettled, max)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/model/retry"
+	"github.com/budgetsim/budgetsim/model/sched"
 )
 
 // request is a call waiting for or in service at a tool with capacity.
@@ -48,7 +49,7 @@ func (m *Model) submit(ri int32, lease time.Duration) {
 		m.startRequest(qi)
 		return
 	}
-	if tp.queueCapacity != Unbounded && ts.queue.Len() >= tp.queueCapacity {
+	if tp.queueCapacity != Unbounded && ts.queue.Len() >= tp.queueCapacity && !m.pushOutRequest(q.tool, &m.schedClasses[q.class]) {
 		// The waiting room is full: 503 at once.
 		ts.stats.QueueFull++
 		m.freeReq(qi)
@@ -112,6 +113,7 @@ func (m *Model) serveTool(t int32) {
 		a := &m.runs.At(q.run).cur
 		gone := !a.state.outstanding() || a.gen != q.gen // the caller gave up, or cancelled the call
 		if tp.deadlineAware && (q.lease-now < tp.dropFloor || gone) {
+			ts.queue.refund()
 			ts.queue.done(now, &m.schedClasses[q.class])
 			ts.stats.Dropped++
 			if !gone {
@@ -124,6 +126,45 @@ func (m *Model) serveTool(t int32) {
 			continue
 		}
 		m.startRequest(qi)
+	}
+}
+
+// pushOutRequest makes room in tool t's full fair queue for a call of
+// class c by longest queue drop, as the worker queue does (pushOut): the
+// oldest waiting call of the tenant holding the most of the queue for its
+// weight is turned away (503, counted as queue_full) and the arriving call
+// queues, unless that tenant is the caller's own, whose call is then the
+// one turned away (pushOutRequest reports false). Other disciplines turn
+// the arrival away.
+func (m *Model) pushOutRequest(t int32, c *schedClass) bool {
+	ts := &m.tools[t]
+	f, ok := ts.queue.q.(*sched.Fair[int32])
+	if !ok {
+		return false
+	}
+	it, ok := f.PushOut(c.tenant)
+	if !ok {
+		return false
+	}
+	qi := it.Value
+	q := m.reqs.At(qi)
+	ts.stats.QueueFull++
+	if a := &m.runs.At(q.run).cur; a.state.outstanding() && a.gen == q.gen {
+		a.hasRA = m.toolPlans[t].retryAfter != nil
+		m.turnAway(q.run, a, retry.Transient, 0, false)
+	}
+	m.freeReq(qi)
+	return true
+}
+
+// refund gives back the turn of the entry just popped from a fair queue,
+// which is dropped unserved: a call dropped at dequeue is not its tenant's
+// turn (model/sched's Fair.Refund). Other disciplines keep no turns.
+func (w *waitQueue) refund() {
+	if f, ok := w.q.(*sched.Fair[int32]); ok {
+		if err := f.Refund(); err != nil {
+			panic("system: " + err.Error())
+		}
 	}
 }
 

@@ -207,8 +207,8 @@ func ParseVariants(file string, src []byte) (Axis, error) {
 			k, v := item.Content[j], item.Content[j+1]
 			switch k.Value {
 			case "name":
-				if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" || strings.ContainsAny(v.Value, "\n\t") {
-					return a, errf(v, "name: want a short name on one line")
+				if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" || hasControl(v.Value) {
+					return a, errf(v, "name: want a short name on one line, without control characters")
 				}
 				if n := len([]rune(v.Value)); n > MaxNameLen {
 					return a, errf(v, "name: %d characters, at most %d (names are for legends and tables)", n, MaxNameLen)
@@ -250,6 +250,13 @@ func ParseVariants(file string, src []byte) (Axis, error) {
 		a.Choices = append(a.Choices, c)
 	}
 	return a, a.checkLabels()
+}
+
+// hasControl reports whether a variant's name has a control character
+// (tabs and line breaks included), which a table or a terminal would act on.
+func hasControl(s string) bool {
+	_, bad := scenarios.ControlChar(s, true)
+	return bad
 }
 
 // flowText writes a YAML value on one line, in flow style: the text of a

@@ -108,6 +108,7 @@ func TestParseVariantsErrors(t *testing.T) {
 		{"- name: a\n  unset: retry.budget\n", "v.yaml:2: unset: want a list"},
 		{"- name: " + strings.Repeat("x", 41) + "\n", "name: 41 characters, at most 40"},
 		{"- name: a\n  set: {workers: [}\n", "v.yaml"},
+		{"- name: \"a\\e]0;x\\a\"\n", "v.yaml:1: name: want a short name on one line, without control characters"},
 		{"", "no variants"},
 	} {
 		_, err := compare.ParseVariants("v.yaml", []byte(tt.src))

@@ -13,6 +13,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -20,12 +21,16 @@ import (
 const Format = "budgetsim-sweep-record/2"
 
 // MaxShardLineBytes bounds one line of a shard file: its header, or one
-// point's results in that shard (about 40 KB per replication), 512 MiB.
-// A reader holds one line per shard file it reads, plus the line decoded;
-// a point with more results than fit (more than about 12 000 replications
-// of 20 000 runs in one shard) needs more shards, which split a point's
+// point's results in that shard (about 40 KB per replication), 256 MiB.
+// Reading a line allocates about 2.75 times its size (the line, copied
+// once from the reader's chunks, and its decoded results); merge holds a
+// point's decoded results from every shard at once (about 0.75 of their
+// lines), so that two shards' lines at the bound stay near 1.5 GiB, within
+// docs/limits.md's 4 GB with the garbage collector's headroom. A point
+// with more results than fit (more than about 6 000 replications of 20 000
+// runs in one shard) needs more shards, which split a point's
 // replications between them (except under the stop rule).
-const MaxShardLineBytes = 512 << 20
+const MaxShardLineBytes = 256 << 20
 
 // The shard file format. Every line ends in "\n":
 //
@@ -50,18 +55,9 @@ const sealSuffix = `,"crc32c":"`
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// seal appends the "crc32c" member to the JSON object b.
-func seal(b []byte) []byte {
-	sum := crc32.Checksum(b, castagnoli)
-	out := make([]byte, 0, len(b)+len(sealSuffix)+8+2)
-	out = append(out, b[:len(b)-1]...)
-	out = append(out, sealSuffix...)
-	out = hex.AppendEncode(out, binary.BigEndian.AppendUint32(nil, sum))
-	return append(out, '"', '}')
-}
-
 // unseal checks a sealed JSON object (without its newline) and returns
-// the object without its "crc32c" member, in a new slice.
+// the object without its "crc32c" member, in line's own bytes (it closes
+// the object where the member began).
 func unseal(line []byte) ([]byte, error) {
 	n := len(line) - 2 - 8 - len(sealSuffix)
 	if n < 1 || !bytes.HasSuffix(line, []byte(`"}`)) || !bytes.Equal(line[n:n+len(sealSuffix)], []byte(sealSuffix)) {
@@ -72,7 +68,8 @@ func unseal(line []byte) ([]byte, error) {
 	if want := hex.EncodeToString(binary.BigEndian.AppendUint32(nil, sum)); string(got) != want {
 		return nil, fmt.Errorf("checksum mismatch (the line says %s, its bytes give %s): the file is damaged", got, want)
 	}
-	return append(line[:n:n], '}'), nil
+	line[n] = '}'
+	return line[:n+1], nil
 }
 
 // headerLine is a shard file's first line.
@@ -130,18 +127,46 @@ func (c *countWriter) Write(b []byte) (int, error) {
 	return k, err
 }
 
-// writeLine writes v as one sealed line.
+// writeLine writes v as one sealed line: the bytes json.Marshal would
+// give, sealed as seal does, written in pieces from the encoder's buffer
+// rather than copied into new slices (a line may be hundreds of
+// megabytes).
 func writeLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	ls := &lineSink{w: w}
+	if err := json.NewEncoder(ls).Encode(v); err != nil {
+		if ls.err != nil {
+			return ls.err
+		}
 		return err
 	}
-	b = append(seal(b), '\n')
-	if len(b)-1 > MaxShardLineBytes {
-		return fmt.Errorf("a line of %d bytes is more than a shard file holds (%d): use more shards", len(b)-1, MaxShardLineBytes)
+	return nil
+}
+
+// lineSink seals the one JSON object a json.Encoder writes to it (the
+// object and its newline, in one Write) and writes it on to w.
+type lineSink struct {
+	w   io.Writer
+	err error
+}
+
+func (ls *lineSink) Write(p []byte) (int, error) {
+	obj := p[:len(p)-1] // without the Encoder's newline
+	if n := len(obj) + len(sealSuffix) + 8 + 1; n > MaxShardLineBytes {
+		ls.err = fmt.Errorf("a line of %d bytes is more than a shard file holds (%d): use more shards", n, MaxShardLineBytes)
+		return 0, ls.err
 	}
-	_, err = w.Write(b)
-	return err
+	sum := crc32.Checksum(obj, castagnoli)
+	tail := append([]byte(sealSuffix), hex.EncodeToString(binary.BigEndian.AppendUint32(nil, sum))...)
+	tail = append(tail, '"', '}', '\n')
+	if _, err := ls.w.Write(obj[:len(obj)-1]); err != nil {
+		ls.err = err
+		return 0, err
+	}
+	if _, err := ls.w.Write(tail); err != nil {
+		ls.err = err
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // writePoint writes point p of the grid as one sealed line.
@@ -268,12 +293,12 @@ func newShardReader(name string, r io.Reader, maxLine int) (*ShardReader, error)
 		}
 		return nil, s.errorf("not a sweep shard file (%s)", Format)
 	}
+	s.h.Write(b) // before unseal, which rewrites the line's end
+	s.h.Write([]byte{'\n'})
 	body, err := unseal(b)
 	if err != nil {
 		return nil, s.errorf("header %v", err)
 	}
-	s.h.Write(b)
-	s.h.Write([]byte{'\n'})
 	var hd headerLine
 	if err := strictUnmarshal(body, &hd); err != nil {
 		return nil, s.errorf("header: %v", err)
@@ -303,32 +328,127 @@ func strictUnmarshal(b []byte, v any) error {
 	return nil
 }
 
+// unmarshalPoint decodes a point line's object into p, refusing members
+// pointLine does not have, as strictUnmarshal does, without the copy of
+// the line a json.Decoder buffers.
+func unmarshalPoint(b []byte, p *pointLine) error {
+	if err := json.Unmarshal(b, p); err != nil {
+		return err
+	}
+	return onlyMembers(b, "index", "key", "warmup", "planned", "note", "results")
+}
+
+// onlyMembers returns an error naming the first member of the JSON object
+// b (valid JSON: json.Unmarshal has checked it) whose name is not one of
+// names. It reads b in place, skipping each member's value.
+func onlyMembers(b []byte, names ...string) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errors.New("not a JSON object")
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == '}' {
+			return nil
+		}
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		end := skipString(b, i)
+		var name string
+		if err := json.Unmarshal(b[i:end], &name); err != nil {
+			return err
+		}
+		if !slices.Contains(names, name) {
+			return fmt.Errorf("json: unknown field %q", name)
+		}
+		i = skipSpace(b, end)
+		i = skipValue(b, skipSpace(b, i+1)) // past ':' and the value
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the JSON string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index after the JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the enclosing object's end
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	return i
+}
+
 // readLine returns the next line, without its "\n". A line longer than s.max, or one the file ends in the
-// middle of, is an error.
+// middle of, is an error. A long line is kept as the reader's chunks,
+// then copied once into a slice of its exact length: about twice the line
+// allocated, where growing one slice as it came allocated five times.
 func (s *ShardReader) readLine() ([]byte, error) {
 	s.line++
-	var b []byte
+	var chunks [][]byte
+	total := 0
 	for {
 		chunk, err := s.r.ReadSlice('\n')
-		if len(b)+len(chunk) > s.max+1 {
+		if total+len(chunk) > s.max+1 {
 			return nil, s.errorf("line longer than %d bytes (the limit of a shard file's line, MaxShardLineBytes): use more shards", s.max)
 		}
 		if err == nil {
-			if b == nil {
-				b = chunk // valid until the next read: used before it
-			} else {
-				b = append(b, chunk...)
+			if chunks == nil {
+				return chunk[:len(chunk)-1], nil // valid until the next read: used before it
 			}
+			b := make([]byte, 0, total+len(chunk))
+			for _, c := range chunks {
+				b = append(b, c...)
+			}
+			b = append(b, chunk...)
 			return b[:len(b)-1], nil
 		}
-		if b == nil {
-			b = make([]byte, 0, 4*len(chunk))
-		}
-		b = append(b, chunk...)
+		chunks = append(chunks, bytes.Clone(chunk))
+		total += len(chunk)
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case errors.Is(err, io.EOF) && len(b) == 0:
+		case errors.Is(err, io.EOF) && total == 0:
 			return nil, s.errorf("the file ends without its last line (%q): it was cut short", `{"end":…}`)
 		case errors.Is(err, io.EOF):
 			return nil, s.errorf("the file ends in the middle of a line: it was cut short")
@@ -372,14 +492,14 @@ func (s *ShardReader) next() (*RawPoint, error) {
 		}
 		return nil, io.EOF
 	}
+	s.h.Write(b) // before unseal, which rewrites the line's end
+	s.h.Write([]byte{'\n'})
 	body, err := unseal(b)
 	if err != nil {
 		return nil, s.errorf("%v", err)
 	}
-	s.h.Write(b)
-	s.h.Write([]byte{'\n'})
 	var pl pointLine
-	if err := strictUnmarshal(body, &pl); err != nil {
+	if err := unmarshalPoint(body, &pl); err != nil {
 		return nil, s.errorf("point: %v", err)
 	}
 	if err := s.check(&pl); err != nil {
