@@ -3,12 +3,17 @@ package report
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/summary"
+	"github.com/budgetsim/budgetsim/plan/compare"
 )
 
 // FromDir builds the report of a results directory that `simulate compare
@@ -28,7 +33,9 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 	case d.Target != nil && d.Has("sweep.csv"):
 		planReport(r, d)
 	case d.Compare:
-		compareReport(r, d)
+		if err := compareReport(r, d); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, errors.New(d.Path + ": neither a comparison (compare.json) nor a plan (plan.json and sweep.csv): give a scenario to simulate one, or the directory 'simulate compare|plan --out' wrote")
 	}
@@ -60,31 +67,95 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 	return r, nil
 }
 
-// compareReport fills r with a comparison's header and variants table.
-func compareReport(r *Report, d *charts.Dir) {
-	sums := d.Summaries
+// compareReport fills r with a comparison's header, verdict, variants,
+// paired differences and scenario: every figure compare prints, read from
+// compare.json (plan/compare.ReadJSON) as compare wrote it.
+func compareReport(r *Report, d *charts.Dir) error {
+	f, err := os.Open(filepath.Join(d.Path, "compare.json"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	out, err := compare.ReadJSON(charts.Bounded(f, f.Name(), charts.MaxInputSize), f.Name())
+	if err != nil {
+		return err
+	}
 	r.Scenario = d.Scenario
 	r.Title = "budgetsim comparison · " + d.Scenario
-	r.Description = fmt.Sprintf("%d variants of %s on common random numbers: every variant's replication i sees the same arrivals and draws, so differences come from the variants, not luck.", len(sums), d.Scenario)
-	if len(sums) > 0 {
-		r.Facts = append(r.Facts,
-			Fact{"seed", strconv.FormatUint(sums[0].Seed, 10)},
-			Fact{"replications", strconv.Itoa(sums[0].Replications) + " per variant"})
+	r.Description = fmt.Sprintf("%d variants of %s on common random numbers: every variant's replication i sees the same arrivals and draws, so differences come from the variants, not luck.", len(out), d.Scenario)
+	if len(out) == 0 {
+		return nil
 	}
+	r.Facts = append(r.Facts,
+		Fact{"seed", strconv.FormatUint(out[0].Seed, 10)},
+		Fact{"replications", strconv.Itoa(out[0].Replications) + " per variant"},
+		Fact{"baseline", out[0].Name + " (the first variant: every difference below is against it, or against the variant before it)"})
+	level := 0.0
+	if c := out[0].Confidence; c != nil {
+		level = c.Level
+		r.Facts = append(r.Facts, Fact{"confidence", strconv.FormatFloat(100*level, 'f', -1, 64) + "% Student-t intervals over replications; differences paired replication by replication"})
+	}
+	for _, v := range out {
+		for _, w := range v.Warnings {
+			r.Warnings = append(r.Warnings, v.Name+": "+w)
+		}
+	}
+	if vs := compare.Verdicts(out); len(vs) > 0 {
+		sec := Section{ID: "verdict", Title: "Verdict",
+			Intro: "Each variant against the one before it, figure by figure: the paired difference and its interval. An interval that holds 0 is no measurable difference."}
+		for _, v := range vs {
+			sec.Paragraphs = append(sec.Paragraphs, Paragraph{Lead: v.Figure + ":", Text: v.Text})
+		}
+		r.Sections = append(r.Sections, sec)
+	} else {
+		r.Sections = append(r.Sections, Section{ID: "verdict", Title: "Verdict",
+			Intro: "No verdict: with one replication per variant there are no paired intervals to decide by. Run compare with --replications 4 or more."})
+	}
+	r.Sections = append(r.Sections, Section{ID: "variants", Title: "Variants", Tables: []Table{variantsTable(out)}})
+	if t, ok := differencesTable(out, level); ok {
+		r.Sections = append(r.Sections, Section{ID: "differences", Title: "Differences from " + out[0].Name, Tables: []Table{t}})
+	}
+	compareSource(r, out)
+	return nil
+}
+
+// variantsTable is every variant's own figures, with their intervals.
+func variantsTable(out []compare.Summary) Table {
 	t := Table{Caption: "Variants, in the order compared",
-		Header: []string{"variant", "success", "p50", "p99", "p99.9", "attempts/run", "not completed", "bottleneck"}}
-	best := -1.0
-	for _, s := range sums {
-		best = max(best, s.SuccessRate)
+		Header: []string{"variant", "success", "p50", "p99", "p99.9", "attempts/run", "peak attempt rate", "not completed", "bottleneck"}}
+	withRecovery, withCost := false, false
+	for _, v := range out {
+		withRecovery = withRecovery || v.Recovery != nil
+		withCost = withCost || v.Cost != nil
 	}
-	for _, s := range sums {
+	if withRecovery {
+		t.Header = append(t.Header, "recovery after outage")
+	}
+	if withCost {
+		t.Header = append(t.Header, "cost/successful run")
+	}
+	tokens := tokenNames(out)
+	for _, n := range tokens {
+		t.Header = append(t.Header, n+": binding limit")
+	}
+	best := -1.0
+	for _, v := range out {
+		best = max(best, v.SuccessRate)
+	}
+	for _, v := range out {
+		s := v.Summary
 		success := Cell{Text: render.Percent(s.SuccessRate)}
 		p99 := Cell{Text: render.Seconds(s.Latency.P99)}
+		perRun := Cell{Text: render.Number(s.Attempts.PerRun)}
+		peak := Cell{Text: perSecond(s.Attempts.PeakRate), Sub: "highest of one replication"}
 		if c := s.Confidence; c != nil {
 			success = withCI(s.SuccessRate, &c.SuccessRate, render.Percent)
 			if s.Latency.N > 0 {
 				p99 = withCI(s.Latency.P99, &c.Latency.P99, render.Seconds)
 			}
+			perRun = withCI(s.Attempts.PerRun, &c.AttemptsPerRun, render.Number)
+			p := c.PerReplication.PeakAttemptRate
+			peak = Cell{Text: perSecond(p.Mean), Sub: "per replication [" + perSecond(p.Lo) + ", " + perSecond(p.Hi) + "]"}
 		}
 		runs := s.Runs
 		notDone := runs.DeadlineExceeded + runs.Failed + runs.Refused + runs.Expired + runs.Rejected
@@ -92,20 +163,111 @@ func compareReport(r *Report, d *charts.Dir) {
 		if bottleneck == "" {
 			bottleneck = "–"
 		}
-		t.Rows = append(t.Rows, Row{Cells: []Cell{{Text: s.Label}, success,
+		row := Row{Cells: []Cell{{Text: v.Name}, success,
 			{Text: render.Seconds(s.Latency.P50)}, p99, {Text: render.Seconds(s.Latency.P999)},
-			{Text: render.Number(s.Attempts.PerRun)}, {Text: render.Number(float64(notDone))}, {Text: bottleneck}},
-			Highlight: s.SuccessRate == best})
-		for _, w := range s.Warnings {
-			r.Warnings = append(r.Warnings, s.Label+": "+w)
+			perRun, peak, {Text: render.Number(float64(notDone))}, {Text: bottleneck}},
+			Highlight: s.SuccessRate == best}
+		if withRecovery {
+			rec := Cell{Text: "–"}
+			if s.Recovery != nil {
+				rec = Cell{Text: "never", Sub: "goodput did not come back"}
+				if s.Recovery.Recovered {
+					rec = Cell{Text: render.Seconds(s.Recovery.After), Sub: "pooled replications"}
+				}
+			}
+			row.Cells = append(row.Cells, rec)
+		}
+		if withCost {
+			cost := Cell{Text: "–"}
+			if s.Cost != nil {
+				cost = Cell{Text: render.Number(s.Cost.PerSuccess)}
+				if c := s.Confidence; c != nil && c.CostPerSuccess != nil {
+					cost = withCI(s.Cost.PerSuccess, c.CostPerSuccess, render.Number)
+				}
+			}
+			row.Cells = append(row.Cells, cost)
+		}
+		for _, n := range tokens {
+			row.Cells = append(row.Cells, bindingLimit(s.Tools, n))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = append(t.Notes, "The highlighted row has the highest success rate. Completion times are those of completed runs: read them with the success rate beside them.")
+	if out[0].Confidence != nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("Under a value: its %g%% Student-t interval over the replications (the p99's and the cost's by sectioning, centred on the pooled figure).", 100*out[0].Confidence.Level))
+	}
+	t.Notes = append(t.Notes, "Recovery after outage: how long after the last outage ended goodput came back (docs/outputs.md).")
+	return t
+}
+
+// tokenNames are the tools with tokens of any variant, in order.
+func tokenNames(out []compare.Summary) []string {
+	var names []string
+	for _, v := range out {
+		for _, t := range v.Tools {
+			if t.Tokens != nil && !slices.Contains(names, t.Name) {
+				names = append(names, t.Name)
+			}
 		}
 	}
-	compareSource(r, sums)
-	t.Notes = append(t.Notes, "The highlighted row has the highest success rate. Completion times are those of completed runs: read them with the success rate beside them.")
-	if len(sums) > 0 && sums[0].Confidence != nil {
-		t.Notes = append(t.Notes, fmt.Sprintf("Under a value: its %g%% Student-t interval over the replications (the p99's by sectioning).", 100*sums[0].Confidence.Level))
+	return names
+}
+
+// bindingLimit is a model API's binding per-minute limit and its use.
+func bindingLimit(tools []summary.ToolSummary, name string) Cell {
+	for _, t := range tools {
+		if t.Name != name || t.Tokens == nil {
+			continue
+		}
+		for _, l := range t.Tokens.Limits {
+			if l.Limit == t.Tokens.Binding {
+				return Cell{Text: render.Percent(l.Utilisation), Sub: fmt.Sprintf("of %s %s/min", l.Limit, render.Number(float64(l.PerMinute)))}
+			}
+		}
+		return Cell{Text: "no limit"}
 	}
-	r.Sections = append(r.Sections, Section{ID: "variants", Title: "Variants", Tables: []Table{t}})
+	return Cell{Text: "–"}
+}
+
+// differencesTable is every variant's paired difference from the first,
+// each figure with its interval; ok is false without any.
+func differencesTable(out []compare.Summary, level float64) (Table, bool) {
+	cols := compare.PairedColumns(out)
+	if cols == nil {
+		return Table{}, false
+	}
+	t := Table{Caption: "Minus " + out[0].Name + ", paired replication by replication", Header: []string{"variant"}}
+	for _, c := range cols {
+		t.Header = append(t.Header, "Δ "+c.Name)
+	}
+	for i, v := range out[1:] {
+		for _, row := range []struct {
+			d     *compare.PairedDifference
+			label string
+		}{{v.Difference, v.Name}, {compare.Previous(out, i+1), v.Name + " − " + out[i].Name}} {
+			if row.d == nil || (i == 0 && row.label != v.Name) {
+				continue
+			}
+			cells := []Cell{{Text: row.label}}
+			for _, c := range cols {
+				iv := c.Get(row.d)
+				if iv == nil {
+					cells = append(cells, Cell{Text: "–"})
+					continue
+				}
+				cell := Cell{Text: compare.Signed(iv.Mean, c.Format), Sub: "[" + compare.Signed(iv.Lo, c.Format) + ", " + compare.Signed(iv.Hi, c.Format) + "]"}
+				if c.Name == "recovery after outage" && row.d.RecoveryUnpaired > 0 {
+					cell.Sub += fmt.Sprintf(" · %d rep. never recovered", row.d.RecoveryUnpaired)
+				}
+				cells = append(cells, cell)
+			}
+			t.Rows = append(t.Rows, Row{Cells: cells})
+		}
+	}
+	t.Notes = append(t.Notes,
+		fmt.Sprintf("Under a difference: its %g%% Student-t interval over the replications' differences (common random numbers make it far narrower than two separate intervals); the p99's by sectioning.", 100*level),
+		"A row \"b − a\" is variant b against the variant before it, a: what that step adds.")
+	return t, true
 }
 
 // planReport fills r with a plan's header, answer and probes.
@@ -160,25 +322,22 @@ func setSource(r *Report, p *provenance.Record, text, sha string) {
 	r.Source, r.SHA256 = text, sha
 }
 
-// compareSource shows what each variant simulated: the overrides all
-// variants share in the section's header, then each variant's scenario
-// text as simulated, under a comment naming the variant, its own
-// overrides and its SHA-256. Nothing when the summaries carry no
-// provenance.
-func compareSource(r *Report, sums []charts.Summary) {
-	if len(sums) == 0 {
+// compareSource shows the scenario once, as the first variant (the
+// baseline) simulated it, and what each variant changes: its own
+// overrides and the SHA-256 of its text. Nothing when the summaries carry
+// no provenance.
+func compareSource(r *Report, out []compare.Summary) {
+	if len(out) == 0 {
 		return
 	}
-	for _, s := range sums {
-		if s.Provenance == nil {
-			return
-		}
+	first := out[0].Provenance
+	if first.SHA256 == "" {
+		return
 	}
-	first := sums[0].Provenance
 	var shared []string
 	for i, o := range first.Overrides {
 		all := true
-		for _, s := range sums[1:] {
+		for _, s := range out[1:] {
 			if p := s.Provenance.Overrides; i >= len(p) || p[i] != o {
 				all = false
 			}
@@ -188,19 +347,21 @@ func compareSource(r *Report, sums []charts.Summary) {
 		}
 		shared = append(shared, o)
 	}
-	var b strings.Builder
-	for i, s := range sums {
-		if i > 0 {
-			b.WriteString("\n")
+	t := Table{Caption: "What each variant changes", Header: []string{"variant", "overrides of its own", "SHA-256 as simulated"}}
+	for _, s := range out {
+		own := "none"
+		if o := s.Provenance.Overrides[min(len(shared), len(s.Provenance.Overrides)):]; len(o) > 0 {
+			own = "--set " + strings.Join(o, " --set ")
 		}
-		own := s.Provenance.Overrides[len(shared):]
-		fmt.Fprintf(&b, "# variant %s: --set %s · SHA-256 %s\n", s.Label, strings.Join(own, " --set "), s.Provenance.SHA256)
-		b.WriteString(s.Provenance.Effective)
-		if !strings.HasSuffix(s.Provenance.Effective, "\n") {
-			b.WriteString("\n")
+		if len(s.Unset) > 0 {
+			own += " · removes " + strings.Join(s.Unset, ", ")
 		}
+		t.Rows = append(t.Rows, Row{Cells: []Cell{{Text: s.Name}, {Text: own, Plain: true}, {Text: s.Provenance.SHA256[:min(12, len(s.Provenance.SHA256))], Plain: true}}})
 	}
-	p := *first
-	p.Overrides = shared
-	setSource(r, &p, b.String(), "")
+	p := first
+	p.Overrides = append(slices.Clip(shared), first.Overrides[len(shared):]...)
+	setSource(r, &p, p.Effective, p.SHA256)
+	r.Overrides = shared
+	r.SourceTables = []Table{t}
+	r.SourceLabel = "The scenario as the baseline, " + out[0].Name + ", simulated it (SHA-256 " + p.SHA256 + "); the other variants differ only by their own overrides, above."
 }
