@@ -30,8 +30,12 @@ func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answe
 	for _, o := range p.SLOs {
 		objs = append(objs, o.String())
 	}
-	fmt.Fprintf(w, "%s: smallest %s in %s..%s with %s (%g%% confidence in each verdict: %.4g%% intervals over up to %d looks at %d to %d replications per probe)\n",
-		scenario, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, 100*p.LookLevel(), p.Looks(), p.Replications, p.MaxReplications)
+	best := "smallest"
+	if p.Maximize {
+		best = "largest"
+	}
+	fmt.Fprintf(w, "%s: %s %s in %s..%s with %s (%g%% confidence in each verdict: %.4g%% intervals over up to %d looks at %d to %d replications per probe)\n",
+		scenario, best, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, 100*p.LookLevel(), p.Looks(), p.Replications, p.MaxReplications)
 	fmt.Fprintln(w, provenance)
 	if ans.Analytic != nil {
 		fmt.Fprintf(w, "start: %s=%s from %s\n", p.Range.Key, p.Range.Format(ans.Analytic.Value), ans.Analytic.Method)
@@ -56,9 +60,12 @@ func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answe
 	case ans.Interrupted:
 		fmt.Fprintf(w, "answer: not final (interrupted before any value passed)\n")
 	case ans.Found:
-		fmt.Fprintf(w, "answer: %s=%s, the smallest value whose intervals clear every objective\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
+		fmt.Fprintf(w, "answer: %s=%s, the %s value whose intervals clear every objective (to within %s)\n", p.Range.Key, p.Range.Format(float64(ans.Value)), best, render.Percent(p.Tolerance))
 	default:
 		fmt.Fprintf(w, "answer: none in %s\n", p.Range)
+		if ans.Why != "" {
+			fmt.Fprintf(w, "why: %s\n", ans.Why)
+		}
 	}
 	if ans.Found {
 		for _, ev := range []*Evidence{ans.Confidence.At, ans.Confidence.Below} {
