@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -18,7 +19,17 @@ func planDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := `{"parameter": "workers", "value": 11, "found": true, "slos": ["p99<=7s", "success>=0.99"]}`
+	// Two probes as plan writes them: 10 fails on its p99, 11 passes.
+	probe := func(v int, p99, lo, hi float64, verdict string) string {
+		return fmt.Sprintf(`{"order": 1, "value": %d, "replications": 8, "p99_s": %g, "ci": [%g, %g], "success": 1, "verdict": %q, "resolved": true,
+"deciding": {"slo": "p99<=7s", "estimate": %g, "mean": %g, "ci": [%g, %g], "verdict": %q},
+"slos": [{"slo": "p99<=7s", "estimate": %g, "mean": %g, "ci": [%g, %g], "verdict": %q}, {"slo": "success>=0.99", "estimate": 1, "mean": 1, "ci": [1, 1], "verdict": "pass"}],
+"utilisation": 0.8, "peak_utilisation": 0.8, "peak_at": "workers", "bottleneck": "", "bottleneck_load": null, "warnings": []}`,
+			v, p99, lo, hi, verdict, p99, p99, lo, hi, verdict, p99, p99, lo, hi, verdict)
+	}
+	plan := `{"parameter": "workers", "value": 11, "found": true, "slos": ["p99<=7s", "success>=0.99"], "range": "workers=1..30",
+"confidence": {"level": 0.95, "look_level": 0.9875, "note": "workers=11 meets every objective; workers=10 fails", "below": {"value": 10}},
+"probes": [` + probe(10, 7.5, 7.2, 7.8, "fail") + `, ` + probe(11, 6.5, 6.2, 6.8, "pass") + `]}`
 	if err := os.WriteFile(filepath.Join(dir, "sweep.csv"), sweep, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +77,7 @@ func TestReportDir(t *testing.T) {
 		t.Fatalf("report DIR (plan): exit %d: %s", code, stderr)
 	}
 	page = string(readFileT(t, out))
-	for _, want := range []string{"<dd>workers = 11</dd>", "<dd>p99 ≤ 7s, success ≥ 0.99</dd>", "Probes, by workers", `<tr class="hl"><th scope="row">11</th>`, "objective p99 ≤ 7s", "answer: workers = 11"} {
+	for _, want := range []string{"<dd>workers = 11</dd>", "<dd>p99 ≤ 7s, success ≥ 0.99</dd>", "Evidence: every value probed, by workers", `<tr class="hl"><th scope="row">11</th>`, "workers=11 meets every objective; workers=10 fails", "the evidence beside it", "[7.2s, 7.8s] fail", "objective p99 ≤ 7s", "answer: workers = 11"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("plan report lacks %q", want)
 		}

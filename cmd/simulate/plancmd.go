@@ -141,7 +141,7 @@ func (e *env) plan(args []string) error {
 		outErr = writePlanFiles(*outDir, prov, ans)
 	}
 	if sf.Format == "json" {
-		if err := render.JSON(e.stdout, planFile{prov, ans}); err != nil {
+		if err := render.JSON(e.stdout, search.PlanFile{Provenance: &prov, Answer: ans}); err != nil {
 			return err
 		}
 	} else if err := search.WriteTable(e.stdout, scenario, prov.Line(), &prob, ans); err != nil {
@@ -165,18 +165,10 @@ func (e *env) plan(args []string) error {
 	return nil
 }
 
-// planFile is plan.json (and plan's JSON): the answer, after the
-// provenance of the scenario searched (the overrides every probe shares;
-// each probe adds its value of the key).
-type planFile struct {
-	Provenance provenance.Record `json:"provenance"`
-	*search.Answer
-}
-
 func writePlanFiles(dir string, prov provenance.Record, ans *search.Answer) error {
 	return writeFiles(dir,
 		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, ans.Rows()) }},
-		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, planFile{prov, ans}) }})
+		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, search.PlanFile{Provenance: &prov, Answer: ans}) }})
 }
 
 // precisionFlag is --precision: a fraction in (0, 1), written as one

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/compare"
+	"github.com/budgetsim/budgetsim/plan/search"
 )
 
 // FromDir builds the report of a results directory that `simulate compare
@@ -31,7 +33,9 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 		Source: "This results directory records no scenario text (it was written without provenance): see the scenario the command that wrote it named."}
 	switch {
 	case d.Target != nil && d.Has("sweep.csv"):
-		planReport(r, d)
+		if err := planReport(r, d); err != nil {
+			return nil, err
+		}
 	case d.Compare:
 		if err := compareReport(r, d); err != nil {
 			return nil, err
@@ -270,14 +274,28 @@ func differencesTable(out []compare.Summary, level float64) (Table, bool) {
 	return t, true
 }
 
-// planReport fills r with a plan's header, answer and probes.
-func planReport(r *Report, d *charts.Dir) {
-	param := "the parameter"
-	if len(d.Sweep) > 0 {
-		param = d.Sweep[0].Parameter
+// planReport fills r with a plan's decision and its evidence, read from
+// plan.json (plan/search.ReadPlanFile) as plan wrote it: the answer, why
+// (the confidence note, or what stops the objectives when nothing meets
+// them), and every probe with its offered load, bottleneck and each
+// objective's interval and verdict.
+func planReport(r *Report, d *charts.Dir) error {
+	f, err := os.Open(filepath.Join(d.Path, "plan.json"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	pf, err := search.ReadPlanFile(charts.Bounded(f, f.Name(), charts.MaxInputSize), f.Name())
+	if err != nil {
+		return err
+	}
+	ans := pf.Answer
+	param := ans.Parameter
+	if param == "" {
+		param = "the parameter"
 	}
 	r.Scenario = d.Scenario
-	if p := d.Target.Provenance; p != nil {
+	if p := pf.Provenance; p != nil {
 		r.Scenario = p.Scenario
 		setSource(r, p, p.Effective, p.SHA256)
 	}
@@ -285,32 +303,110 @@ func planReport(r *Report, d *charts.Dir) {
 		r.Scenario = "capacity plan of " + param
 	}
 	r.Title = "budgetsim plan · " + r.Scenario
-	tg := d.Target
 	var objs []string
-	for _, o := range tg.Objectives {
-		objs = append(objs, strings.NewReplacer("<=", " ≤ ", ">=", " ≥ ").Replace(o.Text))
+	for _, o := range ans.SLOs {
+		objs = append(objs, strings.NewReplacer("<=", " ≤ ", ">=", " ≥ ").Replace(o))
 	}
 	objText := "none"
 	if len(objs) > 0 {
 		objText = strings.Join(objs, ", ")
 	}
+	best := "smallest"
+	if ans.Maximize {
+		best = "largest"
+	}
 	answer := "none: no value in the range met every objective"
-	if tg.Found {
-		answer = param + " = " + render.Number(tg.Answer)
+	switch {
+	case ans.Interrupted:
+		answer = "not final: the search was interrupted"
+	case ans.Found:
+		answer = param + " = " + render.Number(float64(ans.Value))
 	}
-	r.Description = fmt.Sprintf("The smallest %s meeting every objective, found by probing values of it.", param)
-	r.Facts = append(r.Facts, Fact{"answer", answer}, Fact{"objectives", objText}, Fact{"probes", strconv.Itoa(len(d.Sweep))})
-	t := Table{Caption: "Probes, by " + param, Header: []string{param, "replications", "success", "p50", "p99", "p99.9"}}
-	for _, p := range d.Sweep {
-		t.Rows = append(t.Rows, Row{Cells: []Cell{{Text: render.Number(p.Value)}, {Text: strconv.FormatInt(p.Replications, 10)},
-			{Text: render.Percent(p.SuccessRate), Sub: "[" + render.Percent(p.SuccessLo) + ", " + render.Percent(p.SuccessHi) + "]"},
-			{Text: render.Seconds(p.P50)},
-			{Text: render.Seconds(p.P99), Sub: "[" + render.Seconds(p.P99Lo) + ", " + render.Seconds(p.P99Hi) + "]"},
-			{Text: render.Seconds(p.P999)}},
-			Highlight: tg.Found && p.Value == tg.Answer})
+	r.Description = fmt.Sprintf("The %s %s meeting every objective, found by probing values of it in %s.", best, param, ans.Range)
+	r.Facts = append(r.Facts, Fact{"answer", answer}, Fact{"objectives", objText}, Fact{"probes", strconv.Itoa(len(ans.Probes))})
+	if ans.Confidence.Level > 0 {
+		r.Facts = append(r.Facts, Fact{"confidence", fmt.Sprintf("%g%% in each verdict (%.4g%% intervals, for the repeated looks at a probe)", 100*ans.Confidence.Level, 100*ans.Confidence.LookLevel)})
 	}
-	t.Notes = append(t.Notes, "The highlighted row is the answer. Under a value: its confidence interval from sweep.csv.")
-	r.Sections = append(r.Sections, Section{ID: "plan", Title: "Plan", Tables: []Table{t}})
+	if ans.Bottleneck != "" {
+		r.Facts = append(r.Facts, Fact{"binding constraint", ans.Bottleneck})
+	}
+	dec := Section{ID: "decision", Title: "Decision", Intro: "Answer: " + answer + "."}
+	if ans.Confidence.Note != "" {
+		dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Why:", Text: ans.Confidence.Note})
+	}
+	if ans.Why != "" {
+		dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "What stops the objectives:", Text: ans.Why})
+	}
+	if ans.Analytic != nil {
+		dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Start:", Text: fmt.Sprintf("%s = %s from %s.", param, render.Number(ans.Analytic.Value), ans.Analytic.Method)})
+	}
+	r.Sections = append(r.Sections, dec)
+	r.Warnings = append(r.Warnings, ans.Warnings...)
+
+	t := Table{Caption: "Evidence: every value probed, by " + param,
+		Header: []string{param, "replications", "peak offered load", "bottleneck (load)", "success", "p99"}}
+	for _, o := range ans.SLOs {
+		t.Header = append(t.Header, o)
+	}
+	t.Header = append(t.Header, "verdict")
+	var below float64 = math.NaN()
+	if b := ans.Confidence.Below; b != nil {
+		below = b.Value
+	}
+	for _, p := range ans.Probes {
+		peak := Cell{Text: "–"}
+		if !math.IsNaN(float64(p.Peak)) {
+			peak = Cell{Text: render.Number(float64(p.Peak)), Sub: p.PeakAt}
+		}
+		bottleneck := Cell{Text: "–", Plain: true}
+		if p.Bottleneck != "" {
+			bottleneck = Cell{Text: p.Bottleneck, Sub: render.Percent(float64(p.Load)), Plain: true}
+		}
+		p99 := Cell{Text: render.Seconds(float64(p.P99))}
+		if lo, hi := float64(p.CI[0]), float64(p.CI[1]); !math.IsNaN(lo) && !math.IsNaN(hi) {
+			p99.Sub = "[" + render.Seconds(lo) + ", " + render.Seconds(hi) + "]"
+		}
+		cells := []Cell{{Text: render.Number(p.Value)}, {Text: strconv.Itoa(p.Replications)}, peak, bottleneck,
+			{Text: render.Percent(float64(p.Success))}, p99}
+		for _, o := range ans.SLOs {
+			c := Cell{Text: "–"}
+			for _, ch := range p.Checks {
+				if ch.Name == o {
+					c = checkCell(ch)
+				}
+			}
+			cells = append(cells, c)
+		}
+		verdict := p.Verdict.String()
+		switch {
+		case p.NotAnAnswer != "":
+			verdict = "not an answer"
+		case !p.Resolved:
+			verdict += " (unresolved)"
+		}
+		vc := Cell{Text: verdict, Plain: true}
+		switch {
+		case ans.Found && p.Value == float64(ans.Value):
+			vc.Sub = "the answer"
+		case p.Value == below:
+			vc.Sub = "the evidence beside it"
+		}
+		cells = append(cells, vc)
+		t.Rows = append(t.Rows, Row{Cells: cells, Highlight: ans.Found && p.Value == float64(ans.Value)})
+	}
+	t.Notes = append(t.Notes, "The highlighted row is the answer. Under an objective's figure: its interval at the level of each look; a verdict is pass or fail when the interval lies wholly on one side of the threshold.",
+		"Peak offered load: the highest offered utilisation among the workers, tools and limits at that value, and where; bottleneck: the most loaded resource the simulations measured.")
+	r.Sections = append(r.Sections, Section{ID: "plan", Title: "Evidence", Tables: []Table{t}})
+	return nil
+}
+
+// checkCell is an objective's figure at a probe with its interval.
+func checkCell(c search.Check) Cell {
+	f := render.Percent
+	if strings.Contains(c.Name, "<=") {
+		f = render.Seconds
+	}
+	return Cell{Text: f(float64(c.Estimate)), Sub: "[" + f(float64(c.CI[0])) + ", " + f(float64(c.CI[1])) + "] " + c.Verdict.String()}
 }
 
 // setSource shows provenance p in r's Scenario section: where the scenario

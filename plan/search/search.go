@@ -151,6 +151,20 @@ func (x Number) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
 }
 
+// UnmarshalJSON reads a number written by MarshalJSON: null is NaN.
+func (x *Number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*x = Number(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("number: %w", err)
+	}
+	*x = Number(f)
+	return nil
+}
+
 // Probe is one simulated value of the search.
 type Probe struct {
 	// Order is the probe's place in the search (1 = first).

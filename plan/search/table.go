@@ -1,12 +1,14 @@
 package search
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 )
@@ -60,7 +62,7 @@ func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answe
 	case ans.Interrupted:
 		fmt.Fprintf(w, "answer: not final (interrupted before any value passed)\n")
 	case ans.Found:
-		fmt.Fprintf(w, "answer: %s=%s, the %s value whose intervals clear every objective (to within %s)\n", p.Range.Key, p.Range.Format(float64(ans.Value)), best, render.Percent(p.Tolerance))
+		fmt.Fprintf(w, "answer: %s=%s, the %s value whose intervals clear every objective\n", p.Range.Key, p.Range.Format(float64(ans.Value)), best)
 	default:
 		fmt.Fprintf(w, "answer: none in %s\n", p.Range)
 		if ans.Why != "" {
@@ -158,4 +160,22 @@ func figureText(c Check, x float64) string {
 		return render.Seconds(x)
 	}
 	return render.Percent(x)
+}
+
+// PlanFile is plan.json (simulate plan --out, and plan's JSON): the
+// provenance of the scenario searched (the overrides every probe shares;
+// each probe adds its value of the key), then the answer.
+type PlanFile struct {
+	Provenance *provenance.Record `json:"provenance"`
+	*Answer
+}
+
+// ReadPlanFile reads plan.json as simulate plan writes it; name labels
+// errors.
+func ReadPlanFile(r io.Reader, name string) (*PlanFile, error) {
+	pf := &PlanFile{Answer: &Answer{}}
+	if err := json.NewDecoder(r).Decode(pf); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return pf, nil
 }
