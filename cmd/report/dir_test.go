@@ -85,8 +85,35 @@ func TestReportDir(t *testing.T) {
 	if strings.Contains(strings.ToLower(page), "<script") {
 		t.Error("plan report has a <script>")
 	}
-	if _, stderr, code := runCLI(t, t.TempDir(), "--out", out); code != 1 || !strings.Contains(stderr, "neither a comparison (compare.json) nor a plan") {
+	if _, stderr, code := runCLI(t, t.TempDir(), "--out", out); code != 1 || !strings.Contains(stderr, "neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep") {
 		t.Errorf("report of an empty directory: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReportSweepDir: the page of a sweep's directory decides: the point
+// with the highest success, and among those no measurably worse the
+// lowest p99 and the lowest cost, with every point's figures, intervals,
+// bottleneck and cost from sweep.csv.
+func TestReportSweepDir(t *testing.T) {
+	dir := t.TempDir()
+	csv := "parameter,value,replications,success_rate,success_lo,success_hi,latency_p50_s,latency_p99_s,latency_p99_lo_s,latency_p99_hi_s,latency_p999_s,throughput,time_avg_in_system,lambda_w,attempts_per_run,partial,bottleneck,peak_load,binding_limit,limit_use,cost_per_success,cost_per_success_lo,cost_per_success_hi\n" +
+		"tpm,100000,4,0.8,0.78,0.82,20,45,44,46,50,0.2,5,5,5.9,false,llm,0.99,llm tpm,0.99,0.034,0.033,0.035\n" +
+		"tpm,300000,4,0.999,0.998,1,19,43,42,44,48,0.25,5,5,4,false,,0.41,llm tpm,0.41,0.0333,0.0331,0.0335\n" +
+		"tpm,600000,4,0.9985,0.997,1,18,40,39,41,47,0.25,5,5,4,false,,0.2,llm tpm,0.2,0.0336,0.0334,0.0338\n"
+	if err := os.WriteFile(filepath.Join(dir, "sweep.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "sweep.html")
+	if _, stderr, code := runCLI(t, dir, "--out", out); code != 0 {
+		t.Fatalf("report DIR (sweep): exit %d: %s", code, stderr)
+	}
+	page := html.UnescapeString(string(readFileT(t, out)))
+	for _, want := range []string{"<h2>Decision</h2>", "highest at tpm = 300000, 99.90% [99.80%, 100.00%]",
+		"the lowest p99 is at tpm = 600000: 40s [39s, 41s]", "the lowest cost per successful run is at tpm = 300000: 0.0333 [0.0331, 0.0335]",
+		"Evidence: every point", "most loaded: 99.00%", "llm tpm", "cost/successful run"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("sweep page lacks %q", want)
+		}
 	}
 }
 

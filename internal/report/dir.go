@@ -36,12 +36,14 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 		if err := planReport(r, d); err != nil {
 			return nil, err
 		}
+	case d.Has("sweep.csv") && !d.Has("plan.json") && !d.Compare && len(d.Sweep) > 0:
+		sweepReport(r, d)
 	case d.Compare:
 		if err := compareReport(r, d); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, errors.New(d.Path + ": neither a comparison (compare.json) nor a plan (plan.json and sweep.csv): give a scenario to simulate one, or the directory 'simulate compare|plan --out' wrote")
+		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep (sweep.csv): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
 	}
 	if date != "" {
 		r.Facts = append(r.Facts, Fact{"date", date})
@@ -407,6 +409,109 @@ func checkCell(c search.Check) Cell {
 		f = render.Seconds
 	}
 	return Cell{Text: f(float64(c.Estimate)), Sub: "[" + f(float64(c.CI[0])) + ", " + f(float64(c.CI[1])) + "] " + c.Verdict.String()}
+}
+
+// sweepReport fills r with a sweep's evidence table, read from sweep.csv
+// as sweep wrote it, and a decision paragraph: the point with the best
+// success, and among the points whose success interval overlaps its own
+// (no measurable difference), the one with the lowest p99 and the one with
+// the lowest cost per successful run.
+func sweepReport(r *Report, d *charts.Dir) {
+	pts := d.Sweep
+	r.Scenario = d.Scenario
+	if r.Scenario == "" {
+		r.Scenario = "sweep of " + pts[0].Parameter
+	}
+	r.Title = "budgetsim sweep · " + r.Scenario
+	r.Description = fmt.Sprintf("%d points of %s on common random numbers.", len(pts), pts[0].Parameter)
+	label := func(p charts.SweepPoint) string {
+		if math.IsNaN(p.Value) {
+			return p.Parameter
+		}
+		return p.Parameter + " = " + render.Number(p.Value)
+	}
+	best := 0
+	for i, p := range pts {
+		if p.SuccessRate > pts[best].SuccessRate {
+			best = i
+		}
+	}
+	fast, cheap := -1, -1
+	for i, p := range pts {
+		if p.SuccessHi < pts[best].SuccessLo {
+			continue // measurably below the best
+		}
+		if fast < 0 || p.P99 < pts[fast].P99 {
+			fast = i
+		}
+		if !math.IsNaN(p.CostPerSuccess) && (cheap < 0 || p.CostPerSuccess < pts[cheap].CostPerSuccess) {
+			cheap = i
+		}
+	}
+	dec := Section{ID: "decision", Title: "Decision"}
+	b := pts[best]
+	dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Success:", Text: fmt.Sprintf("highest at %s, %s [%s, %s]; the points whose success interval overlaps it are no measurably worse.",
+		label(b), render.Percent(b.SuccessRate), render.Percent(b.SuccessLo), render.Percent(b.SuccessHi))})
+	if fast >= 0 {
+		f := pts[fast]
+		dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Latency:", Text: fmt.Sprintf("among those, the lowest p99 is at %s: %s [%s, %s].",
+			label(f), render.Seconds(f.P99), render.Seconds(f.P99Lo), render.Seconds(f.P99Hi))})
+	}
+	if cheap >= 0 {
+		c := pts[cheap]
+		text := fmt.Sprintf("among those, the lowest cost per successful run is at %s: %s", label(c), render.Number(c.CostPerSuccess))
+		if !math.IsNaN(c.CostLo) {
+			text += " [" + render.Number(c.CostLo) + ", " + render.Number(c.CostHi) + "]"
+		}
+		dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Cost:", Text: text + "."})
+	}
+	r.Sections = append(r.Sections, dec)
+	t := Table{Caption: "Evidence: every point", Header: []string{"point", "replications", "success", "p50", "p99", "p99.9", "attempts/run", "bottleneck (load)"}}
+	withLimits, withCost := false, false
+	for _, p := range pts {
+		withLimits = withLimits || p.BindingLimit != ""
+		withCost = withCost || !math.IsNaN(p.CostPerSuccess)
+	}
+	if withLimits {
+		t.Header = append(t.Header, "limit use")
+	}
+	if withCost {
+		t.Header = append(t.Header, "cost/successful run")
+	}
+	for i, p := range pts {
+		bottleneck := Cell{Text: "–", Plain: true}
+		if !math.IsNaN(p.PeakLoad) {
+			bottleneck.Sub = "most loaded: " + render.Percent(p.PeakLoad)
+		}
+		if p.Bottleneck != "" {
+			bottleneck.Text = p.Bottleneck
+		}
+		cells := []Cell{{Text: label(p), Plain: true}, {Text: strconv.FormatInt(p.Replications, 10)},
+			{Text: render.Percent(p.SuccessRate), Sub: "[" + render.Percent(p.SuccessLo) + ", " + render.Percent(p.SuccessHi) + "]"},
+			{Text: render.Seconds(p.P50)},
+			{Text: render.Seconds(p.P99), Sub: "[" + render.Seconds(p.P99Lo) + ", " + render.Seconds(p.P99Hi) + "]"},
+			{Text: render.Seconds(p.P999)}, {Text: render.Number(p.AttemptsPerRun)}, bottleneck}
+		if withLimits {
+			c := Cell{Text: "–"}
+			if p.BindingLimit != "" {
+				c = Cell{Text: render.Percent(p.LimitUse), Sub: p.BindingLimit}
+			}
+			cells = append(cells, c)
+		}
+		if withCost {
+			c := Cell{Text: "–"}
+			if !math.IsNaN(p.CostPerSuccess) {
+				c = Cell{Text: render.Number(p.CostPerSuccess)}
+				if !math.IsNaN(p.CostLo) {
+					c.Sub = "[" + render.Number(p.CostLo) + ", " + render.Number(p.CostHi) + "]"
+				}
+			}
+			cells = append(cells, c)
+		}
+		t.Rows = append(t.Rows, Row{Cells: cells, Highlight: i == best})
+	}
+	t.Notes = append(t.Notes, "The highlighted row has the highest success rate. Under a value: its confidence interval from sweep.csv (none with one replication).")
+	r.Sections = append(r.Sections, Section{ID: "sweep", Title: "Evidence", Tables: []Table{t}})
 }
 
 // setSource shows provenance p in r's Scenario section: where the scenario
