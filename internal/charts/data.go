@@ -196,7 +196,7 @@ type SweepPoint struct {
 	// and its use; CostPerSuccess, CostLo and CostHi the cost per
 	// successful run and its interval. NaN (and "") in files without those
 	// columns or points without them.
-	Bottleneck, BindingLimit                          string
+	Bottleneck, BindingLimit                           string
 	PeakLoad, LimitUse, CostPerSuccess, CostLo, CostHi float64
 }
 
