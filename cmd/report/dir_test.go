@@ -152,7 +152,7 @@ func TestReportDirShowsWhatRan(t *testing.T) {
 		t.Fatalf("report DIR (compare): exit %d: %s", code, stderr)
 	}
 	page := html.UnescapeString(string(readFileT(t, out)))
-	for _, want := range []string{"Read from <code>scenarios/svc.yaml</code> with the overrides every variant shares <code>--set workers=4</code>",
+	for _, want := range []string{"Read from <code>scenarios/svc.yaml</code> with the overrides every variant or point shares <code>--set workers=4</code>",
 		"as the baseline, once, simulated it (SHA-256 aaa111)",
 		">name: svc\nworkers: 4\nretry: {attempts: 1}\n</pre>",
 		`<th scope="row">three</th><td>--set retry.attempts=3</td><td>bbb333</td>`} {

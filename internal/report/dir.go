@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -417,19 +418,40 @@ func checkCell(c search.Check) Cell {
 // (no measurable difference), the one with the lowest p99 and the one with
 // the lowest cost per successful run.
 func sweepReport(r *Report, d *charts.Dir) {
-	pts := d.Sweep
-	r.Scenario = d.Scenario
-	if r.Scenario == "" {
-		r.Scenario = "sweep of " + pts[0].Parameter
-	}
-	r.Title = "budgetsim sweep · " + r.Scenario
-	r.Description = fmt.Sprintf("%d points of %s on common random numbers.", len(pts), pts[0].Parameter)
 	label := func(p charts.SweepPoint) string {
 		if math.IsNaN(p.Value) {
 			return p.Parameter
 		}
 		return p.Parameter + " = " + render.Number(p.Value)
 	}
+	pts := d.Sweep
+	r.Scenario = d.Scenario
+	if f, err := os.Open(filepath.Join(d.Path, "sweep.json")); err == nil {
+		// The scenario as the first point simulated it: sweep.json
+		// records each point's provenance.
+		var points []struct {
+			Provenance *provenance.Record `json:"provenance"`
+		}
+		if json.NewDecoder(charts.Bounded(f, f.Name(), charts.MaxInputSize)).Decode(&points) == nil && len(points) > 0 && points[0].Provenance != nil {
+			p := points[0].Provenance
+			r.Scenario = p.Scenario
+			setSource(r, p, p.Effective, p.SHA256)
+			r.SourceLabel = "The scenario as the first point, " + label(pts[0]) + ", simulated it (SHA-256 " + p.SHA256 + "); the other points differ only by the swept key."
+			var shared []string
+			for _, o := range p.Overrides {
+				if !strings.HasPrefix(o, pts[0].Parameter+"=") {
+					shared = append(shared, o)
+				}
+			}
+			r.Overrides = shared
+		}
+		f.Close()
+	}
+	if r.Scenario == "" {
+		r.Scenario = "sweep of " + pts[0].Parameter
+	}
+	r.Title = "budgetsim sweep · " + r.Scenario
+	r.Description = fmt.Sprintf("%d points of %s on common random numbers.", len(pts), pts[0].Parameter)
 	best := 0
 	for i, p := range pts {
 		if p.SuccessRate > pts[best].SuccessRate {

@@ -135,7 +135,7 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 <h2>Scenario</h2>
 {{with .SourceTables}}<div class="tables">
 {{range .}}{{template "table" .}}{{end}}</div>
-{{end}}{{if .SourceLabel}}<p>{{.SourceLabel}}{{with .File}} Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides every variant shares{{range .}} <code>--set {{.}}</code>{{end}}{{end}}.{{end}}</p>
+{{end}}{{if .SourceLabel}}<p>{{.SourceLabel}}{{with .File}} Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides every variant or point shares{{range .}} <code>--set {{.}}</code>{{end}}{{end}}.{{end}}</p>
 {{else}}{{with .File}}<p>Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides{{range .}} <code>--set {{.}}</code>{{end}} applied{{end}}{{with $.FormatVersion}} (scenario format {{.}}){{end}}{{with $.SHA256}}; as simulated, SHA-256 <code>{{.}}</code>{{else}}; each variant as simulated, with its SHA-256{{end}}:</p>
 {{end}}{{end}}<pre class="source">{{.Source}}</pre>
 </section>
