@@ -203,7 +203,9 @@ func variantsTable(out []compare.Summary) Table {
 	if out[0].Confidence != nil {
 		t.Notes = append(t.Notes, fmt.Sprintf("Under a value: its %g%% Student-t interval over the replications (the p99's and the cost's by sectioning, centred on the pooled figure).", 100*out[0].Confidence.Level))
 	}
-	t.Notes = append(t.Notes, "Recovery after outage: how long after the last outage ended goodput came back (docs/outputs.md).")
+	if withRecovery {
+		t.Notes = append(t.Notes, "Recovery after outage: how long after the last outage ended goodput came back, on the replications pooled (docs/outputs.md); the differences below pair it replication by replication.")
+	}
 	return t
 }
 
