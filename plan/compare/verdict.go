@@ -73,8 +73,9 @@ func Verdicts(out []Summary) []Verdict {
 
 // decision says at which variant success stops improving: the last
 // variant whose success is measurably better than the one before it, when
-// every later step adds nothing measurable; "" when success still
-// improves at the last variant or some step makes it worse.
+// every later step adds nothing measurable (or that the last is still
+// improving, or with two variants that the second is better); "" when
+// some step makes success worse.
 func decision(out []Summary) string {
 	last := 0
 	for i := 1; i < len(out); i++ {
@@ -90,7 +91,10 @@ func decision(out []Summary) string {
 		}
 	}
 	if last == len(out)-1 {
-		return fmt.Sprintf("success improves at every step up to the last variant, %s: the range compared may stop short of where it levels off.", out[last].Name)
+		if len(out) == 2 {
+			return fmt.Sprintf("%s has the better success, measurably.", out[last].Name)
+		}
+		return fmt.Sprintf("success is still improving at the last variant, %s: the variants compared may stop short of where it levels off.", out[last].Name)
 	}
 	if last == 0 {
 		return fmt.Sprintf("no variant measurably improves success over %s: choose among them by the other figures.", out[0].Name)
