@@ -6,13 +6,14 @@
 //
 // Usage:
 //
-//	report SCENARIO [--out report.html] [--date DATE] [scenario flags]
-//	report DIR [--out report.html] [--date DATE]
+//	report SCENARIO [--out report.html] [--date DATE] [--title T] [--note N] [scenario flags]
+//	report DIR [--out report.html] [--date DATE] [--title T] [--note N]
 //
 // SCENARIO is a path or the name of a bundled scenario (simulate list).
 // DIR is a directory that 'simulate compare --out' or 'simulate plan --out'
-// wrote: the report then shows the comparison (the variants by name, with
-// their success rates, and their charts) or the plan (its answer,
+// wrote: the report then shows the comparison (a verdict per figure, each
+// variant's figures and its paired differences with their intervals, the
+// charts, and the scenario once with what each variant changes) or the plan (its answer,
 // objectives, probes and the sweep charts with the objectives and the
 // answer drawn), simulating nothing.
 // The scenario flags are simulate run's (--set, --seed, --runs,
@@ -75,6 +76,8 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		}
 	})
 	out := fs.String("out", "report.html", "write the report to `FILE` (atomically)")
+	title := fs.String("title", "", "the page's `TITLE`, in place of the scenario's name: what the review decides")
+	note := fs.String("note", "", "a reviewer's `NOTE` shown under the title: the question, the context, the decision asked for")
 	date := fs.String("date", "", "show `DATE` in the report's header (none by default, so that the same scenario and seed give the same bytes)")
 	scenario, err := cli.ScenarioArg(fs, &sf, args, "report")
 	if errors.Is(err, flag.ErrHelp) {
@@ -87,7 +90,7 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 		return cli.Usagef("--out: must name a file, got \"\"")
 	}
 	if st, err := os.Stat(scenario); err == nil && st.IsDir() {
-		return reportDir(stdout, scenario, *out, *date)
+		return reportDir(stdout, scenario, *out, *date, *title, *note)
 	}
 	sc, err := scenarios.Load(scenario, sf.AllSets())
 	if errors.Is(err, scenarios.ErrNotFound) {
@@ -110,6 +113,7 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 	if err != nil {
 		return err
 	}
+	r.SetContext(*title, *note)
 	if err := writePage(stdout, r, *out); err != nil {
 		return err
 	}
@@ -120,7 +124,7 @@ func runWith(stdout, stderr io.Writer, args []string, interrupted *atomic.Bool) 
 }
 
 // reportDir writes the report of a results directory (report.FromDir).
-func reportDir(stdout io.Writer, dir, out, date string) error {
+func reportDir(stdout io.Writer, dir, out, date, title, note string) error {
 	if err := atomicfile.CheckPublished(dir); err != nil {
 		return err
 	}
@@ -132,6 +136,7 @@ func reportDir(stdout io.Writer, dir, out, date string) error {
 	if err != nil {
 		return err
 	}
+	r.SetContext(title, note)
 	if err := cli.CheckOutFile("--out", out); err != nil {
 		return err
 	}

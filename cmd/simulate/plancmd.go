@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
@@ -32,8 +33,13 @@ func (e *env) plan(args []string) error {
 	searchOnce := &cli.OnceString{Why: "plan sizes one key at a time; sweep explores two"}
 	fs.Var(searchOnce, "search", "the key to size and its range, `key=lo..hi` (larger must be better): workers=1..200, queue.capacity=0..1000, tools.NAME.concurrency=1..64, tools.NAME.rate_limit.rate=1/s..100/s")
 	searchFlag := &searchOnce.Value
+	maximizeOnce := &cli.OnceString{Why: "plan answers one question at a time"}
+	fs.Var(maximizeOnce, "maximize", "instead of --search: the largest value of a key that makes things harder as it grows that still meets every objective, `key=lo..hi`: arrivals.rate=1/s..50/s is the highest arrival rate the configuration holds")
+	maximizeFlag := &maximizeOnce.Value
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
-	tolerance := fs.Float64("tolerance", search.DefaultTolerance, "for a non-integer key (a rate, a duration), stop when the bracket is narrower than this `fraction` of its upper end")
+	precision := precisionFlag(search.DefaultTolerance)
+	fs.Var(&precision, "precision", "stop when the bracket around the answer is narrower than this `fraction` of it (0.01 or 1%), or one step of an integer key: a large count (tpm) is not searched to a single token")
+	fs.Var(&precision, "tolerance", "the former name of --precision")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
 	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
 	scenario, err := cli.ScenarioArg(fs, sf, args, "plan")
@@ -55,9 +61,7 @@ func (e *env) plan(args []string) error {
 	if *maxReps < sf.Replications || *maxReps > 10000 {
 		return cli.Usagef("--max-replications: must be in [--replications (%d), 10000], got %d", sf.Replications, *maxReps)
 	}
-	if !(*tolerance > 0 && *tolerance < 1) {
-		return cli.Usagef("--tolerance: must be in (0, 1), got %g", *tolerance)
-	}
+
 	if len(slos) == 0 {
 		return cli.Usagef("plan needs at least one --slo (e.g. --slo 'p99<=2s' --slo 'success>=0.99')")
 	}
@@ -69,12 +73,22 @@ func (e *env) plan(args []string) error {
 		}
 		objectives = append(objectives, o)
 	}
-	if *searchFlag == "" {
-		return cli.Usagef("plan needs --search key=lo..hi (e.g. --search workers=1..200)")
+	maximize := *maximizeFlag != ""
+	switch {
+	case maximize && *searchFlag != "":
+		return cli.Usagef("--search and --maximize ask different questions: give one")
+	case maximize && !strings.Contains(*maximizeFlag, "="):
+		return cli.Usagef("--maximize %s: give the range to search, e.g. --maximize %s=1/s..50/s", *maximizeFlag, *maximizeFlag)
+	case !maximize && *searchFlag == "":
+		return cli.Usagef("plan needs --search key=lo..hi (e.g. --search workers=1..200), or --maximize key=lo..hi (e.g. --maximize arrivals.rate=1/s..50/s)")
 	}
-	rng, err := search.ParseRange(*searchFlag)
+	flagName, rangeText := "--search", *searchFlag
+	if maximize {
+		flagName, rangeText = "--maximize", *maximizeFlag
+	}
+	rng, err := search.ParseRange(rangeText)
 	if err != nil {
-		return cli.Usagef("--search %v", err)
+		return cli.Usagef("%s %v", flagName, err)
 	}
 	base, err := scenarios.Load(scenario, sf.AllSets())
 	if err != nil {
@@ -92,9 +106,9 @@ func (e *env) plan(args []string) error {
 			return err
 		}
 	}
-	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.Replications, MaxReplications: *maxReps, Level: sf.Level, Tolerance: *tolerance}.WithDefaults()
+	prob := search.Problem{SLOs: objectives, Range: rng, Replications: sf.Replications, MaxReplications: *maxReps, Level: sf.Level, Tolerance: float64(precision), Maximize: maximize}.WithDefaults()
 	var start *search.Analytic
-	if !*noAnalytic && len(base.Config.Classes) == 0 {
+	if !*noAnalytic && !maximize && len(base.Config.Classes) == 0 {
 		if a, ok := search.AnalyticStart(base.Config, rng.Key, objectives); ok && rng.Integer {
 			start = a
 			prob.Start, prob.HasStart = a.Value, true
@@ -127,7 +141,7 @@ func (e *env) plan(args []string) error {
 		outErr = writePlanFiles(*outDir, prov, ans)
 	}
 	if sf.Format == "json" {
-		if err := render.JSON(e.stdout, planFile{prov, ans}); err != nil {
+		if err := render.JSON(e.stdout, search.PlanFile{Provenance: &prov, Answer: ans}); err != nil {
 			return err
 		}
 	} else if err := search.WriteTable(e.stdout, scenario, prov.Line(), &prob, ans); err != nil {
@@ -139,7 +153,10 @@ func (e *env) plan(args []string) error {
 	case interrupted:
 		return cli.ErrInterrupted
 	case ans.HurtsAsItGrows:
-		fmt.Fprintf(e.stderr, "simulate: %s gets worse as it grows: plan sizes keys that help as they grow (see the note)\n", rng.Key)
+		fmt.Fprintf(e.stderr, "simulate: %s gets worse as it grows: --search sizes keys that help as they grow; --maximize finds the largest value of one that hurts (see the note)\n", rng.Key)
+		return cli.ErrFailed
+	case ans.HelpsAsItGrows:
+		fmt.Fprintf(e.stderr, "simulate: %s gets better as it grows: --maximize is for keys that hurt as they grow; --search sizes this one (see the note)\n", rng.Key)
 		return cli.ErrFailed
 	case !ans.Found:
 		fmt.Fprintf(e.stderr, "simulate: no value of %s in %s..%s meets every objective\n", rng.Key, rng.Format(rng.Lo), rng.Format(rng.Hi))
@@ -148,16 +165,28 @@ func (e *env) plan(args []string) error {
 	return nil
 }
 
-// planFile is plan.json (and plan's JSON): the answer, after the
-// provenance of the scenario searched (the overrides every probe shares;
-// each probe adds its value of the key).
-type planFile struct {
-	Provenance provenance.Record `json:"provenance"`
-	*search.Answer
-}
-
 func writePlanFiles(dir string, prov provenance.Record, ans *search.Answer) error {
 	return writeFiles(dir,
 		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, ans.Rows()) }},
-		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, planFile{prov, ans}) }})
+		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, search.PlanFile{Provenance: &prov, Answer: ans}) }})
+}
+
+// precisionFlag is --precision: a fraction in (0, 1), written as one
+// (0.02) or as a percentage (2%).
+type precisionFlag float64
+
+func (p *precisionFlag) String() string { return strconv.FormatFloat(float64(*p), 'g', -1, 64) }
+
+func (p *precisionFlag) Set(s string) error {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if pct, ok := strings.CutSuffix(t, "%"); ok {
+		t, scale = strings.TrimSpace(pct), 0.01
+	}
+	x, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(x*scale > 0 && x*scale < 1) {
+		return fmt.Errorf("must be a fraction in (0, 1) or a percentage (2%%), got %q", s)
+	}
+	*p = precisionFlag(x * scale)
+	return nil
 }

@@ -83,7 +83,7 @@ func TestSweepShardsMergeByteIdentical(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(string(wantCSV)), "\n")
-	const header = "parameter,value,replications,success_rate,success_lo,success_hi,latency_p50_s,latency_p99_s,latency_p99_lo_s,latency_p99_hi_s,latency_p999_s,throughput,time_avg_in_system,lambda_w,attempts_per_run,partial"
+	const header = "parameter,value,replications,success_rate,success_lo,success_hi,latency_p50_s,latency_p99_s,latency_p99_lo_s,latency_p99_hi_s,latency_p999_s,throughput,time_avg_in_system,lambda_w,attempts_per_run,partial,bottleneck,peak_load,binding_limit,limit_use,cost_per_success,cost_per_success_lo,cost_per_success_hi"
 	if lines[0] != header {
 		t.Errorf("sweep.csv header = %q, want %q", lines[0], header)
 	}
@@ -209,7 +209,10 @@ func TestPlanCLI(t *testing.T) {
 		{[]string{"plan", scen, "--search", "workers=1..30"}, "at least one --slo"},
 		{[]string{"plan", scen, "--slo", "p99<=2s"}, "needs --search"},
 		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--replications", "1"}, "at least 2"},
-		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--tolerance", "1.5"}, "--tolerance: must be in (0, 1)"},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--precision", "1.5"}, "--precision: invalid value \"1.5\": must be a fraction in (0, 1) or a percentage"},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--search", "workers=1..3", "--precision", "120%"}, "must be a fraction in (0, 1)"},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--maximize", "arrivals.rate"}, "--maximize arrivals.rate: give the range to search, e.g. --maximize arrivals.rate=1/s..50/s"},
+		{[]string{"plan", scen, "--slo", "p99<=2s", "--maximize", "arrivals.rate=1/s..9/s", "--search", "workers=1..3"}, "--search and --maximize ask different questions"},
 		{[]string{"run", scen, "--seed", "-5"}, "--seed: must be ≥ 0"},
 	} {
 		_, errOut, code := runCLI(t, "", tt.args...)
@@ -292,5 +295,43 @@ func TestMergeSaysWhereTheScenarioIs(t *testing.T) {
 	}
 	if _, stderr, code = runCLI(t, "", "merge", shards, "--out", "merged", "--scenario", filepath.Join(work, "s.yaml")); code != 0 {
 		t.Errorf("merge --scenario with the right file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestPlanMaximize: plan --maximize finds the highest arrival rate an
+// M/M/5 queue holds under a wait objective: below its capacity of 5/s,
+// with the next probe above it failing or overloaded, at the precision
+// asked, and says in the table that it is the largest.
+func TestPlanMaximize(t *testing.T) {
+	scen := writeTemp(t, "mmc.yaml", strings.Replace(sweepScenario, "runs: 800", "runs: 3000\nwarmup: 300", 1))
+	out := mustRun(t, "plan", scen, "--slo", "wait_p99<=1s", "--maximize", "arrivals.rate=0.5/s..10/s", "--precision", "5%", "--replications", "4", "--format", "json")
+	var ans struct {
+		Value    *float64
+		Found    bool
+		Maximize bool
+		Probes   []struct {
+			Value       float64
+			Verdict     string
+			NotAnAnswer string `json:"not_an_answer"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &ans); err != nil {
+		t.Fatalf("plan --format json: %v\n%s", err, out)
+	}
+	if !ans.Found || !ans.Maximize || ans.Value == nil || !(*ans.Value > 0.5 && *ans.Value < 5) {
+		t.Fatalf("plan --maximize = %s; want a rate found below the capacity of 5/s", out)
+	}
+	above := math.Inf(1)
+	for _, p := range ans.Probes {
+		if p.Value > *ans.Value {
+			above = math.Min(above, p.Value)
+		}
+	}
+	if above-*ans.Value > 0.05*above {
+		t.Errorf("answer %v/s, next probe above it %v/s: want them within 5%%", *ans.Value, above)
+	}
+	table := mustRun(t, "plan", scen, "--slo", "wait_p99<=1s", "--maximize", "arrivals.rate=0.5/s..10/s", "--precision", "5%", "--replications", "4")
+	if !strings.Contains(table, "largest arrivals.rate in 0.5/s..10/s") || !strings.Contains(table, "the largest value whose intervals clear every objective") {
+		t.Errorf("plan --maximize table:\n%s\nwant it to say it finds the largest rate", table)
 	}
 }

@@ -217,6 +217,14 @@ type SweepPoint struct {
 	// Throughput is completions per second; TimeAvgInSystem and LambdaW
 	// are Little's L measured and predicted; AttemptsPerRun counts calls.
 	Throughput, TimeAvgInSystem, LambdaW, AttemptsPerRun float64
+	// Bottleneck is the most loaded resource when its load is at least
+	// 0.85 ("" otherwise), PeakLoad the load of the most loaded one;
+	// BindingLimit and LimitUse a model API's most used per-minute limit
+	// and its use; CostPerSuccess, CostLo and CostHi the cost per
+	// successful run and its interval. NaN (and "") in files without those
+	// columns or points without them.
+	Bottleneck, BindingLimit                           string
+	PeakLoad, LimitUse, CostPerSuccess, CostLo, CostHi float64
 }
 
 // ReadSweep reads sweep.csv (columns parameter, value, replications,
@@ -278,6 +286,23 @@ func ReadSweep(r io.Reader, name string) ([]SweepPoint, error) {
 		}
 		if p.P99Hi, err = optional("latency_p99_hi_s", p.P99, t.num); err != nil {
 			return nil, err
+		}
+		if t.has("bottleneck") {
+			p.Bottleneck = t.str("bottleneck")
+		}
+		if t.has("binding_limit") {
+			p.BindingLimit = t.str("binding_limit")
+		}
+		for _, c := range []struct {
+			col string
+			dst *float64
+		}{{"peak_load", &p.PeakLoad}, {"limit_use", &p.LimitUse}, {"cost_per_success", &p.CostPerSuccess}, {"cost_per_success_lo", &p.CostLo}, {"cost_per_success_hi", &p.CostHi}} {
+			*c.dst = math.NaN()
+			if t.has(c.col) && t.str(c.col) != "" {
+				if *c.dst, err = t.nonNeg(c.col); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out = append(out, p)
 	}

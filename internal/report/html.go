@@ -58,6 +58,8 @@ header { padding-top: 20px; border-bottom: 1px solid #ddd; }
 .kicker { margin: 0; color: #0072B2; font-weight: bold; letter-spacing: .04em; text-transform: uppercase; font-size: 12px; }
 h1 { margin: 2px 0 4px; font-size: 28px; }
 h2 { margin: 32px 0 8px; font-size: 20px; border-bottom: 2px solid #0072B2; padding-bottom: 2px; }
+.note { margin: 0 0 12px; padding: 6px 10px; background: #eef5fb; border-left: 4px solid #0072B2; max-width: 80em; white-space: pre-wrap; }
+p.verdict { margin: 4px 0 8px; max-width: 80em; }
 .desc { margin: 0 0 12px; font-size: 16px; color: #333; max-width: 80em; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0 0 12px; font-size: 14px; }
 dl.facts dt { color: #555; }
@@ -93,8 +95,9 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 <body>
 <header>
 <p class="kicker">budgetsim report</p>
-<h1>{{.Scenario}}</h1>
-{{with .Description}}<p class="desc">{{.}}</p>
+<h1>{{with .Heading}}{{.}}{{else}}{{.Scenario}}{{end}}</h1>
+{{with .Note}}<p class="note">{{.}}</p>
+{{end}}{{with .Description}}<p class="desc">{{.}}</p>
 {{end}}<dl class="facts">
 {{range .Facts}}<dt>{{.Label}}</dt><dd>{{.Value}}</dd>
 {{end}}</dl>
@@ -109,6 +112,7 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 {{range .Sections}}<section id="{{.ID}}">
 <h2>{{.Title}}</h2>
 {{with .Intro}}<p>{{.}}</p>
+{{end}}{{range .Paragraphs}}<p class="verdict">{{with .Lead}}<strong>{{.}}</strong> {{end}}{{.Text}}</p>
 {{end}}{{with .Tables}}<div class="tables">
 {{range .}}{{template "table" .}}{{end}}</div>
 {{end}}{{with .Figures}}<div class="figures">
@@ -129,8 +133,11 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 {{end}}</section>
 <section id="scenario">
 <h2>Scenario</h2>
-{{with .File}}<p>Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides{{range .}} <code>--set {{.}}</code>{{end}} applied{{end}}{{with $.FormatVersion}} (scenario format {{.}}){{end}}{{with $.SHA256}}; as simulated, SHA-256 <code>{{.}}</code>{{else}}; each variant as simulated, with its SHA-256{{end}}:</p>
-{{end}}<pre class="source">{{.Source}}</pre>
+{{with .SourceTables}}<div class="tables">
+{{range .}}{{template "table" .}}{{end}}</div>
+{{end}}{{if .SourceLabel}}<p>{{.SourceLabel}}{{with .File}} Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides every variant or point shares{{range .}} <code>--set {{.}}</code>{{end}}{{end}}.{{end}}</p>
+{{else}}{{with .File}}<p>Read from <code>{{.}}</code>{{with $.Overrides}} with the overrides{{range .}} <code>--set {{.}}</code>{{end}} applied{{end}}{{with $.FormatVersion}} (scenario format {{.}}){{end}}{{with $.SHA256}}; as simulated, SHA-256 <code>{{.}}</code>{{else}}; each variant as simulated, with its SHA-256{{end}}:</p>
+{{end}}{{end}}<pre class="source">{{.Source}}</pre>
 </section>
 </main>
 <footer>Written by budgetsim {{.Version}}. This file is self-contained: it loads no script, style, font or image.</footer>
@@ -141,7 +148,7 @@ footer { margin-top: 32px; padding-top: 8px; padding-bottom: 24px; border-top: 1
 {{with .Caption}}<caption>{{.}}</caption>
 {{end}}<thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr{{if .Highlight}} class="hl"{{end}}>{{range $i, $c := .Cells}}{{if eq $i 0}}<th scope="row">{{$c.Text}}{{with $c.Sub}}<small>{{.}}</small>{{end}}</th>{{else}}<td{{if numeric $c.Text}} class="num"{{end}}>{{$c.Text}}{{with $c.Sub}}<small>{{.}}</small>{{end}}</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr{{if .Highlight}} class="hl"{{end}}>{{range $i, $c := .Cells}}{{if eq $i 0}}<th scope="row">{{$c.Text}}{{with $c.Sub}}<small>{{.}}</small>{{end}}</th>{{else}}<td{{if and (not $c.Plain) (numeric $c.Text)}} class="num"{{end}}>{{$c.Text}}{{with $c.Sub}}<small>{{.}}</small>{{end}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{with .Notes}}<ul class="tnotes">

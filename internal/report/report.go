@@ -125,8 +125,26 @@ type Report struct {
 	Overrides     []string
 	SHA256        string
 	FormatVersion int
+	// SourceTables are shown before the scenario's text (what each
+	// variant of a comparison changes), and SourceLabel, when set, says
+	// what the text is instead of the default sentence.
+	SourceTables []Table
+	SourceLabel  string
+	// Heading replaces the scenario's name as the page's heading when set
+	// (--title), and Note is the reviewer's context, shown under it
+	// (--note).
+	Heading, Note string
 	// Version is the budgetsim version that wrote the report.
 	Version string
+}
+
+// SetContext gives the page a title and a reviewer's note, each when not
+// empty: what the review is deciding, in the words of whoever runs it.
+func (r *Report) SetContext(title, note string) {
+	if title != "" {
+		r.Title, r.Heading = title, title
+	}
+	r.Note = note
 }
 
 // Fact is one label–value pair of the report's header.
@@ -135,13 +153,18 @@ type Fact struct{ Label, Value string }
 // Section is a titled group of tables or charts; ID is its HTML anchor.
 type Section struct {
 	ID, Title string
-	// Intro is a paragraph before the tables; "" for none.
-	Intro   string
-	Tables  []Table
-	Figures []Figure
+	// Intro is a paragraph before the tables; "" for none. Paragraphs
+	// follow it, one a line of argument (a comparison's verdicts).
+	Intro      string
+	Paragraphs []Paragraph
+	Tables     []Table
+	Figures    []Figure
 	// Code, when not empty, is a command line shown after the tables.
 	Code string
 }
+
+// Paragraph is a paragraph of argument with a lead shown in bold ("p99:").
+type Paragraph struct{ Lead, Text string }
 
 // Table is a table as data: a caption, a header row and rows of cells,
 // with notes (footnotes that belong to this table only).
@@ -160,8 +183,13 @@ type Row struct {
 }
 
 // Cell is a value and, when not empty, its confidence interval or a
-// qualifier, shown smaller under it.
-type Cell struct{ Text, Sub string }
+// qualifier, shown smaller under it. Plain marks text that is not a
+// number even when it starts with a digit (a hash), so that it is not
+// aligned as one.
+type Cell struct {
+	Text, Sub string
+	Plain     bool
+}
 
 // Figure is one chart: its SVG (without the XML prolog, ready to inline)
 // or, when it could not be drawn, the reason in Skipped.

@@ -167,7 +167,7 @@ func (a *Accumulator) Add(r *system.Result) {
 		s.Attempts.PeakRate = p
 		s.Attempts.PeakWindow = r.Series.Width.Seconds()
 	}
-	a.figs = append(a.figs, figures(r))
+	a.figs = append(a.figs, figures(a.cfg, r))
 	a.breakers = poolBreakers(a.breakers, r.Breakers)
 	a.addClasses(r)
 }
@@ -180,6 +180,14 @@ type ReplicationFigure struct {
 	// the completion time's, over Completed runs (0 when none).
 	SuccessRate, LatencyMean, LatencyP99 float64
 	Completed                            uint64
+	// AttemptsPerRun is attempts dialed / arrived; PeakAttemptRate the
+	// replication's peak attempts per second (system.Series).
+	AttemptsPerRun, PeakAttemptRate float64
+	// CostPerSuccess is spent / completed when a tool is metered (NaN
+	// when unmetered or nothing completed); RecoveryAfter is how long
+	// goodput took to come back after the last outage, as Recovery.After
+	// (NaN without outages or when it never came back).
+	CostPerSuccess, RecoveryAfter float64
 }
 
 // Figures returns each replication's figures, in the order the
@@ -187,9 +195,23 @@ type ReplicationFigure struct {
 func (a *Accumulator) Figures() []ReplicationFigure {
 	out := make([]ReplicationFigure, len(a.figs))
 	for i, f := range a.figs {
-		out[i] = ReplicationFigure{SuccessRate: f.success, LatencyMean: f.lat.Mean, LatencyP99: f.lat.P99, Completed: f.lat.N}
+		out[i] = ReplicationFigure{SuccessRate: f.success, LatencyMean: f.lat.Mean, LatencyP99: f.lat.P99, Completed: f.lat.N,
+			AttemptsPerRun: f.perRun, PeakAttemptRate: f.peakRate, CostPerSuccess: math.NaN(), RecoveryAfter: f.recoverAfter}
+		if metered(a.cfg) && f.completed > 0 {
+			out[i].CostPerSuccess = f.spent / f.completed
+		}
 	}
 	return out
+}
+
+// metered reports whether a tool of cfg has a cost.
+func metered(cfg *system.Config) bool {
+	for _, t := range cfg.Tools {
+		if t.Cost != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Latency and Wait return the pooled completion and wait histograms (what
@@ -248,6 +270,18 @@ func (a *Accumulator) Summary() Summary {
 	s.Little.LambdaW = s.Little.ArrivalRate * s.Little.MeanInSystem
 	if a.n >= 2 {
 		s.Confidence = confidence(a.figs, a.level, &s)
+		if s.Cost != nil {
+			var xs []float64
+			for _, f := range a.figs {
+				if f.completed > 0 {
+					xs = append(xs, f.spent/f.completed)
+				}
+			}
+			if len(xs) >= 2 {
+				iv := stats.SectionCI(xs, s.Cost.PerSuccess, a.level)
+				s.Confidence.CostPerSuccess = &Interval{Lo: max(iv.Lo, 0), Hi: iv.Hi}
+			}
+		}
 	}
 	s.Classes = a.classSummaries(&s)
 	s.Tenants = tenantSummaries(a.cfg, s.Classes)

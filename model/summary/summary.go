@@ -326,6 +326,10 @@ type Confidence struct {
 	LambdaW         Interval `json:"lambda_w"`
 	Throughput      Interval `json:"throughput"`
 	AttemptsPerRun  Interval `json:"attempts_per_run"`
+	// CostPerSuccess is the interval of the cost per successful run when a
+	// tool is metered, centred on the pooled figure (sectioning over the
+	// replications that completed a run).
+	CostPerSuccess *Interval `json:"cost_per_successful_run,omitempty"`
 	// PerReplication holds the figures the Summary pools as a maximum or
 	// a sum over replications, as one replication's mean value with its
 	// interval.
@@ -388,10 +392,17 @@ type replicationFigures struct {
 	// The figures pooled as sums or maxima, for their per-replication
 	// means.
 	arrived, completed, attempts, peakRate, peakIn float64
+	// spent is what the run cost (0 unmetered); recoverAfter is how long
+	// goodput took to come back after the last outage (NaN when the
+	// scenario has none or it never came back).
+	spent, recoverAfter float64
 }
 
-func figures(r *system.Result) replicationFigures {
-	var f replicationFigures
+func figures(cfg *system.Config, r *system.Result) replicationFigures {
+	f := replicationFigures{spent: r.Cost.Spent, recoverAfter: math.NaN()}
+	if rec := recovery(cfg, r.Series); rec != nil && rec.Recovered {
+		f.recoverAfter = rec.After
+	}
 	if r.Runs.Arrived > 0 {
 		f.success = float64(r.Runs.Completed) / float64(r.Runs.Arrived)
 		f.perRun = float64(r.Attempts.Attempts) / float64(r.Runs.Arrived)

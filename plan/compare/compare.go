@@ -13,6 +13,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -68,6 +69,10 @@ type Summary struct {
 	// numbers); absent for the first variant and with fewer than two
 	// replications.
 	Difference *PairedDifference `json:"difference_from_first,omitempty"`
+	// Step is this variant minus the one before it, paired the same way:
+	// what each step along the variants (1, 3, 6 attempts) adds; present
+	// from the third variant on (the second's is Difference).
+	Step *PairedDifference `json:"difference_from_previous,omitempty"`
 }
 
 // Result is a comparison's outcome.
@@ -97,6 +102,20 @@ type PairedDifference struct {
 	SuccessRate  *DiffInterval `json:"success_rate,omitempty"`
 	LatencyMean  *DiffInterval `json:"latency_mean_s,omitempty"`
 	LatencyP99   *DiffInterval `json:"latency_p99_s,omitempty"`
+	// AttemptsPerRun and PeakAttemptRate are the differences in attempts
+	// dialed per arrival and in a replication's peak attempts per second.
+	AttemptsPerRun  *DiffInterval `json:"attempts_per_run,omitempty"`
+	PeakAttemptRate *DiffInterval `json:"peak_attempt_rate,omitempty"`
+	// CostPerSuccess is the difference in cost per successful run, when
+	// a tool is metered, over the replications in which both variants
+	// completed a run.
+	CostPerSuccess *DiffInterval `json:"cost_per_successful_run,omitempty"`
+	// RecoveryAfter is the difference in the time goodput took to come
+	// back after the last outage, over the replications in which both
+	// variants recovered; RecoveryUnpaired counts the replications in
+	// which one or both never did (absent without outages).
+	RecoveryAfter    *DiffInterval `json:"recovery_after_s,omitempty"`
+	RecoveryUnpaired int           `json:"recovery_unpaired,omitempty"`
 }
 
 // DiffInterval is a difference and its confidence interval; N is the
@@ -192,7 +211,12 @@ func Run(spec Spec, opt Options) (*Result, error) {
 	if spec.Replications >= 2 && !res.Interrupted {
 		out := res.Variants
 		for i := 1; i < len(out); i++ {
-			out[i].Difference = pairedDiff(out[0].Name, figs[0], figs[i], out[0].Latency.P99, out[i].Latency.P99, spec.Level)
+			out[i].Difference = pairedDiff(out[0].Name, figs[0], figs[i], out[0].Latency.P99, out[i].Latency.P99, spec.Level,
+				out[0].Recovery != nil && out[i].Recovery != nil)
+			if i >= 2 {
+				out[i].Step = pairedDiff(out[i-1].Name, figs[i-1], figs[i], out[i-1].Latency.P99, out[i].Latency.P99, spec.Level,
+					out[i-1].Recovery != nil && out[i].Recovery != nil)
+			}
 		}
 	}
 	for _, v := range spec.Variants[len(res.Variants):] {
@@ -208,7 +232,7 @@ func Run(spec Spec, opt Options) (*Result, error) {
 // bPooledP99) by sectioning, like each variant's own p99 interval: a
 // replication's p99 is biased low by its length, by different amounts in
 // different variants, so the mean of their differences is too.
-func pairedDiff(baseLabel string, base, b []summary.ReplicationFigure, basePooledP99, bPooledP99, level float64) *PairedDifference {
+func pairedDiff(baseLabel string, base, b []summary.ReplicationFigure, basePooledP99, bPooledP99, level float64, hasOutage bool) *PairedDifference {
 	n := min(len(base), len(b))
 	if n < 2 {
 		return nil
@@ -223,7 +247,7 @@ func pairedDiff(baseLabel string, base, b []summary.ReplicationFigure, basePoole
 		}
 		return ds
 	}
-	mean := func(ds []float64) *DiffInterval {
+	mean := func(ds []float64, _ int) *DiffInterval {
 		if len(ds) < 2 {
 			return nil
 		}
@@ -233,8 +257,29 @@ func pairedDiff(baseLabel string, base, b []summary.ReplicationFigure, basePoole
 	d := &PairedDifference{
 		Baseline:     baseLabel,
 		Replications: n,
-		SuccessRate:  mean(diffs(func(f summary.ReplicationFigure) float64 { return f.SuccessRate }, false)),
-		LatencyMean:  mean(diffs(func(f summary.ReplicationFigure) float64 { return f.LatencyMean }, true)),
+		SuccessRate:  mean(diffs(func(f summary.ReplicationFigure) float64 { return f.SuccessRate }, false), 0),
+		LatencyMean:  mean(diffs(func(f summary.ReplicationFigure) float64 { return f.LatencyMean }, true), 0),
+	}
+	// figure differences get over the replications in which both
+	// variants have it (not NaN).
+	figure := func(get func(f summary.ReplicationFigure) float64) (ds []float64, unpaired int) {
+		for i := range n {
+			x, y := get(base[i]), get(b[i])
+			if math.IsNaN(x) || math.IsNaN(y) {
+				unpaired++
+				continue
+			}
+			ds = append(ds, y-x)
+		}
+		return ds, unpaired
+	}
+	d.AttemptsPerRun = mean(figure(func(f summary.ReplicationFigure) float64 { return f.AttemptsPerRun }))
+	d.PeakAttemptRate = mean(figure(func(f summary.ReplicationFigure) float64 { return f.PeakAttemptRate }))
+	if ds, unpaired := figure(func(f summary.ReplicationFigure) float64 { return f.CostPerSuccess }); unpaired < n {
+		d.CostPerSuccess = mean(ds, 0)
+	}
+	if ds, unpaired := figure(func(f summary.ReplicationFigure) float64 { return f.RecoveryAfter }); hasOutage {
+		d.RecoveryAfter, d.RecoveryUnpaired = mean(ds, 0), unpaired
 	}
 	if ds := diffs(func(f summary.ReplicationFigure) float64 { return f.LatencyP99 }, true); len(ds) >= 2 {
 		ci := stats.SectionCI(ds, bPooledP99-basePooledP99, level)

@@ -27,7 +27,7 @@ func TestPairedDiff(t *testing.T) {
 	}
 	base := []summary.ReplicationFigure{fig(1, 5, 10), fig(1, 6, 10), fig(1, 4, 10), fig(0, 0, 0)}
 	b := []summary.ReplicationFigure{fig(1, 4, 10), fig(1, 6, 10), fig(1, 5, 10), fig(0.5, 3, 5)}
-	d := pairedDiff("base", base, b, 5, 5.5, 0.95)
+	d := pairedDiff("base", base, b, 5, 5.5, 0.95, false)
 	if d.Replications != 4 || d.LatencyP99 == nil || d.LatencyP99.N != 3 || d.SuccessRate.N != 4 {
 		t.Fatalf("%+v: want 4 replications, p99 over 3, success over 4", d)
 	}
@@ -41,17 +41,52 @@ func TestPairedDiff(t *testing.T) {
 	if math.Abs(d.SuccessRate.Mean-0.125) > 1e-15 {
 		t.Errorf("Δ success mean = %v, want (0+0+0+0.5)/4", d.SuccessRate.Mean)
 	}
-	if pairedDiff("base", base[:1], b[:1], 5, 5.5, 0.95) != nil {
+	if pairedDiff("base", base[:1], b[:1], 5, 5.5, 0.95, false) != nil {
 		t.Errorf("one replication gave a paired difference")
 	}
 	// Only one replication completes anything on both sides: no latency
 	// differences, and the JSON has none of them.
-	d = pairedDiff("base", []summary.ReplicationFigure{fig(1, 5, 10), fig(0, 0, 0)}, []summary.ReplicationFigure{fig(1, 4, 10), fig(1, 4, 10)}, 5, 4, 0.95)
+	d = pairedDiff("base", []summary.ReplicationFigure{fig(1, 5, 10), fig(0, 0, 0)}, []summary.ReplicationFigure{fig(1, 4, 10), fig(1, 4, 10)}, 5, 4, 0.95, false)
 	if d.LatencyMean != nil || d.LatencyP99 != nil || d.SuccessRate == nil {
 		t.Errorf("%+v: want a success difference and no latency ones", d)
 	}
 	if _, err := json.Marshal(d); err != nil {
 		t.Errorf("JSON: %v", err)
+	}
+}
+
+// TestPairedDiffFigures: attempts, the peak attempt rate, the cost per
+// successful run and the recovery are differenced over the replications
+// in which both variants have them; a recovery that never came back (NaN)
+// is counted as unpaired, and a scenario without outages has no recovery
+// difference at all.
+func TestPairedDiffFigures(t *testing.T) {
+	nan := math.NaN()
+	fig := func(perRun, peak, cost, rec float64) summary.ReplicationFigure {
+		return summary.ReplicationFigure{SuccessRate: 1, LatencyMean: 1, LatencyP99: 1, Completed: 5,
+			AttemptsPerRun: perRun, PeakAttemptRate: peak, CostPerSuccess: cost, RecoveryAfter: rec}
+	}
+	base := []summary.ReplicationFigure{fig(2, 10, 1, 5), fig(2, 12, 1, nan), fig(3, 11, 2, 7)}
+	b := []summary.ReplicationFigure{fig(1, 5, 0.5, 1), fig(1, 6, 0.5, 2), fig(1, 4, 1, 3)}
+	d := pairedDiff("base", base, b, 1, 1, 0.95, true)
+	if a := d.AttemptsPerRun; a == nil || a.N != 3 || math.Abs(a.Mean-(-4.0/3)) > 1e-12 {
+		t.Errorf("Δ attempts/run = %+v, want mean −4/3 over 3", a)
+	}
+	if p := d.PeakAttemptRate; p == nil || p.Mean != -6 || !(p.Lo < -6 && p.Hi > -6) {
+		t.Errorf("Δ peak = %+v, want −6 inside its interval", p)
+	}
+	if c := d.CostPerSuccess; c == nil || math.Abs(c.Mean-(-2.0/3)) > 1e-12 {
+		t.Errorf("Δ cost = %+v, want −2/3", c)
+	}
+	if r := d.RecoveryAfter; r == nil || r.N != 2 || r.Mean != -4 || d.RecoveryUnpaired != 1 {
+		t.Errorf("Δ recovery = %+v, unpaired %d: want −4 over 2, 1 unpaired", r, d.RecoveryUnpaired)
+	}
+	if d := pairedDiff("base", base, b, 1, 1, 0.95, false); d.RecoveryAfter != nil || d.RecoveryUnpaired != 0 {
+		t.Errorf("without outages: recovery %+v, unpaired %d", d.RecoveryAfter, d.RecoveryUnpaired)
+	}
+	unmetered := []summary.ReplicationFigure{fig(1, 1, nan, nan), fig(1, 1, nan, nan)}
+	if d := pairedDiff("base", unmetered, unmetered, 1, 1, 0.95, false); d.CostPerSuccess != nil {
+		t.Errorf("unmetered: cost difference %+v", d.CostPerSuccess)
 	}
 }
 
@@ -118,5 +153,41 @@ func TestRunRemovesAKey(t *testing.T) {
 	if _, err := Run(Spec{Scenario: path, Variants: []Variant{{Label: "bad", Choices: []Choice{{Unset: []string{"retry.budgett"}}}}}, Replications: 1, Level: 0.95}, Options{}); err == nil ||
 		!strings.Contains(err.Error(), `variant bad: --unset retry.budgett: retry: has no key "budgett" to remove (did you mean "budget"?)`) {
 		t.Errorf("bad unset: %v", err)
+	}
+}
+
+// TestVerdicts: the decision line names where success stops improving,
+// says so when the last variant still improves it (or, of two, is
+// better), and the figure lines say better, worse or nothing measurable.
+func TestVerdicts(t *testing.T) {
+	iv := func(m, lo, hi float64) *DiffInterval { return &DiffInterval{Mean: m, Lo: lo, Hi: hi, N: 4} }
+	diff := func(base string, s *DiffInterval) *PairedDifference {
+		return &PairedDifference{Baseline: base, Replications: 4, SuccessRate: s, LatencyMean: iv(0.2, 0.1, 0.3), LatencyP99: iv(-1, -2, 1)}
+	}
+	out := []Summary{{Name: "once"}, {Name: "three", Difference: diff("once", iv(0.04, 0.03, 0.05))},
+		{Name: "six", Difference: diff("once", iv(0.04, 0.03, 0.05)), Step: diff("three", iv(-0.0007, -0.002, 0.0005))}}
+	vs := Verdicts(out)
+	want := map[string]string{
+		"decision":        "success stops improving at three: six adds nothing measurable to it",
+		"success":         "three is better than once: Δ success +4.00% [+3.00%, +5.00%]; six adds nothing over three: Δ success −0.07% [−0.20%, +0.05%].",
+		"mean completion": "three is worse than once",
+		"p99":             "six is no different from three",
+	}
+	for fig, w := range want {
+		found := false
+		for _, v := range vs {
+			if v.Figure == fig && strings.Contains(v.Text, w) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("verdicts %+v lack %s: %q", vs, fig, w)
+		}
+	}
+	if d := Verdicts(out[:2]); len(d) == 0 || d[0].Text != "three has the better success, measurably." {
+		t.Errorf("two variants: %+v", d)
+	}
+	if Verdicts(out[:1]) != nil {
+		t.Error("one variant has verdicts")
 	}
 }

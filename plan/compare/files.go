@@ -2,7 +2,10 @@ package compare
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -210,3 +213,15 @@ func (cf *Files) AddClasses(label string, acc *summary.Accumulator) error {
 // ClassLabel labels class class of variant variant in a comparison's
 // per-class files and tables.
 func ClassLabel(variant, class string) string { return variant + " · " + class }
+
+// ReadJSON reads compare.json, as Commit writes it: the variants in
+// order, each with its summary and paired differences. The report page
+// reads its figures from here rather than recomputing them.
+func ReadJSON(r io.Reader, name string) ([]Summary, error) {
+	var out []Summary
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}

@@ -11,8 +11,8 @@ import (
 // WriteTable writes the comparison as text: a line saying what was
 // compared, one row per variant (success, completion-time percentiles,
 // attempts, runs not completed, bottleneck, recovery after an outage),
-// the paired differences from the first variant and the variants'
-// warnings. A variant's row is labelled with its name, or its overrides.
+// the paired differences from the first variant, the verdicts (each
+// variant against the one before it) and the variants' warnings. A variant's row is labelled with its name, or its overrides.
 func WriteTable(w io.Writer, res *Result) error {
 	out := res.Variants
 	if len(out) == 0 {
@@ -100,6 +100,12 @@ func WriteTable(w io.Writer, res *Result) error {
 	if err := pairedTable(w, out, res.Level); err != nil {
 		return err
 	}
+	if vs := Verdicts(out); len(vs) > 0 {
+		fmt.Fprintln(w, "\nEach variant against the one before it (an interval that holds 0 is no measurable difference):")
+		for _, v := range vs {
+			fmt.Fprintln(w, "  "+v.Figure+": "+v.Text)
+		}
+	}
 	labels := make([]string, len(out))
 	warns := make([][]string, len(out))
 	for i, v := range out {
@@ -110,39 +116,111 @@ func WriteTable(w io.Writer, res *Result) error {
 }
 
 // pairedTable prints each variant's paired difference from the first,
-// when there are any.
+// when there are any: success, mean completion time, p99, attempts per
+// run, the peak attempt rate and, when present, the cost per successful
+// run and the recovery after an outage.
 func pairedTable(w io.Writer, out []Summary, level float64) error {
-	var rows [][]string
-	for i, v := range out {
-		d := v.Difference
-		if i == 0 || d == nil {
-			continue
-		}
-		rows = append(rows, []string{v.Name,
-			signedInterval(d.SuccessRate, render.Percent),
-			signedInterval(d.LatencyMean, render.Seconds),
-			signedInterval(d.LatencyP99, render.Seconds)})
-	}
-	if len(rows) == 0 {
+	cols := PairedColumns(out)
+	if cols == nil {
 		return nil
 	}
+	header := []string{"variant"}
+	for _, c := range cols {
+		header = append(header, "Δ "+c.Name)
+	}
+	var rows [][]string
+	for _, v := range out[1:] {
+		if v.Difference == nil {
+			continue
+		}
+		row := []string{v.Name}
+		for _, c := range cols {
+			row = append(row, c.Cell(v.Difference))
+		}
+		rows = append(rows, row)
+	}
 	fmt.Fprintf(w, "\nMinus %s, paired replication by replication (common random numbers; %g%% Student-t intervals of the differences):\n", out[0].Name, 100*level)
-	return render.Table(w, []string{"variant", "Δ success", "Δ mean completion", "Δ p99"}, rows)
+	return render.Table(w, header, rows)
 }
 
-// signedInterval formats a difference with its sign and interval:
+// A PairedColumn is one figure of the paired differences: its name, how
+// to read it from a PairedDifference, how to format a value of it and
+// whether more of it is better.
+type PairedColumn struct {
+	Name   string
+	Get    func(d *PairedDifference) *DiffInterval
+	Format func(float64) string
+	// HigherIsBetter is true for success, false for times, attempts and
+	// cost.
+	HigherIsBetter bool
+}
+
+// Cell formats the column's difference of d with its interval ("–" when
+// absent), and for a recovery the replications left unpaired.
+func (c PairedColumn) Cell(d *PairedDifference) string {
+	s := SignedInterval(c.Get(d), c.Format)
+	if c.Name == "recovery after outage" && d.RecoveryUnpaired > 0 {
+		s += fmt.Sprintf(" (%d rep. never recovered)", d.RecoveryUnpaired)
+	}
+	return s
+}
+
+// PairedColumns returns the figures the paired differences of out carry,
+// in a fixed order; nil when no variant has a difference.
+func PairedColumns(out []Summary) []PairedColumn {
+	has := func(get func(d *PairedDifference) *DiffInterval) bool {
+		for _, v := range out {
+			if v.Difference != nil && get(v.Difference) != nil {
+				return true
+			}
+		}
+		return false
+	}
+	any := false
+	for _, v := range out {
+		any = any || v.Difference != nil
+	}
+	if !any {
+		return nil
+	}
+	all := []PairedColumn{
+		{"success", func(d *PairedDifference) *DiffInterval { return d.SuccessRate }, render.Percent, true},
+		{"mean completion", func(d *PairedDifference) *DiffInterval { return d.LatencyMean }, render.Seconds, false},
+		{"p99", func(d *PairedDifference) *DiffInterval { return d.LatencyP99 }, render.Seconds, false},
+		{"attempts/run", func(d *PairedDifference) *DiffInterval { return d.AttemptsPerRun }, render.Number, false},
+		{"peak attempt rate", func(d *PairedDifference) *DiffInterval { return d.PeakAttemptRate }, func(x float64) string { return render.Number(x) + "/s" }, false},
+		{"cost/successful run", func(d *PairedDifference) *DiffInterval { return d.CostPerSuccess }, render.Number, false},
+		{"recovery after outage", func(d *PairedDifference) *DiffInterval { return d.RecoveryAfter }, render.Seconds, false},
+	}
+	var cols []PairedColumn
+	for i, c := range all {
+		// The first three are always shown, the others when present.
+		if i < 3 || has(c.Get) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// SignedInterval formats a difference with its sign and interval:
 // "−412ms [−450ms, −375ms]", or "–" without enough replications.
-func signedInterval(d *DiffInterval, f func(float64) string) string {
+func SignedInterval(d *DiffInterval, f func(float64) string) string {
 	if d == nil {
 		return "–"
 	}
-	signed := func(x float64) string {
-		if x < 0 {
-			return "−" + f(-x)
-		}
-		return "+" + f(x)
+	return fmt.Sprintf("%s [%s, %s]", Signed(d.Mean, f), Signed(d.Lo, f), Signed(d.Hi, f))
+}
+
+// Signed formats a difference x with f and its sign ("+3.87%",
+// "−412ms"); 0 has none.
+func Signed(x float64, f func(float64) string) string {
+	switch {
+	case x == 0:
+		return f(0)
+	case x < 0:
+		return "−" + f(-x)
 	}
-	return fmt.Sprintf("%s [%s, %s]", signed(d.Mean), signed(d.Lo), signed(d.Hi))
+	return "+" + f(x)
 }
 
 func orDash(s string) string {

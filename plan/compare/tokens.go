@@ -10,7 +10,8 @@ import (
 // tokenColumns are the comparison's columns for model APIs, present when
 // a variant has a tool with tokens: for each such tool, the binding
 // limit's use (its tokens or requests per second over its allowance),
-// then the cost per successful run.
+// then the cost per successful run (present when a tool is metered,
+// with its interval over replications).
 func tokenColumns(out []Summary) (header []string, cells [][]string) {
 	names := map[string]bool{}
 	var order []string
@@ -22,23 +23,35 @@ func tokenColumns(out []Summary) (header []string, cells [][]string) {
 			}
 		}
 	}
-	if len(order) == 0 {
+	anyCost := false
+	for _, v := range out {
+		anyCost = anyCost || v.Summary.Cost != nil
+	}
+	if len(order) == 0 && !anyCost {
 		return nil, nil
 	}
 	for _, n := range order {
 		header = append(header, n+": binding limit, use")
 	}
-	header = append(header, "cost/successful run")
+	if anyCost {
+		header = append(header, "cost/successful run")
+	}
 	for _, v := range out {
 		var row []string
 		for _, n := range order {
 			row = append(row, bindingCell(v.Summary.Tools, n))
 		}
-		cost := "–"
-		if c := v.Summary.Cost; c != nil {
-			cost = render.Number(c.PerSuccess)
+		if anyCost {
+			cost := "–"
+			if c := v.Summary.Cost; c != nil {
+				cost = render.Number(c.PerSuccess)
+				if ci := v.Summary.Confidence; ci != nil && ci.CostPerSuccess != nil {
+					cost = render.PlusMinus(c.PerSuccess, ci.CostPerSuccess.Lo, ci.CostPerSuccess.Hi, render.Number)
+				}
+			}
+			row = append(row, cost)
 		}
-		cells = append(cells, append(row, cost))
+		cells = append(cells, row)
 	}
 	return header, cells
 }

@@ -225,13 +225,27 @@ func FromAccumulator(acc *summary.Accumulator, opt Options) (*Plan, error) {
 
 // Sets returns the plan as scenario overrides (simulate's --set flags), in
 // a fixed order: per step timeout and attempts, then min_lease and
-// deadline. Durations are exact (time.Duration.String).
+// deadline. Durations are rounded up to three significant digits
+// (1.50390625s is 1.51s), to read and type: up, so that a timeout or a
+// deadline is never shorter than recommended.
 func (p *Plan) Sets() []string {
 	var out []string
 	for _, r := range p.Steps {
 		out = append(out,
-			"steps."+r.Step+".timeout="+r.Ceiling.String(),
+			"steps."+r.Step+".timeout="+roundUp3(r.Ceiling).String(),
 			"steps."+r.Step+".attempts="+strconv.Itoa(r.Attempts))
 	}
-	return append(out, "min_lease="+p.MinLease.String(), "deadline="+p.Deadline.String())
+	return append(out, "min_lease="+roundUp3(p.MinLease).String(), "deadline="+roundUp3(p.Deadline).String())
+}
+
+// roundUp3 rounds d up to three significant digits.
+func roundUp3(d time.Duration) time.Duration {
+	if d <= 0 {
+		return d
+	}
+	step := time.Duration(1)
+	for d/step >= 1000 {
+		step *= 10
+	}
+	return (d + step - 1) / step * step
 }

@@ -230,3 +230,21 @@ func TestQueueWaitAndTokenWaitCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundUp3: the overrides' durations read with three significant
+// digits, rounded up so that none is shorter than recommended.
+func TestRoundUp3(t *testing.T) {
+	for _, c := range []struct{ in, want time.Duration }{
+		{1503906250, 1510 * time.Millisecond},
+		{305664063, 306 * time.Millisecond},
+		{17378906250, 17400 * time.Millisecond},
+		{2 * time.Second, 2 * time.Second},
+		{999, 999},
+		{69755312500, 69800 * time.Millisecond},
+		{0, 0},
+	} {
+		if got := roundUp3(c.in); got != c.want {
+			t.Errorf("roundUp3(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}

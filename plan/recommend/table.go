@@ -144,6 +144,11 @@ func recommendationRows(r *Recommendation, p *Plan) [][]string {
 	if !r.TargetMet {
 		attWhy = fmt.Sprintf("no k ≤ %d reaches %s: %d attempt(s) give %s", r.AttemptLimit, target, r.Attempts, render.PercentFine(r.Success))
 	}
+	if r.GivenDeadline > 0 && r.MaxAttempts < r.Attempts {
+		// The target asks for more attempts than the given deadline holds:
+		// say so here, not only in the max attempts row.
+		attWhy += fmt.Sprintf("; but the %s deadline holds %s (max attempts below)", sec(r.GivenDeadline), map[bool]string{true: "none", false: strconv.Itoa(r.MaxAttempts)}[r.MaxAttempts == 0])
+	}
 	rows = append(rows, []string{"attempts", strconv.Itoa(r.Attempts), attWhy})
 	bound := "worst-case sleeps"
 	if r.Bound == Expected {
@@ -164,7 +169,7 @@ func recommendationRows(r *Recommendation, p *Plan) [][]string {
 		var why string
 		switch {
 		case r.MaxAttempts == 0:
-			why = fmt.Sprintf("not even 1 attempt fits in %s: it needs %s", sec(r.GivenDeadline), sec(r.DeadlineFor(1)))
+			why = fmt.Sprintf("one attempt needs %s (its ceiling and the floor), more than the %s deadline: raise the deadline to at least %s or lower the per-attempt ceiling", sec(r.DeadlineFor(1)), sec(r.GivenDeadline), sec(r.DeadlineFor(1)))
 		case p != nil:
 			queue := ""
 			if p.QueueWait > 0 {

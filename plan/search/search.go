@@ -48,9 +48,17 @@ type Problem struct {
 	// neighbour first and gallops away from it only if needed.
 	Start    float64
 	HasStart bool
-	// Tolerance is the relative width at which a non-integer search stops
-	// (0 means DefaultTolerance).
+	// Tolerance is the relative precision at which a search stops (0
+	// means DefaultTolerance): the bracket between a failing and a passing
+	// value is narrower than Tolerance × the answer, or one step of an
+	// integer key, whichever is wider. A count of tokens is not bisected
+	// to a single token.
 	Tolerance float64
+	// Maximize turns the question around: the largest value of Range.Key
+	// at which every objective holds, assuming the objectives only get
+	// harder as the value grows (an arrival rate: the highest load a
+	// configuration holds).
+	Maximize bool
 	// Offered, when set, returns what value v offers the system before it
 	// is simulated (Simulator.Offered): a value whose offered load exceeds
 	// a capacity is never the answer, however its figures look. Nil
@@ -141,6 +149,20 @@ func (x Number) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number written by MarshalJSON: null is NaN.
+func (x *Number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*x = Number(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("number: %w", err)
+	}
+	*x = Number(f)
+	return nil
 }
 
 // Probe is one simulated value of the search.
@@ -249,6 +271,18 @@ type Answer struct {
 	// grows (an arrival rate), so there is no smallest value to find;
 	// Found is false and the note says what to do instead.
 	HurtsAsItGrows bool `json:"hurts_as_it_grows,omitempty"`
+	// HelpsAsItGrows is HurtsAsItGrows for Maximize: the top of the range
+	// meets the objectives, its low end does not, so the key is a capacity
+	// to size with a search for the smallest value instead.
+	HelpsAsItGrows bool `json:"helps_as_it_grows,omitempty"`
+	// Maximize is set when the answer is the largest value meeting the
+	// objectives (Problem.Maximize).
+	Maximize bool `json:"maximize,omitempty"`
+	// Why says, when no value meets the objectives, what stops them at
+	// the most favourable end of the range: the objective that fails, the
+	// value it reaches, whether it still moves with the key, and the
+	// outcome that caps it ("" when the answer was found).
+	Why string `json:"why,omitempty"`
 	// NotMonotone is set when both ends of the range failed and a value
 	// inside it passed: the answer is the smallest passing value found
 	// near the first passing probe of a scan, not a proven minimum.
@@ -273,11 +307,36 @@ type Answer struct {
 }
 
 // searcher holds the state of one Search.
+//
+// The search runs in its own coordinate u, in which a larger value is
+// always better: u is the value itself, or, with Maximize, its negation
+// (exact in floating point, so a value maps back to itself), and u is
+// the range in that coordinate. The probes are kept, and everything a
+// reader sees is said, in the key's own values.
 type searcher struct {
 	p      Problem
+	u      Range
 	probe  Prober
 	probes map[float64]*Probe
 	order  int
+}
+
+// real returns the value of the key at search coordinate u (and, the
+// negation being its own inverse, the coordinate of a value).
+func (s *searcher) real(u float64) float64 {
+	if s.p.Maximize {
+		return -u
+	}
+	return u
+}
+
+// best and worst are the words for the direction searched: the answer is
+// the smallest value meeting the objectives, or with Maximize the largest.
+func (s *searcher) best() string {
+	if s.p.Maximize {
+		return "largest"
+	}
+	return "smallest"
 }
 
 // Search finds the smallest value of p.Range at which every objective of p
@@ -297,11 +356,14 @@ type searcher struct {
 // Integer ranges: from p.Start (if given) Search probes Start and its
 // neighbour, galloping (steps 1, 2, 4, …) down while values pass or up
 // while they fail, then bisects between the largest failing and the
-// smallest passing value, so the answer always has a probed failing value
-// just below it (unless it is Range.Lo). Without a start it probes Hi, then
-// Lo, then bisects. Non-integer ranges bisect until the bracket is narrower
-// than Tolerance × its upper end. Values above Hi are never probed: if Hi
-// fails, Found is false.
+// smallest passing value. Without a start it probes Hi, then Lo, then
+// bisects. The bisection stops when the bracket is narrower than
+// Tolerance × the answer or one step of an integer key, so the answer has
+// a probed failing value within that precision below it (unless it is
+// Range.Lo); non-integer values probed are rounded to the fewest digits
+// inside the bracket. Values above Hi are never probed: if Hi fails,
+// Found is false. With Maximize all of this is mirrored: the answer is
+// the largest passing value, with a failing one just above it.
 //
 // The search assumes monotonicity; a noisy non-monotone probe can only
 // shift the answer within the bracket it leaves, and its Resolved flag
@@ -324,8 +386,11 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 	if !(r.Lo >= 0 && r.Lo < r.Hi) {
 		return nil, fmt.Errorf("range: need 0 ≤ lo < hi, got %g..%g", r.Lo, r.Hi)
 	}
-	s := &searcher{p: p, probe: probe, probes: map[float64]*Probe{}}
-	ans := &Answer{Parameter: r.Key, Value: Number(math.NaN()), Range: r.String()}
+	s := &searcher{p: p, u: r, probe: probe, probes: map[float64]*Probe{}}
+	if p.Maximize {
+		s.u.Lo, s.u.Hi = -r.Hi, -r.Lo
+	}
+	ans := &Answer{Parameter: r.Key, Value: Number(math.NaN()), Range: r.String(), Maximize: p.Maximize}
 	for _, o := range p.SLOs {
 		ans.SLOs = append(ans.SLOs, o.String())
 	}
@@ -336,7 +401,7 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 		// hurts as it grows (an arrival rate, a latency), and "none" would
 		// be wrong: finish says so instead.
 		var loPasses bool
-		loPasses, err = s.pass(r.Lo)
+		loPasses, err = s.pass(s.u.Lo)
 		if err == nil && !loPasses {
 			// Both ends fail: look inside before saying "none".
 			passLo, err = s.scan()
@@ -347,14 +412,14 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 	if notMonotone {
 		ans.NotMonotone = true
 		ans.Confidence.Resolved = false
-		ans.Confidence.Note = fmt.Sprintf("not monotone: %s=%s and %s=%s both fail, but %s=%s meets every objective: more is not always better here (as when more workers only queue more callers for a rate-limited tool), so this is the smallest passing value below the first passing probe of a scan, not a proof that nothing smaller passes; sweep the range to see its shape (simulate sweep --vary %s:20). %s",
-			r.Key, r.Format(r.Lo), r.Key, r.Format(r.Hi), r.Key, r.Format(passLo), r, ans.Confidence.Note)
+		ans.Confidence.Note = fmt.Sprintf("not monotone: %s=%s and %s=%s both fail, but %s=%s meets every objective: more is not always better here (as when more workers only queue more callers for a rate-limited tool), so this is the %s passing value near the first passing probe of a scan, not a proof that nothing beyond it passes; sweep the range to see its shape (simulate sweep --vary %s:20). %s",
+			r.Key, r.Format(r.Lo), r.Key, r.Format(r.Hi), r.Key, r.Format(s.real(passLo)), s.best(), r, ans.Confidence.Note)
 	}
 	if errors.Is(err, ErrInterrupted) {
 		ans.Interrupted = true
 		if ans.Found {
-			ans.Confidence.Note = fmt.Sprintf("interrupted: %s=%s met every objective, but the search stopped before smaller values were ruled out; rerun to finish",
-				r.Key, r.Format(float64(ans.Value)))
+			ans.Confidence.Note = fmt.Sprintf("interrupted: %s=%s met every objective, but the search stopped before it had ruled out %s values; rerun to finish",
+				r.Key, r.Format(float64(ans.Value)), map[bool]string{false: "smaller", true: "larger"}[s.p.Maximize])
 		} else {
 			ans.Confidence.Note = "interrupted before any probed value met every objective: this says nothing about the range; rerun to finish"
 		}
@@ -362,8 +427,10 @@ func Search(p Problem, probe Prober) (*Answer, error) {
 	return ans, err
 }
 
-// pass probes v and reports whether it passed.
-func (s *searcher) pass(v float64) (bool, error) {
+// pass probes the value at search coordinate u and reports whether it
+// passed.
+func (s *searcher) pass(u float64) (bool, error) {
+	v := s.real(u)
 	if pr, ok := s.probes[v]; ok {
 		return pr.Answers(), nil
 	}
@@ -521,7 +588,7 @@ func sigmas(c Check) float64 {
 // before the bisection (−Inf when none failed) and the smallest passing
 // value (+Inf when none passed).
 func (s *searcher) bracket() (failHi, passLo float64, err error) {
-	r := s.p.Range
+	r := s.u
 	failHi, passLo = math.Inf(-1), math.Inf(1)
 	try := func(v float64) (bool, error) {
 		ok, err := s.pass(v)
@@ -536,7 +603,7 @@ func (s *searcher) bracket() (failHi, passLo float64, err error) {
 		return ok, nil
 	}
 	if r.Integer && s.p.HasStart {
-		h := math.Min(math.Max(math.Round(s.p.Start), r.Lo), r.Hi)
+		h := math.Min(math.Max(math.Round(s.real(s.p.Start)), r.Lo), r.Hi)
 		ok, err := try(h)
 		if err != nil {
 			return failHi, passLo, err
@@ -583,21 +650,24 @@ func (s *searcher) bracket() (failHi, passLo float64, err error) {
 }
 
 // bisect narrows the bracket between a failing value lo and a passing
-// value passLo until it is one step (integers) or Tolerance wide, and
-// returns the smallest passing value probed.
+// value passLo (search coordinates) until it is Tolerance × the answer
+// wide, or one step of an integer key, and returns the best passing value
+// probed.
 func (s *searcher) bisect(lo, passLo float64) (float64, error) {
-	r := s.p.Range
+	r := s.u
 	for {
-		if r.Integer {
-			if passLo-lo <= 1 {
-				break
-			}
-		} else if passLo-lo <= s.p.Tolerance*passLo {
+		// Relative precision, in the key's own values (the answer's), and
+		// never finer than one step of an integer key.
+		if passLo-lo <= float64(s.p.Tolerance*math.Abs(s.real(passLo))) || r.Integer && passLo-lo <= 1 {
 			break
 		}
 		m := lo + (passLo-lo)/2
 		if r.Integer {
 			m = math.Floor(m)
+		} else {
+			// A round value of the key inside the bracket, to read and to
+			// type back (4.75/s, not 4.748046875/s).
+			m = s.real(roundBetween(s.real(lo), s.real(passLo), s.real(m)))
 		}
 		ok, err := s.pass(m)
 		if err != nil {
@@ -624,7 +694,7 @@ const scanPoints = 8
 // behind a rate-limited tool rises with workers, then falls as more of
 // them queue for its tokens): both ends fail, the middle does not.
 func (s *searcher) scan() (float64, error) {
-	r := s.p.Range
+	r := s.u
 	logScale := r.Lo >= 1 && r.Hi/r.Lo > 8
 	var vals []float64
 	for i := 1; i <= scanPoints; i++ {
@@ -665,31 +735,45 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	ans.Confidence.Level = s.p.Level
 	ans.Confidence.LookLevel = s.p.LookLevel()
 	r := s.p.Range
-	at, ok := s.probes[passLo]
+	at, ok := s.probes[s.real(passLo)]
 	defer func() { ans.Warnings = s.warnings(ans) }()
-	if lo, probed := s.probes[r.Lo]; !ok && probed && lo.Answers() {
-		ans.HurtsAsItGrows = true
+	// worst and top are the ends of the range where the key is least and
+	// most favourable to the objectives.
+	worst, top := s.real(s.u.Lo), s.real(s.u.Hi)
+	if lo, probed := s.probes[worst]; !ok && probed && lo.Answers() {
 		ans.Confidence.At = evidence(lo)
 		ans.Confidence.Resolved = lo.Resolved
-		ans.Confidence.Note = fmt.Sprintf("%s=%s meets every objective and %s=%s does not: %s hurts as it grows, and plan finds the smallest value of a key that helps as it grows (workers, capacity, limits); to find the largest %s the objectives allow, sweep it (simulate sweep --vary %s:20)",
+		if s.p.Maximize {
+			ans.HelpsAsItGrows = true
+			ans.Confidence.Note = fmt.Sprintf("%s=%s meets every objective and %s=%s does not: %s helps as it grows, and --maximize finds the largest value of a key that hurts as it grows (an arrival rate); to find the smallest %s that meets them, use --search %s",
+				r.Key, r.Format(r.Hi), r.Key, r.Format(r.Lo), r.Key, r.Key, r)
+			return
+		}
+		ans.HurtsAsItGrows = true
+		ans.Confidence.Note = fmt.Sprintf("%s=%s meets every objective and %s=%s does not: %s hurts as it grows, and --search finds the smallest value of a key that helps as it grows (workers, capacity, limits); to find the largest %s the objectives allow, use --maximize %s",
 			r.Key, r.Format(r.Lo), r.Key, r.Format(r.Hi), r.Key, r.Key, r)
 		return
 	}
 	if !ok {
-		ans.Confidence.Note = fmt.Sprintf("no value up to %s meets every objective", r.Format(r.Hi))
-		if pr, ok := s.probes[r.Hi]; ok {
+		ans.Confidence.Note = fmt.Sprintf("no value %s %s meets every objective", map[bool]string{false: "up to", true: "down to"}[s.p.Maximize], r.Format(top))
+		if pr, ok := s.probes[top]; ok {
 			ans.Confidence.At = evidence(pr)
 			ans.Confidence.Resolved = pr.Resolved
 			switch {
 			case pr.NotAnAnswer != "":
-				ans.Confidence.Note += fmt.Sprintf(" with a system it can serve: at %s=%s %s", r.Key, r.Format(r.Hi), pr.NotAnAnswer)
+				ans.Confidence.Note += fmt.Sprintf(" with a system it can serve: at %s=%s %s", r.Key, r.Format(top), pr.NotAnAnswer)
 			case pr.Verdict == Pass:
-				ans.Confidence.Note += fmt.Sprintf(" with intervals that clear their thresholds: at %s=%s %s (unresolved after %d replications; raise --max-replications)", r.Key, r.Format(r.Hi), describe(pr), pr.Replications)
+				ans.Confidence.Note += fmt.Sprintf(" with intervals that clear their thresholds: at %s=%s %s (unresolved after %d replications; raise --max-replications)", r.Key, r.Format(top), describe(pr), pr.Replications)
+			default:
+				ans.Why = s.why(pr)
+				if ans.Why != "" {
+					ans.Confidence.Note += ": " + ans.Why
+				}
 			}
 			if pr.Summary != nil && pr.Summary.Bottleneck != "" {
 				ans.Bottleneck = pr.Summary.Bottleneck
 				ans.Confidence.Note += fmt.Sprintf("; at %s=%s the binding constraint is %s: size that instead",
-					r.Key, r.Format(r.Hi), pr.Summary.Bottleneck)
+					r.Key, r.Format(top), pr.Summary.Bottleneck)
 			}
 		}
 		return
@@ -697,7 +781,7 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	if at.Summary != nil {
 		ans.Bottleneck = at.Summary.Bottleneck
 	}
-	ans.Found, ans.Value = true, Number(passLo)
+	ans.Found, ans.Value = true, Number(s.real(passLo))
 	ans.Confidence.At = evidence(at)
 	below := s.below(passLo)
 	ans.Confidence.Resolved = at.Resolved
@@ -714,10 +798,10 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	}
 	key := r.Key
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s=%s meets every objective, its intervals clear every threshold (%s)", key, r.Format(passLo), describe(&atView))
+	fmt.Fprintf(&b, "%s=%s meets every objective, its intervals clear every threshold (%s)", key, r.Format(s.real(passLo)), describe(&atView))
 	switch {
-	case below == nil && passLo == r.Lo:
-		b.WriteString("; it is the lower end of the range")
+	case below == nil && passLo == s.u.Lo:
+		fmt.Fprintf(&b, "; it is the %s end of the range", map[bool]string{false: "lower", true: "upper"}[s.p.Maximize])
 	case below == nil:
 	case below.NotAnAnswer != "":
 		ans.Confidence.Below = evidence(below)
@@ -725,7 +809,7 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	case !below.Resolved:
 		ans.Confidence.Below = evidence(below)
 		ans.Confidence.Resolved = false
-		fmt.Fprintf(&b, "; %s=%s is UNRESOLVED (%s): its interval still straddled the threshold after %d replications (max-replications), so it might meet the objectives too: the answer is the smallest value shown to meet them, and may be one step high", key, r.Format(below.Value), describe(below), s.p.MaxReplications)
+		fmt.Fprintf(&b, "; %s=%s is UNRESOLVED (%s): its interval still straddled the threshold after %d replications (max-replications), so it might meet the objectives too: the answer is the %s value shown to meet them, and may be one step more cautious than needed", key, r.Format(below.Value), describe(below), s.p.MaxReplications, s.best())
 	default:
 		ans.Confidence.Below = evidence(below)
 		fmt.Fprintf(&b, "; %s=%s fails (%s)", key, r.Format(below.Value), describe(below))
@@ -733,11 +817,13 @@ func (s *searcher) finish(ans *Answer, passLo float64) {
 	ans.Confidence.Note = b.String()
 }
 
-// below returns the largest probe under v that is not an answer, or nil.
-func (s *searcher) below(v float64) *Probe {
+// below returns the probe nearest the answer at search coordinate u on
+// its worse side (below it, or above it with Maximize) that is not an
+// answer, or nil.
+func (s *searcher) below(u float64) *Probe {
 	var below *Probe
 	for _, pr := range s.probes {
-		if pr.Value < v && !pr.Answers() && (below == nil || pr.Value > below.Value) {
+		if pu := s.real(pr.Value); pu < u && !pr.Answers() && (below == nil || pu > s.real(below.Value)) {
 			below = pr
 		}
 	}
@@ -748,11 +834,11 @@ func (s *searcher) below(v float64) *Probe {
 func (s *searcher) warnings(ans *Answer) []string {
 	r := s.p.Range
 	w := []string{}
-	show := s.probes[r.Hi]
-	if ans.Found || ans.HurtsAsItGrows {
+	show := s.probes[s.real(s.u.Hi)]
+	if ans.Found || ans.HurtsAsItGrows || ans.HelpsAsItGrows {
 		show = s.probes[float64(ans.Value)]
-		if ans.HurtsAsItGrows {
-			show = s.probes[r.Lo]
+		if ans.HurtsAsItGrows || ans.HelpsAsItGrows {
+			show = s.probes[s.real(s.u.Lo)]
 		}
 	}
 	if show != nil {
@@ -808,4 +894,120 @@ func secondsText(x float64) string {
 		return strconv.FormatFloat(x*1e3, 'g', 4, 64) + "ms"
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64) + "s"
+}
+
+// why says what stops the objectives at the most favourable end of the
+// range, probe top, which failed (Answer.Why): the objective that failed
+// and the value it reached; whether it levels off there (its interval
+// overlaps the one at the next probe short of top, so more of the key
+// does not move it) or still moves (the range stops short); and the
+// outcome or stage that caps it.
+func (s *searcher) why(top *Probe) string {
+	c := top.Deciding
+	if c.Verdict != Fail {
+		return ""
+	}
+	r := s.p.Range
+	f := func(x Number) string {
+		if c.SLO.Figure.IsTime() {
+			return secondsText(float64(x))
+		}
+		return strconv.FormatFloat(100*float64(x), 'f', 2, 64) + " %"
+	}
+	fig := c.SLO.Figure.String()
+	if c.SLO.Class != "" {
+		fig = c.SLO.Class + "'s " + fig
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s reaches %s [%s, %s] at %s=%s (objective %s)", fig, f(c.Mean), f(c.CI[0]), f(c.CI[1]), r.Key, r.Format(top.Value), c.Name)
+	// The probe nearest top on its worse side that checked the same
+	// objective.
+	var next *Probe
+	var nc Check
+	for _, pr := range s.probes {
+		if pr == top || pr.NotAnAnswer != "" || s.real(pr.Value) >= s.real(top.Value) {
+			continue
+		}
+		if next != nil && s.real(pr.Value) < s.real(next.Value) {
+			continue
+		}
+		for _, x := range pr.Checks {
+			if x.Name == c.Name {
+				next, nc = pr, x
+			}
+		}
+	}
+	if next != nil {
+		if nc.CI[1] >= c.CI[0] && c.CI[1] >= nc.CI[0] {
+			fmt.Fprintf(&b, ", as at %s=%s (%s): it has levelled off, so no value of %s will meet it", r.Key, r.Format(next.Value), f(nc.Mean), r.Key)
+		} else {
+			fmt.Fprintf(&b, ", and %s at %s=%s: it still moves with %s, so the range may stop short", f(nc.Mean), r.Key, r.Format(next.Value), r.Key)
+		}
+	}
+	if cause := capOf(top.Summary, c.SLO); cause != "" {
+		b.WriteString("; what caps it: " + cause)
+	}
+	return b.String()
+}
+
+// capOf names what holds figure slo back in sum: for success, the
+// commonest way runs did not complete; for a time, the stage in which the
+// p99 run spends most of its time. "" when sum says nothing.
+func capOf(sum *summary.Summary, slo SLO) string {
+	if sum == nil || slo.Class != "" {
+		return ""
+	}
+	if slo.Figure == Success {
+		runs := sum.Runs
+		if runs.Arrived == 0 {
+			return ""
+		}
+		causes := []struct {
+			n    int64
+			text string
+		}{
+			{runs.DeadlineExceeded, "the deadline (%s of runs end past it)"},
+			{runs.Failed, "errors (%s of runs fail after their retries)"},
+			{runs.Refused, "refusals (%s of runs refused by a rate limit, breaker or budget)"},
+			{runs.Expired, "runs expiring while queued (%s)"},
+			{runs.Rejected, "a full queue (%s of runs rejected at the door)"},
+		}
+		best := -1
+		for i, cs := range causes {
+			if cs.n > 0 && (best < 0 || cs.n > causes[best].n) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return ""
+		}
+		return fmt.Sprintf(causes[best].text, strconv.FormatFloat(100*float64(causes[best].n)/float64(runs.Arrived), 'f', 2, 64)+" %")
+	}
+	shares := sum.Tail.Shares()
+	best := -1
+	for i, sh := range shares {
+		if best < 0 || sh > shares[best] {
+			best = i
+		}
+	}
+	if best < 0 || sum.Tail.Stages[best].Seconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the p99 run spends %s %% of its time in %s", strconv.FormatFloat(100*shares[best], 'f', 0, 64), sum.Tail.Stages[best].Stage)
+}
+
+// roundBetween returns x rounded to the fewest significant digits that
+// keep it strictly between a and b (in either order), or x itself.
+func roundBetween(a, b, x float64) float64 {
+	lo, hi := math.Min(a, b), math.Max(a, b)
+	if x == 0 || !(lo < x && x < hi) {
+		return x
+	}
+	for digits := 1; digits <= 15; digits++ {
+		y, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', digits, 64), 64)
+		if err == nil && lo < y && y < hi {
+			return y
+		}
+	}
+	return x
 }

@@ -130,7 +130,9 @@ func TestSearchFindsTheMinimum(t *testing.T) {
 		if want >= 0 && math.Abs(p99(float64(want))-threshold) < 1e-9 {
 			t.Skip("boundary exactly on a value")
 		}
-		prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: threshold}},
+		// A precision finer than one step: the search goes to the exact
+		// integer (TestSearchPrecision checks the relative stop).
+		prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: threshold}}, Tolerance: 1e-9,
 			Range: search.Range{Key: "workers", Lo: float64(lo), Hi: float64(hi), Integer: true}, Level: 0.95}
 		if rapid.Bool().Draw(t, "hasStart") {
 			prob.Start, prob.HasStart = float64(rapid.IntRange(lo-5, hi+5).Draw(t, "start")), true
@@ -173,7 +175,7 @@ func TestSearchFindsTheMinimum(t *testing.T) {
 func TestSearchMonotoneInThreshold(t *testing.T) {
 	prev := 0.0
 	for _, d := range []float64{10, 5, 2, 1, 0.5, 0.2, 0.1} {
-		prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: d}},
+		prob := search.Problem{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: d}}, Tolerance: 1e-9,
 			Range: search.Range{Key: "workers", Lo: 1, Hi: 1000, Integer: true}, Level: 0.95}
 		probe := func(v float64, n int) (*summary.Summary, error) { return fakeSummary(20/v, 0.01, n), nil }
 		ans, err := search.Search(prob, probe)
@@ -543,8 +545,8 @@ func TestSearchKeyThatHurts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ans.Found || !ans.HurtsAsItGrows || ans.Confidence.At == nil || ans.Confidence.At.Value != 1 ||
-		!strings.Contains(ans.Confidence.Note, "arrivals.rate hurts as it grows") || !strings.Contains(ans.Confidence.Note, "simulate sweep --vary arrivals.rate=1..40:20") {
-		t.Errorf("answer %+v; want not found, hurts as it grows, evidence at 1 and a sweep to run", ans)
+		!strings.Contains(ans.Confidence.Note, "arrivals.rate hurts as it grows") || !strings.Contains(ans.Confidence.Note, "use --maximize arrivals.rate=1..40") {
+		t.Errorf("answer %+v; want not found, hurts as it grows, evidence at 1 and --maximize to run", ans)
 	}
 	prob.SLOs[0].Threshold = 0.5 // nothing passes, not even 1
 	ans, err = search.Search(prob, func(v float64, n int) (*summary.Summary, error) { return fakeSummary(v, 1e-9, n), nil })

@@ -200,6 +200,21 @@ func (v Verdict) String() string {
 // MarshalText encodes the verdict as its String.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
+// UnmarshalText reads a verdict written by MarshalText.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "pass":
+		*v = Pass
+	case "fail":
+		*v = Fail
+	case "unresolved":
+		*v = Unresolved
+	default:
+		return fmt.Errorf("verdict: want pass, fail or unresolved, got %q", b)
+	}
+	return nil
+}
+
 // Check is one objective checked against a summary.
 type Check struct {
 	SLO SLO `json:"-"`

@@ -1,12 +1,14 @@
 package search
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 )
@@ -30,8 +32,12 @@ func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answe
 	for _, o := range p.SLOs {
 		objs = append(objs, o.String())
 	}
-	fmt.Fprintf(w, "%s: smallest %s in %s..%s with %s (%g%% confidence in each verdict: %.4g%% intervals over up to %d looks at %d to %d replications per probe)\n",
-		scenario, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, 100*p.LookLevel(), p.Looks(), p.Replications, p.MaxReplications)
+	best := "smallest"
+	if p.Maximize {
+		best = "largest"
+	}
+	fmt.Fprintf(w, "%s: %s %s in %s..%s with %s (%g%% confidence in each verdict: %.4g%% intervals over up to %d looks at %d to %d replications per probe)\n",
+		scenario, best, p.Range.Key, p.Range.Format(p.Range.Lo), p.Range.Format(p.Range.Hi), strings.Join(objs, " and "), 100*p.Level, 100*p.LookLevel(), p.Looks(), p.Replications, p.MaxReplications)
 	fmt.Fprintln(w, provenance)
 	if ans.Analytic != nil {
 		fmt.Fprintf(w, "start: %s=%s from %s\n", p.Range.Key, p.Range.Format(ans.Analytic.Value), ans.Analytic.Method)
@@ -56,9 +62,12 @@ func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answe
 	case ans.Interrupted:
 		fmt.Fprintf(w, "answer: not final (interrupted before any value passed)\n")
 	case ans.Found:
-		fmt.Fprintf(w, "answer: %s=%s, the smallest value whose intervals clear every objective\n", p.Range.Key, p.Range.Format(float64(ans.Value)))
+		fmt.Fprintf(w, "answer: %s=%s, the %s value whose intervals clear every objective\n", p.Range.Key, p.Range.Format(float64(ans.Value)), best)
 	default:
 		fmt.Fprintf(w, "answer: none in %s\n", p.Range)
+		if ans.Why != "" {
+			fmt.Fprintf(w, "why: %s\n", ans.Why)
+		}
 	}
 	if ans.Found {
 		for _, ev := range []*Evidence{ans.Confidence.At, ans.Confidence.Below} {
@@ -151,4 +160,22 @@ func figureText(c Check, x float64) string {
 		return render.Seconds(x)
 	}
 	return render.Percent(x)
+}
+
+// PlanFile is plan.json (simulate plan --out, and plan's JSON): the
+// provenance of the scenario searched (the overrides every probe shares;
+// each probe adds its value of the key), then the answer.
+type PlanFile struct {
+	Provenance *provenance.Record `json:"provenance"`
+	*Answer
+}
+
+// ReadPlanFile reads plan.json as simulate plan writes it; name labels
+// errors.
+func ReadPlanFile(r io.Reader, name string) (*PlanFile, error) {
+	pf := &PlanFile{Answer: &Answer{}}
+	if err := json.NewDecoder(r).Decode(pf); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return pf, nil
 }

@@ -298,11 +298,46 @@ func (s *Summarizer) Summaries(interrupted bool) []PointSummary {
 // no run completed), throughput (completions/s), the time-average number in
 // system, λW, attempts per run, and partial: true when an interrupt cut
 // the point short or stopped the sweep (or search) before it was done, as
-// sweep.json's warnings say. Interval columns are empty with one
-// replication. Numbers use the shortest form that parses back exactly.
+// sweep.json's warnings say; then the bottleneck (the most loaded
+// resource when its load is at least 0.85, else empty) and the load of the
+// most loaded resource, the most used per-minute limit of a model API
+// ("llm tpm") and its use, and the cost per successful run with its
+// interval (empty when no tool is metered). Interval columns are empty
+// with one replication. Numbers use the shortest form that parses back
+// exactly.
 var CSVHeader = []string{"parameter", "value", "replications", "success_rate", "success_lo", "success_hi",
 	"latency_p50_s", "latency_p99_s", "latency_p99_lo_s", "latency_p99_hi_s", "latency_p999_s",
-	"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run", "partial"}
+	"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run", "partial",
+	"bottleneck", "peak_load", "binding_limit", "limit_use", "cost_per_success", "cost_per_success_lo", "cost_per_success_hi"}
+
+// PeakLoad returns the most loaded resource of s (the workers or a tool)
+// and its load, whether or not it reaches the bottleneck's 0.85.
+func PeakLoad(s *summary.Summary) (string, float64) {
+	name, load := "workers", s.Workers.Utilisation
+	for _, t := range s.Tools {
+		if t.Load > load {
+			name, load = t.Name, t.Load
+		}
+	}
+	return name, load
+}
+
+// BindingLimit returns the most used per-minute limit of the model APIs
+// of s ("llm tpm") and its use; "" and NaN without any.
+func BindingLimit(s *summary.Summary) (string, float64) {
+	name, use := "", math.NaN()
+	for _, t := range s.Tools {
+		if t.Tokens == nil {
+			continue
+		}
+		for _, l := range t.Tokens.Limits {
+			if name == "" || l.Utilisation > use {
+				name, use = t.Name+" "+l.Limit, l.Utilisation
+			}
+		}
+	}
+	return name, use
+}
 
 // Row is one line of sweep.csv.
 type Row struct {
@@ -354,6 +389,16 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			lat(s.Latency.P50), lat(s.Latency.P99), plo, phi, lat(s.Latency.P999),
 			num(s.Little.Throughput), num(s.Little.TimeAvgInSystem), num(s.Little.LambdaW), num(s.Attempts.PerRun),
 			strconv.FormatBool(r.Partial || s.Partial)}
+		_, load := PeakLoad(s)
+		limit, use := BindingLimit(s)
+		var cost, clo, chi string
+		if s.Cost != nil && s.Runs.Completed > 0 {
+			cost = num(s.Cost.PerSuccess)
+			if c := s.Confidence; c != nil && c.CostPerSuccess != nil {
+				clo, chi = num(c.CostPerSuccess.Lo), num(c.CostPerSuccess.Hi)
+			}
+		}
+		line = append(line, render.CSVText(s.Bottleneck), num(load), render.CSVText(limit), num(use), cost, clo, chi)
 		if err := cw.Write(line); err != nil {
 			return err
 		}

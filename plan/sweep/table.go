@@ -10,8 +10,10 @@ import (
 
 // WriteTable writes a sweep's summaries as text: what was swept (the
 // scenario, its seed, the stop rule and provenance, the provenance line
-// of the scenario every point shares), a row per point, then the points'
-// warnings grouped by label.
+// of the scenario every point shares), a row per point (with its most
+// loaded resource, its model APIs' most used limit and its cost per
+// successful run, when it has them), then the points' warnings grouped by
+// label.
 func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary) error {
 	spec := rec.Spec
 	mode := fmt.Sprintf("%d replication(s) per point", spec.Replications)
@@ -27,6 +29,12 @@ func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary
 	if rec.Partial {
 		fmt.Fprintf(w, "interrupted: %d of the %d points have results (a point cut short says partial in its warnings); rerun for the rest\n", len(sums), len(spec.Points()))
 	}
+	withLimits, withCost := false, false
+	for _, p := range sums {
+		limit, _ := BindingLimit(&p.Summary)
+		withLimits = withLimits || limit != ""
+		withCost = withCost || p.Summary.Cost != nil
+	}
 	var rows [][]string
 	for _, p := range sums {
 		s := &p.Summary
@@ -40,11 +48,41 @@ func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary
 		case WarmupMSER5, WarmupDefault:
 			warm = fmt.Sprintf("%d runs (%s)", p.Warmup.Runs, p.Warmup.Source)
 		}
-		rows = append(rows, []string{p.Label, strconv.Itoa(s.Replications), success,
+		name, load := PeakLoad(s)
+		bottleneck := "– (" + name + " " + render.Percent(load) + ")"
+		if s.Bottleneck != "" {
+			bottleneck = name + " " + render.Percent(load)
+		}
+		row := []string{p.Label, strconv.Itoa(s.Replications), success,
 			render.Seconds(s.Latency.P50), p99, render.Seconds(s.Latency.P999),
-			render.Number(s.Little.Throughput) + "/s", render.Number(s.Little.TimeAvgInSystem), render.Number(s.Attempts.PerRun), warm})
+			render.Number(s.Little.Throughput) + "/s", render.Number(s.Little.TimeAvgInSystem), render.Number(s.Attempts.PerRun), bottleneck}
+		if withLimits {
+			cell := "–"
+			if limit, use := BindingLimit(s); limit != "" {
+				cell = limit + " " + render.Percent(use)
+			}
+			row = append(row, cell)
+		}
+		if withCost {
+			cell := "–"
+			if c := s.Cost; c != nil && s.Runs.Completed > 0 {
+				cell = render.Number(c.PerSuccess)
+				if ci := s.Confidence; ci != nil && ci.CostPerSuccess != nil {
+					cell = render.PlusMinus(c.PerSuccess, ci.CostPerSuccess.Lo, ci.CostPerSuccess.Hi, render.Number)
+				}
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, append(row, warm))
 	}
-	if err := render.Table(w, []string{"point", "replications", "success", "p50", "p99", "p99.9", "throughput", "in system (L)", "attempts/run", "warm-up"}, rows); err != nil {
+	header := []string{"point", "replications", "success", "p50", "p99", "p99.9", "throughput", "in system (L)", "attempts/run", "bottleneck (load)"}
+	if withLimits {
+		header = append(header, "limit use")
+	}
+	if withCost {
+		header = append(header, "cost/successful run")
+	}
+	if err := render.Table(w, append(header, "warm-up"), rows); err != nil {
 		return err
 	}
 	labels := make([]string, len(sums))
