@@ -665,7 +665,11 @@ func GroupRow(g summary.GroupSummary) []string {
 	if l.N > 0 {
 		p50, p90, p99, mx = Seconds(l.P50), Seconds(l.P90), Seconds(l.P99), Seconds(l.Max)
 	}
-	name, kind := fmt.Sprintf("%s (%s of %d)", g.Name, g.Wait, len(g.Members)), "parallel"
+	of := fmt.Sprintf("%d", len(g.Members))
+	if g.CallsDrawn {
+		of = fmt.Sprintf("1–%d drawn", len(g.Members))
+	}
+	name, kind := fmt.Sprintf("%s (%s of %s)", g.Name, g.Wait, of), "parallel"
 	ended := fmt.Sprintf("%d failed, %d cancelled", g.Failed, g.Cancelled)
 	if g.Wait == "hedge" {
 		name = fmt.Sprintf("%s (hedged at %s, ≤ %d attempts)", g.Name, g.Delay, g.MaxAttempts)

@@ -45,6 +45,10 @@ func TokenLine(t summary.ToolSummary) string {
 	if tk.Waits > 0 {
 		line += fmt.Sprintf("; %d calls waited %s in all", tk.Waits, Seconds(tk.WaitSeconds))
 	}
+	if tk.CacheReadTokens+tk.CacheWriteTokens > 0 {
+		line += fmt.Sprintf("; prompt cache: %s of input tokens read, %s written, %s of calls read some",
+			Percent(tk.CacheReadShare), Percent(float64(tk.CacheWriteTokens)/float64(max(tk.InputTokens, 1))), Percent(tk.CacheHitRatio))
+	}
 	return line
 }
 

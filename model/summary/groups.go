@@ -18,6 +18,9 @@ type GroupSummary struct {
 	Wait string `json:"wait"`
 	// K is how many members must succeed (1 for a hedged step).
 	K int `json:"k"`
+	// CallsDrawn: each run launches a drawn number of the members (at
+	// most K of them must succeed).
+	CallsDrawn bool `json:"calls_drawn,omitempty"`
 	// MaxAttempts and Delay are a hedged step's policy; Delay is "p95" (a
 	// percentile of observed latency) or a duration in seconds.
 	MaxAttempts int    `json:"max_attempts,omitempty"`
@@ -73,7 +76,7 @@ func (a *Accumulator) groupSummaries() []GroupSummary {
 	out := make([]GroupSummary, len(a.groups))
 	for i, g := range cfg.Groups {
 		o := &out[i]
-		o.Name, o.K = g.Name, g.K
+		o.Name, o.K, o.CallsDrawn = g.Name, g.K, g.Calls != nil
 		for j := range g.Members {
 			o.Members = append(o.Members, cfg.Steps[g.First+j].Name)
 		}

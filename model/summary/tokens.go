@@ -30,6 +30,15 @@ type TokenSummary struct {
 	// Waits and WaitSeconds are the client-side waits for capacity.
 	Waits       int64   `json:"waits"`
 	WaitSeconds float64 `json:"wait_s"`
+	// CacheReadTokens and CacheWriteTokens are the input tokens read from
+	// and written to the tool's prompt cache; CacheHits the calls that
+	// read some. CacheReadShare is the share of input tokens read from the
+	// cache, CacheHitRatio the share of calls that read some.
+	CacheReadTokens  int64   `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	CacheHits        int64   `json:"cache_hits,omitempty"`
+	CacheReadShare   float64 `json:"cache_read_share,omitempty"`
+	CacheHitRatio    float64 `json:"cache_hit_ratio,omitempty"`
 }
 
 // LimitUse is one per-minute limit's use: requests (rpm) or tokens per
@@ -66,6 +75,9 @@ func (tp *toolPool) addTokens(r *system.Result, i int) {
 	t.Waits += s.Waits
 	t.WaitSeconds += s.WaitSeconds
 	t.Reserve += s.Reserve
+	t.CacheRead += s.CacheRead
+	t.CacheWrite += s.CacheWrite
+	t.CacheHits += s.CacheHits
 }
 
 // tokenSummary returns tool t's token summary from its pooled figures s
@@ -74,7 +86,14 @@ func tokenSummary(t *system.Tool, s *system.TokenStats, window float64) *TokenSu
 	if t.Tokens == nil && t.TokenLimit == nil {
 		return nil
 	}
-	o := &TokenSummary{Calls: s.Calls, InputTokens: s.Input, OutputTokens: s.Output, Waits: s.Waits, WaitSeconds: s.WaitSeconds}
+	o := &TokenSummary{Calls: s.Calls, InputTokens: s.Input, OutputTokens: s.Output, Waits: s.Waits, WaitSeconds: s.WaitSeconds,
+		CacheReadTokens: s.CacheRead, CacheWriteTokens: s.CacheWrite, CacheHits: s.CacheHits}
+	if s.Input > 0 {
+		o.CacheReadShare = float64(s.CacheRead) / float64(s.Input)
+	}
+	if s.Calls > 0 {
+		o.CacheHitRatio = float64(s.CacheHits) / float64(s.Calls)
+	}
 	if s.Calls > 0 {
 		o.InputPerCall = float64(s.Input) / float64(s.Calls)
 		o.OutputPerCall = float64(s.Output) / float64(s.Calls)
