@@ -279,7 +279,7 @@ func models() []model {
 			{name: "calls refused per second while open", formula: "Poisson arrivals: λ (an open period starts and ends at instants the arrivals inside it do not decide)",
 				analytic: func(c *system.Config) (float64, error) { return rate(c), nil }, estimate: refusedWhileOpen},
 		}, "circuit-breaker", []string{"workers=100000", "retry.attempts=1"}},
-	}, append(groupModels(), tokenModels()...)...)
+	}, append(append(groupModels(), tokenModels()...), agentModels()...)...)
 }
 
 // refusedWhileOpen is the calls a replication's breakers refused in the
