@@ -38,6 +38,9 @@ type Profile struct {
 	// Windows gives, per limit (indexed by [Limit]), how the limit's
 	// allowance is spent and replenished.
 	Windows [numLimits]WindowRule
+	// NeedsMaxTokens says that a call without max_tokens is charged the
+	// model's own maximum output, which a scenario must then give.
+	NeedsMaxTokens bool
 	// Spill says that a call that does not fit is not turned away but
 	// admitted on another lane (pay-as-you-go), not counted against these
 	// limits, and billed at that lane's prices.
@@ -231,7 +234,7 @@ var profiles = []*Profile{
 		// start, settled to the actual usage at the end; a throttled call
 		// gets a ThrottlingException (429) without a Retry-After.
 		Name: "bedrock", Provider: "Amazon Bedrock (on-demand)",
-		Count: CountMaxTokens, CacheReadsCount: true, Settle: true,
+		Count: CountMaxTokens, CacheReadsCount: true, Settle: true, NeedsMaxTokens: true,
 		RetryAfter: RetryAfterNone, OverloadStatus: 503,
 	},
 	{
