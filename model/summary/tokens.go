@@ -12,6 +12,12 @@ type TokenSummary struct {
 	// Enforce is "client" (callers wait for capacity) or "provider" (429
 	// with Retry-After), or "" without limits.
 	Enforce string `json:"enforce,omitempty"`
+	// Profile is the provider profile of the limits (rate_limit.profile),
+	// or "" for the generic rules.
+	Profile string `json:"profile,omitempty"`
+	// Spilled counts the calls served on the pay-as-you-go lane because
+	// they did not fit the provisioned quota (a profile with spill-over).
+	Spilled int64 `json:"spilled,omitempty"`
 	// Calls counts the calls that reached the tool; InputPerCall and
 	// OutputPerCall their mean tokens (a call that timed out counts its
 	// reservation; a failed answer no output).
@@ -66,6 +72,7 @@ func (tp *toolPool) addTokens(r *system.Result, i int) {
 	t.Waits += s.Waits
 	t.WaitSeconds += s.WaitSeconds
 	t.Reserve += s.Reserve
+	t.Spilled += s.Spilled
 }
 
 // tokenSummary returns tool t's token summary from its pooled figures s
@@ -90,6 +97,10 @@ func tokenSummary(t *system.Tool, s *system.TokenStats, window float64) *TokenSu
 	if tl.Client {
 		o.Enforce = "client"
 	}
+	if tl.Profile != nil {
+		o.Profile = tl.Profile.Name
+	}
+	o.Spilled = s.Spilled
 	best := -1.0
 	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
 		n := tl.Limits.Of(l)
