@@ -94,9 +94,10 @@ const (
 	// continuously.
 	Continuous WindowKind = iota
 	// Fixed: a [FixedWindow] of WindowRule.Length holding the per-minute
-	// allowance times Length/1min (at least 1), counted from 0 again in
-	// each window: one minute is a per-minute counter, a second is a
-	// limit "quantised" to per-second windows.
+	// allowance times Length/1min, counted from 0 again in each window:
+	// one minute is a per-minute counter, a second is a limit "quantised"
+	// to per-second windows (see [WindowRule.Fit] for limits below one
+	// call a window).
 	Fixed
 	// Leaky: a [LeakyBucket] of utilisation, which admits a call while it
 	// is at most 100 % whatever the call's size.
@@ -127,15 +128,24 @@ func (w WindowRule) String() string {
 	return w.Kind.String()
 }
 
-// Allowance returns what one window of w admits for a limit of perMinute:
-// perMinute × Length / 1 minute rounded down, and at least 1. It is
-// perMinute for the other kinds.
-func (w WindowRule) Allowance(perMinute int) int {
+// Fit returns the window length and the allowance of one window of w for
+// a limit of perMinute: perMinute × length / 1 minute, rounded down. A
+// limit too small to admit one call per window is evaluated over a window
+// ten times longer (Azure OpenAI evaluates over 1 or 10 seconds), up to a
+// minute, which admits perMinute. For the other kinds it is a minute and
+// perMinute.
+func (w WindowRule) Fit(perMinute int) (time.Duration, int) {
 	if w.Kind != Fixed {
-		return perMinute
+		return time.Minute, perMinute
 	}
-	a := int(int64(perMinute) * int64(w.Length/time.Millisecond) / int64(time.Minute/time.Millisecond))
-	return max(a, 1)
+	length := w.Length
+	for {
+		a := int(int64(perMinute) * int64(length/time.Millisecond) / int64(time.Minute/time.Millisecond))
+		if a >= 1 || length >= time.Minute {
+			return length, max(a, 1)
+		}
+		length = min(10*length, time.Minute)
+	}
 }
 
 // RetryAfterHeader is what a provider's 429 says about when to retry.

@@ -269,3 +269,23 @@ func TestProfilesTable(t *testing.T) {
 		t.Error("cache reads + writes above the input accepted")
 	}
 }
+
+// A limit below one call per quantised window is evaluated over a longer
+// window: 30 RPM in 1 s windows would admit 60 a minute; over 10 s
+// windows it admits 5 each, 30 a minute.
+func TestQuantisedWindowFitsSmallLimits(t *testing.T) {
+	rule := WindowRule{Kind: Fixed, Length: time.Second}
+	for _, c := range []struct {
+		rpm    int
+		length time.Duration
+		allow  int
+	}{{600, time.Second, 10}, {500, time.Second, 8}, {30, 10 * time.Second, 5}, {5, time.Minute, 5}, {1, time.Minute, 1}} {
+		if l, a := rule.Fit(c.rpm); l != c.length || a != c.allow {
+			t.Errorf("Fit(%d) = %v, %d; want %v, %d", c.rpm, l, a, c.length, c.allow)
+		}
+	}
+	m := profileLimiter(t, "azure-openai", TokenLimits{RPM: 30})
+	if n, ra := admitted(t, m, 0, Request{}, 100); n != 5 || ra != 10*time.Second {
+		t.Errorf("30 RPM: %d admitted, retry-after %v; want 5 and 10s", n, ra)
+	}
+}

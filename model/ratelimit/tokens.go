@@ -166,7 +166,7 @@ func NewProfileLimiter(ls TokenLimits, p *Profile) (*TokenLimiter, error) {
 		}
 		switch rule.Kind {
 		case Fixed:
-			m.meters[l] = NewFixedWindow(rule.Length, rule.Allowance(n))
+			m.meters[l] = NewFixedWindow(rule.Fit(n))
 			continue
 		case Leaky:
 			lb, err := NewLeakyBucket(n)
