@@ -289,3 +289,26 @@ func TestQuantisedWindowFitsSmallLimits(t *testing.T) {
 		t.Errorf("30 RPM: %d admitted, retry-after %v; want 5 and 10s", n, ra)
 	}
 }
+
+// A call never sent is released whole, even under a profile that never
+// corrects a sent call's count.
+func TestReleaseUnsentUnderNeverSettle(t *testing.T) {
+	m := profileLimiter(t, "azure-openai", TokenLimits{TPM: 10_000})
+	r, _, ok, _ := m.TryAdmitAt(0, Request{Usage: Usage{Input: 1000}, MaxTokens: 1500})
+	if !ok {
+		t.Fatal("refused")
+	}
+	if err := m.Settle(0, r, Usage{Input: 1000, Output: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := m.TokensAt(0, TPM); left != 7500 {
+		t.Errorf("after Settle %v left, want 7,500: azure-openai does not correct", left)
+	}
+	r, _, _, _ = m.TryAdmitAt(0, Request{Usage: Usage{Input: 1000}, MaxTokens: 1500})
+	if err := m.Release(0, r); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := m.TokensAt(0, TPM); left != 7500 {
+		t.Errorf("after Release %v left, want 7,500 again", left)
+	}
+}

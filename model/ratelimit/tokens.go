@@ -364,6 +364,28 @@ func (m *TokenLimiter) Settle(now time.Duration, r TokenReservation, actual Usag
 	return nil
 }
 
+// Release gives back, at now, everything a call admitted with r was
+// charged, whatever the limiter's profile: for a call that was never sent
+// (refused or cancelled after it reserved, before it was dialed), which
+// the provider never counted. The request count (RPM) stays spent. Each
+// reservation must be released or settled at most once.
+func (m *TokenLimiter) Release(now time.Duration, r TokenReservation) error {
+	if m.profile == nil {
+		return m.Settle(now, r, Usage{})
+	}
+	if err := r.Reserved.check("Reserved"); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for l := TPM; l < numLimits; l++ {
+		if b := m.meters[l]; b != nil {
+			b.adjust(now, -r.Charged[l])
+		}
+	}
+	return nil
+}
+
 // TokensAt returns the tokens available at now for limit l (see
 // [TokenBucket.TokensAt]; for a [FixedWindow], what its current window
 // still admits), and false if l is not enforced.

@@ -17,6 +17,8 @@ type TokenSummary struct {
 	Profile string `json:"profile,omitempty"`
 	// Spilled counts the calls served on the pay-as-you-go lane because
 	// they did not fit the provisioned quota (a profile with spill-over).
+	// Under a profile, each limit's use (Limits) is what the profile
+	// counted, over the calls it counted.
 	Spilled int64 `json:"spilled,omitempty"`
 	// Calls counts the calls that reached the tool; InputPerCall and
 	// OutputPerCall their mean tokens (a call that timed out counts its
@@ -73,6 +75,9 @@ func (tp *toolPool) addTokens(r *system.Result, i int) {
 	t.WaitSeconds += s.WaitSeconds
 	t.Reserve += s.Reserve
 	t.Spilled += s.Spilled
+	t.CountedTPM += s.CountedTPM
+	t.CountedITPM += s.CountedITPM
+	t.CountedOTPM += s.CountedOTPM
 }
 
 // tokenSummary returns tool t's token summary from its pooled figures s
@@ -117,6 +122,25 @@ func tokenSummary(t *system.Tool, s *system.TokenStats, window float64) *TokenSu
 			used, perCall = float64(s.Input), o.InputPerCall
 		case ratelimit.OTPM:
 			used, perCall = float64(s.Output), o.OutputPerCall
+		}
+		if tl.Profile != nil {
+			// What the profile counted against the limit, over the calls
+			// it counted (not those spilled to another lane).
+			counted := s.Calls - s.Spilled
+			switch l {
+			case ratelimit.RPM:
+				used = float64(counted)
+			case ratelimit.TPM:
+				used = float64(s.CountedTPM)
+			case ratelimit.ITPM:
+				used = float64(s.CountedITPM)
+			case ratelimit.OTPM:
+				used = float64(s.CountedOTPM)
+			}
+			perCall = 0
+			if counted > 0 {
+				perCall = used / float64(counted)
+			}
 		}
 		u := LimitUse{Limit: l.String(), PerMinute: n, LimitPerSecond: float64(n) / 60, Blocked: s.Binding[l]}
 		if window > 0 {

@@ -90,6 +90,13 @@ func TestOpenAIUncorrectedMaxTokens(t *testing.T) {
 	if got := rate(", profile: openai"); math.Abs(got-60) > 60*0.1 {
 		t.Errorf("openai: %.1f calls a minute, want about 60", got)
 	}
+	res, s := runProfile(t, "runs=600", "tools.llm.rate_limit={tpm: 60000, profile: openai}")
+	if tk := res.Tokens[0]; tk.CountedTPM != tk.Calls*1000 {
+		t.Errorf("openai counted %d tpm tokens for %d calls, want 1,000 each", tk.CountedTPM, tk.Calls)
+	}
+	if l := s.Tools[0].Tokens.Limits[0]; math.Abs(l.CallCap-1) > 1e-9 {
+		t.Errorf("the summary says the tpm limit admits %v calls/s, want 60000 / 60 / 1000 = 1", l.CallCap)
+	}
 	if got := rate(""); math.Abs(got-75) > 75*0.1 {
 		t.Errorf("generic: %.1f calls a minute, want about 75", got)
 	}

@@ -112,6 +112,14 @@ type TokenStats struct {
 	CacheRead  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWrite int64 `json:"cache_write_tokens,omitempty"`
 	CacheHits  int64 `json:"cache_hits,omitempty"`
+	// CountedTPM, CountedITPM and CountedOTPM are, for a tool whose
+	// limits follow a provider profile, the tokens each limit counted
+	// once the calls ended: the profile's admission charge where it does
+	// not correct it (or the call timed out), the actual usage as the
+	// profile counts it (cache reads excluded or not) where it does.
+	CountedTPM  int64 `json:"counted_tpm,omitempty"`
+	CountedITPM int64 `json:"counted_itpm,omitempty"`
+	CountedOTPM int64 `json:"counted_otpm,omitempty"`
 	// Spilled counts the calls that did not fit a provisioned quota and
 	// were served on the pay-as-you-go lane (profiles with spill-over).
 	Spilled int64 `json:"spilled,omitempty"`
@@ -500,15 +508,35 @@ func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed boo
 		used = tc.usage(0)
 	}
 	tt := &tk.tools[tc.tool]
+	var counted [4]int
+	p := (*ratelimit.Profile)(nil)
+	if tt.lim != nil {
+		p = tt.lim.Profile()
+	}
 	switch {
 	case !held:
 	case dialed && a.ending == timedOut:
 		m.auditTokens.kept++ // usage unknown: the reservation stays counted
+		counted = tc.res.Charged
+	case !dialed:
+		// Never sent: the provider never counted it, whatever its profile.
+		if err := tt.lim.Release(m.s.Now(), tc.res); err != nil {
+			panic("system: token release: " + err.Error())
+		}
+		m.auditTokens.settled++
 	default:
 		if err := tt.lim.Settle(m.s.Now(), tc.res, used); err != nil {
 			panic("system: token settle: " + err.Error())
 		}
 		m.auditTokens.settled++
+		if counted = tc.res.Charged; p != nil && p.Settle {
+			counted = p.Actual(used)
+		}
+	}
+	if p != nil {
+		tt.stats.CountedTPM += int64(counted[ratelimit.TPM])
+		tt.stats.CountedITPM += int64(counted[ratelimit.ITPM])
+		tt.stats.CountedOTPM += int64(counted[ratelimit.OTPM])
 	}
 	if live && dialed && a.ending != turnedAway && o != retry.Overloaded {
 		tt.stats.Calls++
