@@ -108,9 +108,10 @@ func compileTool(t *Tool) toolPlan {
 		p.dropFloor = dropFloor(t)
 	}
 	// The cumulative sums are formed in the order draw has always compared
-	// them (hang, permanent, rate limited, transient, then overloaded), so each threshold is
-	// the same float; a zero-probability row has the threshold of the row
-	// before it and can never be the first to exceed u.
+	// them (hang, permanent, rate limited, transient; overloaded, added
+	// later, last), so each threshold is the same float; a zero-probability
+	// row has the threshold of the row before it and can never be the
+	// first to exceed u.
 	e := t.Errors
 	below := 0.0
 	for _, r := range [...]struct {
