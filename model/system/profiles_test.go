@@ -177,3 +177,17 @@ func TestOverloadedIsNot429(t *testing.T) {
 		t.Errorf("%d input tokens counted, want %d: overloaded calls count none", in, a.OK*500)
 	}
 }
+
+// Under client enforcement the caller paces itself by the profile's
+// windows: a burst of 30 against azure-openai's 600 RPM goes out 10 per
+// 1 s window, with no 429.
+func TestAzureOpenAIClientPacesByWindow(t *testing.T) {
+	res, _ := runProfile(t, "arrivals={process: batch, count: 30}", "!runs", "tools.llm.rate_limit={rpm: 600, profile: azure-openai, enforce: client}")
+	tk := res.Tokens[0]
+	if res.Attempts.OK != 30 || res.Attempts.RateLimited != 0 || tk.Waits != 20 {
+		t.Fatalf("%d ok, %d 429s, %d waits; want 30, 0 and 20 (two later windows of 10)", res.Attempts.OK, res.Attempts.RateLimited, tk.Waits)
+	}
+	if math.Abs(tk.WaitSeconds-30) > 1e-9 {
+		t.Errorf("waited %v s in all, want 10 × 1 s + 10 × 2 s = 30 s", tk.WaitSeconds)
+	}
+}

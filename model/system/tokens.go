@@ -103,7 +103,8 @@ type TokenStats struct {
 	// Backlog sums, over the calls that reserved with a client-side wait,
 	// each limit's backlog just after the reservation: the time until
 	// that bucket is full again, the sojourn of the single-server queue
-	// the waiting calls form (analytic.TokenQueue).
+	// the waiting calls form (analytic.TokenQueue). Limits a profile
+	// windows otherwise than as a continuous bucket add nothing.
 	Backlog [4]float64 `json:"backlog_s"`
 	Reserve int64      `json:"reservations"`
 	// CacheRead and CacheWrite are the input tokens (part of Input) that
@@ -409,7 +410,11 @@ func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 	a.held |= holdTokens
 	m.auditTokens.reserved++
 	tt.stats.Reserve++
+	p := tt.lim.Profile()
 	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
+		if p != nil && p.Windows[l].Kind != ratelimit.Continuous {
+			continue // a backlog is a continuous bucket's time to refill
+		}
 		if left, on := tt.lim.TokensAt(now, l); on {
 			lim := limitOf(tt.lim.Limits(), l)
 			tt.stats.Backlog[l] += float64(float64(lim)-left) * 60 / float64(lim)
