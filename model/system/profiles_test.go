@@ -191,3 +191,31 @@ func TestAzureOpenAIClientPacesByWindow(t *testing.T) {
 		t.Errorf("waited %v s in all, want 10 × 1 s + 10 × 2 s = 30 s", tk.WaitSeconds)
 	}
 }
+
+// Prompt-cache reads do not count against Anthropic's ITPM: with a 4,000
+// token shared prefix cached, each 5,000-token call counts 1,000. A
+// 30,000 itpm bucket (500 tokens a second) admits, over a window of W
+// seconds, its first 30,000 (six calls that find no cache yet: it is
+// readable once the first call answers, 5 s later) and then one call per
+// 1,000 tokens refilled, 6 + 500·W / 1,000; the generic limiter, counting
+// every input token, (30,000 + 500·W) / 5,000. Both within 5 calls: the
+// refill before the cache is readable, and the window's last arrivals,
+// move a few calls at the ends.
+func TestAnthropicCacheReadsFreeITPM(t *testing.T) {
+	calls := func(profile string) (int64, float64) {
+		res, s := runProfile(t, "runs=3000", "tools.llm.tokens.input={dist: constant, value: 5000}",
+			"tools.llm.prompt_cache={ttl: 5m, prefix: 4000}", "tools.llm.rate_limit={itpm: 30000"+profile+"}")
+		if res.Tokens[0].CacheRead == 0 {
+			t.Fatalf("%q: no cache read: the test does not reach the rule", profile)
+		}
+		return s.Tools[0].Tokens.Calls, s.Rates.Window
+	}
+	n, w := calls(", profile: anthropic")
+	if want := 6 + 500*w/1000; math.Abs(float64(n)-want) > 5 {
+		t.Errorf("anthropic: %d calls in %.0f s, want about %.0f", n, w, want)
+	}
+	n, w = calls("")
+	if want := (30000 + 500*w) / 5000; math.Abs(float64(n)-want) > 5 {
+		t.Errorf("generic: %d calls in %.0f s, want about %.0f", n, w, want)
+	}
+}

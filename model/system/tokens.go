@@ -346,6 +346,9 @@ func inputPrice(c *ToolCost, tc *tokenCall) float64 {
 func (m *Model) prepareTokens(ri int32, r *run, tp *toolPlan) time.Duration {
 	tc := &m.held[ri].tok
 	tc.tool, tc.live, tc.spilled = r.tool, true, false
+	// A slot's earlier call to a tool with a prompt cache must not lend
+	// this one its cache reads and writes.
+	tc.cacheRead, tc.cacheWrite = 0, 0
 	if tp.tokens == nil {
 		tc.in, tc.out = 0, 0
 		return 0
