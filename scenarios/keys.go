@@ -13,6 +13,7 @@ import (
 	"github.com/budgetsim/budgetsim/model/dist"
 	"github.com/budgetsim/budgetsim/model/hedge"
 	"github.com/budgetsim/budgetsim/model/latencylog"
+	"github.com/budgetsim/budgetsim/model/ratelimit"
 	"github.com/budgetsim/budgetsim/model/retry"
 	"github.com/budgetsim/budgetsim/model/system"
 )
@@ -531,6 +532,8 @@ func buildSections() []*Section {
 				Doc: "A 429: retryable, with the tool's Retry-After if it sends one."},
 			{Name: "permanent", Kind: KindNumber, Min: 0, Max: 1, Unit: "probability", Default: "0", Example: "0.001",
 				Doc: "An error no retry can fix: the step fails (or falls back)."},
+			{Name: "overloaded", Kind: KindNumber, Min: 0, Max: 1, Unit: "probability", Default: "0", Example: "0.01",
+				Doc: "The provider's own overload (Anthropic's 529 overloaded_error, a 503 elsewhere), apart from the 429s of your limits: retried as a transient error but without a Retry-After (even if the tool sends one), counted as overloaded in the outputs, billed nothing, and its tokens not counted (unless the tool's rate_limit.profile never corrects its count)."},
 		}},
 		{Name: "tool_queue", Path: "tools.NAME.queue", Doc: "A tool's waiting room.", Keys: []Key{
 			{Name: "capacity", Kind: KindInteger, Min: 0, Max: MaxQueue, Unit: "calls", Default: "unbounded", Example: "100",
@@ -552,6 +555,8 @@ func buildSections() []*Section {
 				Doc: "Input tokens per minute. Needs tokens."},
 			{Name: "otpm", Kind: KindInteger, Min: 1, Max: maxPerMinute, Unit: "tokens per minute", Default: "none", Example: "20000",
 				Doc: "Output tokens per minute, reserved and corrected as for tpm. Needs tokens."},
+			{Name: "profile", Kind: KindWord, Values: ratelimit.ProfileNames(), Default: "none: the generic rules above", Example: "azure-openai",
+				Doc: "A provider's admission rules for the per-minute limits, as its documentation gives them (docs/providers.md, with sources and dates): how a call is counted when admitted (input only, + tokens.reserve_output, + max_output), whether prompt-cache reads count, whether the count is corrected when the call ends, each limit's window (continuous bucket, per-minute counter, 1 s windows, leaky bucket of utilisation), the header a 429 carries, and spill-over. anthropic: input on admission, output as generated, cache reads free, retry-after in seconds. openai: rpm in 1 s windows, max(max_output, input) against tpm, never corrected. azure-openai: rpm in 1 s windows, tpm a per-minute counter of input + max_output, never corrected, retry-after-ms. azure-ptu: a leaky bucket of utilisation that admits a call while at most 100 % and corrects it at the end; cache reads free. bedrock: input + max_output reserved (needs tokens.max_output), settled at the end, no Retry-After. vertex-pt: a call that does not fit the provisioned quota spills over to pay-as-you-go, billed at the tool's token prices, while calls within the quota bill no tokens. Needs per-minute limits."},
 		}},
 		{Name: "adaptive_concurrency", Path: "tools.NAME.adaptive_concurrency", Doc: "An adaptive concurrency limit, after Netflix's concurrency-limits (its AIMDLimit and Gradient2Limit; the defaults are that library's). A call holds a permit from its dial to its end; a success, or a drop (a timeout, 503 or 429), moves the limit; a permanent error does not.", Keys: []Key{
 			{Name: "algorithm", Kind: KindWord, Values: []string{"aimd", "gradient"}, Required: true, Missing: ": aimd or gradient", Example: "aimd",

@@ -199,6 +199,7 @@ var context = map[string]string{
 	"tool.per_output_token":         "tokens: {input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}",
 	"rate_limit.burst":              "rate: 6/s",
 	"rate_limit.enforce":            "rate: 6/s",
+	"rate_limit.profile":            "rpm: 600",
 	"step_tokens.input_scale":       "input_from: fetch.output",
 	"step_tokens.input_plus":        "input_from: fetch.output",
 	"distribution.dist":             "mean: 1s",

@@ -1191,12 +1191,13 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 				t.Errors.Transient, _ = ef.number("transient")
 				t.Errors.RateLimited, _ = ef.number("rate_limited")
 				t.Errors.Permanent, _ = ef.number("permanent")
+				t.Errors.Overloaded, _ = ef.number("overloaded")
 				ef.finish()
 			}
 		}
 		t.Errors.Hang, _ = tf.number("hang")
-		if e := t.Errors; e.Transient+e.RateLimited+e.Permanent+e.Hang > 1+1e-12 {
-			d.errorf(tf.node, tf.field("errors"), "transient + rate_limited + permanent + hang must be ≤ 1, got %g", e.Transient+e.RateLimited+e.Permanent+e.Hang)
+		if e := t.Errors; e.Transient+e.RateLimited+e.Permanent+e.Hang+e.Overloaded > 1+1e-12 {
+			d.errorf(tf.node, tf.field("errors"), "transient + rate_limited + permanent + overloaded + hang must be ≤ 1, got %g", e.Transient+e.RateLimited+e.Permanent+e.Overloaded+e.Hang)
 		}
 		if v := tf.get("retry_after"); v != nil {
 			t.RetryAfter = l.dist(v, tf.field("retry_after"), true)

@@ -54,8 +54,8 @@ func (l *loader) tokens(n *yaml.Node, path string) *system.Tokens {
 	return t
 }
 
-// tokenLimits reads the per-minute limits of a rate_limit mapping f, or
-// returns nil when it has none.
+// tokenLimits reads the per-minute limits of a rate_limit mapping f and
+// its provider profile, or returns nil when it has no per-minute limits.
 func (l *loader) tokenLimits(f *fields) *system.TokenLimit {
 	tl := system.TokenLimit{}
 	any := false
@@ -68,10 +68,38 @@ func (l *loader) tokenLimits(f *fields) *system.TokenLimit {
 			any = true
 		}
 	}
+	if w, ok := f.word("profile"); ok {
+		tl.Profile = ratelimit.LookupProfile(w) // nil after an unknown word, already reported
+		if !any {
+			l.d.errorf(f.get("profile"), f.field("rpm"), "required by profile %s (or tpm, itpm, otpm): a profile says how a model API counts, settles and windows its per-minute limits", w)
+		}
+	}
 	if !any {
 		return nil
 	}
 	return &tl
+}
+
+// profileOutputCharge is the most output tokens a call to a tool with
+// tokens t is charged when admitted under the profile p (nil: generic),
+// and false when the profile admits a call whatever its size (a leaky
+// bucket of utilisation).
+func profileOutputCharge(p *ratelimit.Profile, t *system.Tokens) (int64, bool) {
+	if p == nil {
+		return t.ReserveOutput, true
+	}
+	if p.Windows[ratelimit.TPM].Kind == ratelimit.Leaky {
+		return 0, false
+	}
+	switch p.Count {
+	case ratelimit.CountInput:
+		return 0, true
+	case ratelimit.CountMaxTokens, ratelimit.CountMaxOfMaxTokensAndInput:
+		if t.MaxOutput > 0 {
+			return t.MaxOutput, true
+		}
+	}
+	return t.ReserveOutput, true
 }
 
 // maxPerMinute is the largest per-minute limit: a bucket of rate L/60 must
@@ -108,13 +136,20 @@ func (l *loader) checkTokenTool(t *system.Tool, tf *fields) {
 	}
 	if tl := t.TokenLimit; tl != nil {
 		rl := tf.get("rate_limit")
+		if p := tl.Profile; p != nil && p.NeedsMaxTokens && t.Tokens.MaxOutput == 0 {
+			d.errorf(rl, tf.field("tokens.max_output"), "required by rate_limit.profile %s, which reserves each call's max_tokens (a call without max_tokens reserves the model's own maximum output, e.g. 64000: write that)", p.Name)
+		}
+		res, bounded := profileOutputCharge(tl.Profile, t.Tokens)
+		what := "tokens.reserve_output or max_output"
+		if tl.Profile != nil {
+			what = "as the " + tl.Profile.Name + " profile counts it"
+		}
 		for _, k := range []struct {
 			key string
 			n   int
-			res int64
-		}{{"tpm", tl.Limits.TPM, t.Tokens.ReserveOutput}, {"otpm", tl.Limits.OTPM, t.Tokens.ReserveOutput}} {
-			if k.n > 0 && k.res > int64(k.n) {
-				d.errorf(rl, tf.field("rate_limit."+k.key), "%d is below the %d output tokens a call reserves (tokens.reserve_output or max_output): no call could ever be admitted", k.n, k.res)
+		}{{"tpm", tl.Limits.TPM}, {"otpm", tl.Limits.OTPM}} {
+			if bounded && k.n > 0 && res > int64(k.n) {
+				d.errorf(rl, tf.field("rate_limit."+k.key), "%d is below the %d output tokens a call reserves (%s): no call could ever be admitted", k.n, res, what)
 			}
 		}
 	}

@@ -145,11 +145,12 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 
 	a := s.Attempts
 	if a.Attempts > 0 || a.Refused > 0 {
-		if err := Table(w, []string{"attempts", "value"}, append([][]string{
+		if err := Table(w, []string{"attempts", "value"}, append(append(append([][]string{
 			{"attempts dialed", Number(float64(a.Attempts))},
 			{"per run", Number(a.PerRun)},
 			{"retries", Number(float64(a.Retries))},
 			{"ok / timeout / transient / 429 / permanent", fmt.Sprintf("%d / %d / %d / %d / %d", a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent)},
+		}, overloadedRow(a)...), [][]string{
 			{"refused locally (never dialed)", RefusalBreakdown(a, s.Cost)},
 			{"wasted attempt time", Seconds(a.WastedSeconds)},
 			{"backoff sleep time", Seconds(a.BackoffSeconds)},
@@ -158,7 +159,7 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 			{"fallbacks (withheld: may have run, not idempotent)", FallbackBreakdown(a)},
 			{"possible duplicate executions", Number(float64(a.Duplicates))},
 			{fmt.Sprintf("peak attempt rate (per %s)", Seconds(a.PeakWindow)), Number(a.PeakRate) + "/s"},
-		}, cancelledRow(a)...)); err != nil {
+		}...), cancelledRow(a)...)); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
@@ -734,4 +735,14 @@ func LoopNotes(l summary.LoopSummary) string {
 		return ""
 	}
 	return "Loop " + l.Name + ": " + strings.Join(parts, "; ") + "."
+}
+
+// overloadedRow is the row of the provider's overload answers (a 529
+// overloaded_error, or a 503), apart from the 429s of the caller's limits,
+// when there were any.
+func overloadedRow(a summary.AttemptsSummary) [][]string {
+	if a.Overloaded == 0 {
+		return nil
+	}
+	return [][]string{{"overloaded (the provider's own capacity)", Number(float64(a.Overloaded))}}
 }

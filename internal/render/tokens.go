@@ -42,12 +42,18 @@ func TokenLine(t summary.ToolSummary) string {
 	if tk.Binding != "" {
 		line += fmt.Sprintf("; limits enforced by the %s, %s nearest its allowance", tk.Enforce, tk.Binding)
 	}
+	if tk.Profile != "" {
+		line += fmt.Sprintf("; admission by the %s profile", tk.Profile)
+	}
 	if tk.Waits > 0 {
 		line += fmt.Sprintf("; %d calls waited %s in all", tk.Waits, Seconds(tk.WaitSeconds))
 	}
 	if tk.CacheReadTokens+tk.CacheWriteTokens > 0 {
 		line += fmt.Sprintf("; prompt cache: %s of input tokens read, %s written, %s of calls read some",
 			Percent(tk.CacheReadShare), Percent(float64(tk.CacheWriteTokens)/float64(max(tk.InputTokens, 1))), Percent(tk.CacheHitRatio))
+	}
+	if tk.Spilled > 0 {
+		line += fmt.Sprintf("; %d calls spilled over to pay-as-you-go", tk.Spilled)
 	}
 	return line
 }

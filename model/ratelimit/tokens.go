@@ -42,10 +42,15 @@ func (l Limit) String() string {
 }
 
 // Usage is a model call's token count: the input (prompt) tokens and the
-// output (completion) tokens.
+// output (completion) tokens. CacheRead and CacheWrite are part of Input:
+// of all the input tokens, CacheRead were read from a prompt cache and
+// CacheWrite written to it. Whether cache reads count against the input
+// limits is a [Profile]'s rule; the generic limiter counts them.
 type Usage struct {
-	Input  int
-	Output int
+	Input      int
+	Output     int
+	CacheRead  int
+	CacheWrite int
 }
 
 // charge returns what u takes from the bucket of limit l.
@@ -130,7 +135,8 @@ func (ls TokenLimits) get(l Limit) int {
 type TokenLimiter struct {
 	mu      sync.Mutex
 	limits  TokenLimits
-	buckets [numLimits]*TokenBucket // nil where the limit is not enforced
+	profile *Profile         // nil: the generic rules
+	meters  [numLimits]meter // nil where the limit is not enforced
 }
 
 // NewTokenLimiter returns a limiter with full buckets for the non-zero
@@ -138,7 +144,14 @@ type TokenLimiter struct {
 // negative or too large for a bucket (above 60×[MaxRate] per minute).
 // A TokenLimits with no limit set admits every call at once.
 func NewTokenLimiter(ls TokenLimits) (*TokenLimiter, error) {
-	m := &TokenLimiter{limits: ls}
+	return NewProfileLimiter(ls, nil)
+}
+
+// NewProfileLimiter returns a limiter for the limits ls that counts,
+// settles and windows calls as the profile p says (see [Profile]); a nil
+// p is [NewTokenLimiter]. Its errors are NewTokenLimiter's.
+func NewProfileLimiter(ls TokenLimits, p *Profile) (*TokenLimiter, error) {
+	m := &TokenLimiter{limits: ls, profile: p}
 	for l := RPM; l < numLimits; l++ {
 		n := ls.get(l)
 		if n < 0 {
@@ -147,14 +160,33 @@ func NewTokenLimiter(ls TokenLimits) (*TokenLimiter, error) {
 		if n == 0 {
 			continue
 		}
+		var rule WindowRule
+		if p != nil {
+			rule = p.Windows[l]
+		}
+		switch rule.Kind {
+		case Fixed:
+			m.meters[l] = NewFixedWindow(rule.Fit(n))
+			continue
+		case Leaky:
+			lb, err := NewLeakyBucket(n)
+			if err != nil {
+				return nil, fmt.Errorf("ratelimit: %v: %d per minute: %w", l, n, err)
+			}
+			m.meters[l] = lb
+			continue
+		}
 		b, err := NewTokenBucket(float64(n)/60, n)
 		if err != nil {
 			return nil, fmt.Errorf("ratelimit: %v: %d per minute: %w", l, n, err)
 		}
-		m.buckets[l] = b
+		m.meters[l] = bucketMeter{b}
 	}
 	return m, nil
 }
+
+// Profile returns the limiter's profile (nil: the generic rules).
+func (m *TokenLimiter) Profile() *Profile { return m.profile }
 
 // Limits returns the limits the limiter was built with.
 func (m *TokenLimiter) Limits() TokenLimits { return m.limits }
@@ -166,18 +198,21 @@ type TokenReservation struct {
 	Reserved Usage         // the tokens taken: input and the output estimate
 	Wait     time.Duration // how long after the acquiring instant the call may be sent
 	Binding  Limit         // the limit that set Wait; None when Wait is 0
+	// Charged is what each limit was charged, by the limiter's profile's
+	// counting rule (for the generic limiter, what Reserved charges).
+	Charged [numLimits]int
 }
 
 // waitLocked returns the longest wait over the buckets for u at now and
 // the limit that sets it, without taking anything. It requires m.mu.
-func (m *TokenLimiter) waitLocked(now time.Duration, u Usage) (time.Duration, Limit) {
+func (m *TokenLimiter) waitLocked(now time.Duration, c *[numLimits]int) (time.Duration, Limit) {
 	var wait time.Duration
 	binding := None
-	for l, b := range m.buckets {
+	for l, b := range m.meters {
 		if b == nil {
 			continue
 		}
-		w := b.waitFor(now, u.charge(Limit(l)))
+		w := b.wait(now, c[l])
 		if w > wait {
 			wait, binding = w, Limit(l)
 		}
@@ -198,6 +233,20 @@ func (u Usage) check(field string) error {
 	if u.Output < 0 || u.Output > MaxCallTokens {
 		return fmt.Errorf("ratelimit: %s.Output: must be in [0, 2^40], got %d", field, u.Output)
 	}
+	if u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheRead+u.CacheWrite > u.Input {
+		return fmt.Errorf("ratelimit: %s.CacheRead, CacheWrite: must be ≥ 0 and together at most Input (%d), got %d and %d", field, u.Input, u.CacheRead, u.CacheWrite)
+	}
+	return nil
+}
+
+// check validates a request.
+func (r Request) check(field string) error {
+	if err := r.Usage.check(field); err != nil {
+		return err
+	}
+	if r.MaxTokens < 0 || r.MaxTokens > MaxCallTokens {
+		return fmt.Errorf("ratelimit: %s.MaxTokens: must be in [0, 2^40], got %d", field, r.MaxTokens)
+	}
 	return nil
 }
 
@@ -212,7 +261,8 @@ func (m *TokenLimiter) WaitAt(now time.Duration, u Usage) (time.Duration, Limit,
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	w, l := m.waitLocked(now, u)
+	c := m.profile.Charges(Request{Usage: u})
+	w, l := m.waitLocked(now, &c)
 	return w, l, nil
 }
 
@@ -223,7 +273,13 @@ func (m *TokenLimiter) WaitAt(now time.Duration, u Usage) (time.Duration, Limit,
 // allowance), and the limit that sets it. It returns an error naming the
 // field if a token count in u is negative or above [MaxCallTokens].
 func (m *TokenLimiter) TryAcquireAt(now time.Duration, u Usage) (r TokenReservation, retryAfter time.Duration, ok bool, err error) {
-	r, ok, err = m.acquire(now, u, 0)
+	return m.TryAdmitAt(now, Request{Usage: u})
+}
+
+// TryAdmitAt is [TokenLimiter.TryAcquireAt] for a call that declares its
+// max_tokens too, which the profiles that count max_tokens charge.
+func (m *TokenLimiter) TryAdmitAt(now time.Duration, req Request) (r TokenReservation, retryAfter time.Duration, ok bool, err error) {
+	r, ok, err = m.acquire(now, req, 0)
 	if err != nil || ok {
 		return r, 0, ok, err
 	}
@@ -239,23 +295,30 @@ func (m *TokenLimiter) TryAcquireAt(now time.Duration, u Usage) (r TokenReservat
 // say what the wait would have been. It returns an error naming the field if a token count in u is
 // negative or above [MaxCallTokens].
 func (m *TokenLimiter) AcquireAt(now time.Duration, u Usage, maxWait time.Duration) (r TokenReservation, ok bool, err error) {
-	return m.acquire(now, u, maxWait)
+	return m.acquire(now, Request{Usage: u}, maxWait)
 }
 
-func (m *TokenLimiter) acquire(now time.Duration, u Usage, maxWait time.Duration) (TokenReservation, bool, error) {
-	if err := u.check("reserve"); err != nil {
+// AdmitAt is [TokenLimiter.AcquireAt] for a call that declares its
+// max_tokens too, which the profiles that count max_tokens charge.
+func (m *TokenLimiter) AdmitAt(now time.Duration, req Request, maxWait time.Duration) (r TokenReservation, ok bool, err error) {
+	return m.acquire(now, req, maxWait)
+}
+
+func (m *TokenLimiter) acquire(now time.Duration, req Request, maxWait time.Duration) (TokenReservation, bool, error) {
+	if err := req.check("reserve"); err != nil {
 		return TokenReservation{}, false, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	wait, binding := m.waitLocked(now, u)
-	r := TokenReservation{Reserved: u, Wait: wait, Binding: binding}
+	c := m.profile.Charges(req)
+	wait, binding := m.waitLocked(now, &c)
+	r := TokenReservation{Reserved: req.Usage, Wait: wait, Binding: binding, Charged: c}
 	if wait > maxWait || wait == InfDuration { // no wait grants more than a limit's allowance
 		return r, false, nil
 	}
-	for l, b := range m.buckets {
+	for l, b := range m.meters {
 		if b != nil {
-			b.ReserveAt(now, u.charge(Limit(l)))
+			b.take(now, c[l])
 		}
 	}
 	return r, true, nil
@@ -266,7 +329,10 @@ func (m *TokenLimiter) acquire(now time.Duration, u Usage, maxWait time.Duration
 // reserved tokens the call did not use (never above its size) or is
 // charged the tokens it used beyond the reservation, as debt that delays
 // later calls. A call that failed without using tokens settles with the
-// usage the provider bills for it (often its input alone). Each
+// usage the provider bills for it (often its input alone). A limiter with
+// a [Profile] corrects by the profile's rules: each limit by what the
+// actual usage charges less what the reservation was charged, or nothing
+// at all for a profile that does not settle. Each
 // reservation must be settled at most once. It returns an error naming the
 // field if a token count in actual is negative or above [MaxCallTokens].
 func (m *TokenLimiter) Settle(now time.Duration, r TokenReservation, actual Usage) error {
@@ -278,21 +344,56 @@ func (m *TokenLimiter) Settle(now time.Duration, r TokenReservation, actual Usag
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if p := m.profile; p != nil {
+		if !p.Settle {
+			return nil // the admission count stands
+		}
+		a := p.Actual(actual)
+		for l := TPM; l < numLimits; l++ {
+			if b := m.meters[l]; b != nil {
+				b.adjust(now, a[l]-r.Charged[l])
+			}
+		}
+		return nil
+	}
 	for l := TPM; l < numLimits; l++ {
-		if b := m.buckets[l]; b != nil {
+		if b := m.meters[l]; b != nil {
 			b.adjust(now, actual.charge(l)-r.Reserved.charge(l))
 		}
 	}
 	return nil
 }
 
-// TokensAt returns the tokens available at now in the bucket of limit l
-// (see [TokenBucket.TokensAt]), and false if l is not enforced.
+// Release gives back, at now, everything a call admitted with r was
+// charged, whatever the limiter's profile: for a call that was never sent
+// (refused or cancelled after it reserved, before it was dialed), which
+// the provider never counted. The request count (RPM) stays spent. Each
+// reservation must be released or settled at most once.
+func (m *TokenLimiter) Release(now time.Duration, r TokenReservation) error {
+	if m.profile == nil {
+		return m.Settle(now, r, Usage{})
+	}
+	if err := r.Reserved.check("Reserved"); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for l := TPM; l < numLimits; l++ {
+		if b := m.meters[l]; b != nil {
+			b.adjust(now, -r.Charged[l])
+		}
+	}
+	return nil
+}
+
+// TokensAt returns the tokens available at now for limit l (see
+// [TokenBucket.TokensAt]; for a [FixedWindow], what its current window
+// still admits), and false if l is not enforced.
 func (m *TokenLimiter) TokensAt(now time.Duration, l Limit) (float64, bool) {
-	if l < 0 || l >= numLimits || m.buckets[l] == nil {
+	if l < 0 || l >= numLimits || m.meters[l] == nil {
 		return 0, false
 	}
-	return m.buckets[l].TokensAt(now), true
+	return m.meters[l].available(now), true
 }
 
 // String describes the enforced limits, e.g. "rpm=500 tpm=80000".

@@ -30,12 +30,18 @@ const (
 	// Refused: the attempt was refused locally, before dialing, because too
 	// little of the deadline remained (deadline.ErrRefused).
 	Refused
+	// Overloaded: the provider turned the request away for lack of its
+	// own capacity, not for a limit of the caller's (Anthropic's HTTP 529
+	// overloaded_error). Unlike a 429 it usually carries no Retry-After:
+	// it is retried as a transient error, after the caller's own backoff.
+	Overloaded
 )
 
-var outcomeNames = [...]string{"ok", "timeout", "transient", "rate_limited", "permanent", "refused"}
+var outcomeNames = [...]string{"ok", "timeout", "transient", "rate_limited", "permanent", "refused", "overloaded"}
 
 // String returns the name ParseOutcome accepts ("ok", "timeout",
-// "transient", "rate_limited", "permanent", "refused"), or "Outcome(n)".
+// "transient", "rate_limited", "permanent", "refused", "overloaded"), or
+// "Outcome(n)".
 func (o Outcome) String() string {
 	if o >= 0 && int(o) < len(outcomeNames) {
 		return outcomeNames[o]
@@ -72,16 +78,17 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 }
 
 // Retryable reports whether sending the request again might succeed:
-// Timeout, Transient and RateLimited. OK needs no retry; Permanent cannot
-// succeed unchanged; Refused means the deadline has no room left.
+// Timeout, Transient, RateLimited and Overloaded. OK needs no retry;
+// Permanent cannot succeed unchanged; Refused means the deadline has no
+// room left.
 func (o Outcome) Retryable() bool {
-	return o == Timeout || o == Transient || o == RateLimited
+	return o == Timeout || o == Transient || o == RateLimited || o == Overloaded
 }
 
 // MayHaveExecuted reports whether the server may have carried out the
 // request although the caller saw no success, so that a retry may execute it
 // twice. Timeout: yes, the answer may simply not have arrived in time.
-// Transient and RateLimited: no; a 503 or 429 is taken to mean the request
+// Transient, RateLimited and Overloaded: no; a 503, 429 or 529 is taken to mean the request
 // was turned away before it ran (RFC 9110 §15.6.4, RFC 6585 §4). That is the
 // usual reading but not a guarantee: a proxy can answer 502/503 after its
 // upstream did the work, which is why Decide still refuses to retry an unsafe
@@ -93,7 +100,9 @@ func (o Outcome) MayHaveExecuted() bool {
 }
 
 // OutcomeForStatus classifies an HTTP status code: 1xx–3xx OK; 429
-// RateLimited; 408, 502 and 503 Transient; 504 Timeout (a gateway gave up on
+// RateLimited; 529 Overloaded (Anthropic's overloaded_error; a provider
+// that signals overload with 503 is classified Transient, as its status
+// cannot tell the two apart); 408, 502 and 503 Transient; 504 Timeout (a gateway gave up on
 // its upstream, which may have done the work); every other status
 // Permanent, including 500, which says the server failed while handling the
 // request: retrying it is the caller's call, made by mapping it itself.
@@ -103,6 +112,8 @@ func OutcomeForStatus(code int) Outcome {
 		return OK
 	case code == 429:
 		return RateLimited
+	case code == 529:
+		return Overloaded
 	case code == 408 || code == 502 || code == 503:
 		return Transient
 	case code == 504:

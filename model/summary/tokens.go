@@ -12,6 +12,14 @@ type TokenSummary struct {
 	// Enforce is "client" (callers wait for capacity) or "provider" (429
 	// with Retry-After), or "" without limits.
 	Enforce string `json:"enforce,omitempty"`
+	// Profile is the provider profile of the limits (rate_limit.profile),
+	// or "" for the generic rules.
+	Profile string `json:"profile,omitempty"`
+	// Spilled counts the calls served on the pay-as-you-go lane because
+	// they did not fit the provisioned quota (a profile with spill-over).
+	// Under a profile, each limit's use (Limits) is what the profile
+	// counted, over the calls it counted.
+	Spilled int64 `json:"spilled,omitempty"`
 	// Calls counts the calls that reached the tool; InputPerCall and
 	// OutputPerCall their mean tokens (a call that timed out counts its
 	// reservation; a failed answer no output).
@@ -78,6 +86,10 @@ func (tp *toolPool) addTokens(r *system.Result, i int) {
 	t.CacheRead += s.CacheRead
 	t.CacheWrite += s.CacheWrite
 	t.CacheHits += s.CacheHits
+	t.Spilled += s.Spilled
+	t.CountedTPM += s.CountedTPM
+	t.CountedITPM += s.CountedITPM
+	t.CountedOTPM += s.CountedOTPM
 }
 
 // tokenSummary returns tool t's token summary from its pooled figures s
@@ -109,6 +121,10 @@ func tokenSummary(t *system.Tool, s *system.TokenStats, window float64) *TokenSu
 	if tl.Client {
 		o.Enforce = "client"
 	}
+	if tl.Profile != nil {
+		o.Profile = tl.Profile.Name
+	}
+	o.Spilled = s.Spilled
 	best := -1.0
 	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
 		n := tl.Limits.Of(l)
@@ -125,6 +141,25 @@ func tokenSummary(t *system.Tool, s *system.TokenStats, window float64) *TokenSu
 			used, perCall = float64(s.Input), o.InputPerCall
 		case ratelimit.OTPM:
 			used, perCall = float64(s.Output), o.OutputPerCall
+		}
+		if tl.Profile != nil {
+			// What the profile counted against the limit, over the calls
+			// it counted (not those spilled to another lane).
+			counted := s.Calls - s.Spilled
+			switch l {
+			case ratelimit.RPM:
+				used = float64(counted)
+			case ratelimit.TPM:
+				used = float64(s.CountedTPM)
+			case ratelimit.ITPM:
+				used = float64(s.CountedITPM)
+			case ratelimit.OTPM:
+				used = float64(s.CountedOTPM)
+			}
+			perCall = 0
+			if counted > 0 {
+				perCall = used / float64(counted)
+			}
 		}
 		u := LimitUse{Limit: l.String(), PerMinute: n, LimitPerSecond: float64(n) / 60, Blocked: s.Binding[l]}
 		if window > 0 {

@@ -263,8 +263,8 @@ func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
 // this one failed); calls that timed out, or were cancelled after they
 // were sent, have unknown usage and stay reserved for reconciliation; a
 // call turned away unserved (a rate limiter's 429, a full tool queue's
-// 503, a deadline-aware tool's drop) or never dialed used nothing, even
-// when every request is billed.
+// 503, a deadline-aware tool's drop, a provider's overload) or never
+// dialed used nothing, even when every request is billed.
 func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 	a := &r.cur
 	c := m.toolPlans[r.tool].cost
@@ -285,9 +285,9 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 		return
 	}
 	var actual cost.Amount
-	if dialed && (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway {
+	if dialed && (o == retry.OK || !c.BillSuccessOnly) && a.ending != turnedAway && o != retry.Overloaded {
 		actual = m.usage(r, c)
-		if tu := m.tokenUsage(ri, &m.toolPlans[r.tool], o); tu > 0 {
+		if tu := m.billedTokens(ri, r, o); tu > 0 {
 			// A call's tokens may bill more than it reserved (an output
 			// longer than reserve_output, with no max_output to cut it):
 			// the reservation is the contract, as for usage.
@@ -613,6 +613,8 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 			c.Transient++
 		case retry.RateLimited:
 			c.RateLimited++
+		case retry.Overloaded:
+			c.Overloaded++
 		case retry.Permanent:
 			c.Permanent++
 		}

@@ -348,9 +348,11 @@ type CostDim struct {
 }
 
 // Errors are per-attempt outcome probabilities; their sum is ≤ 1 and the
-// rest succeeds.
+// rest succeeds. Overloaded is the provider's own overload (a 529
+// overloaded_error, or 503), which carries no Retry-After.
 type Errors struct {
 	Transient, RateLimited, Permanent, Hang float64
+	Overloaded                              float64
 }
 
 // Outage is an interval [Start, End) during which every attempt dialed gets

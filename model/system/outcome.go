@@ -117,6 +117,10 @@ type AttemptCounts struct {
 	Transient   int64 `json:"transient"`
 	RateLimited int64 `json:"rate_limited"`
 	Permanent   int64 `json:"permanent"`
+	// Overloaded counts the provider's own overload answers (a 529
+	// overloaded_error, or a 503 a profile names so), apart from the 429s
+	// of the caller's limits: retried without a Retry-After, not billed.
+	Overloaded int64 `json:"overloaded,omitempty"`
 	// Refused counts calls refused locally before dialing, for any of three
 	// reasons: RefusedLease (the lease the deadline grants is below the floor
 	// or the minimum lease), RefusedTokenWait (the wait for a client-side
@@ -167,6 +171,7 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.Timeouts += o.Timeouts
 	a.Transient += o.Transient
 	a.RateLimited += o.RateLimited
+	a.Overloaded += o.Overloaded
 	a.Permanent += o.Permanent
 	a.Refused += o.Refused
 	a.RefusedLease += o.RefusedLease

@@ -108,15 +108,16 @@ func compileTool(t *Tool) toolPlan {
 		p.dropFloor = dropFloor(t)
 	}
 	// The cumulative sums are formed in the order draw has always compared
-	// them (hang, permanent, rate limited, transient), so each threshold is
-	// the same float; a zero-probability row has the threshold of the row
-	// before it and can never be the first to exceed u.
+	// them (hang, permanent, rate limited, transient; overloaded, added
+	// later, last), so each threshold is the same float; a zero-probability
+	// row has the threshold of the row before it and can never be the
+	// first to exceed u.
 	e := t.Errors
 	below := 0.0
 	for _, r := range [...]struct {
 		p float64
 		o retry.Outcome
-	}{{e.Hang, retry.Timeout}, {e.Permanent, retry.Permanent}, {e.RateLimited, retry.RateLimited}, {e.Transient, retry.Transient}} {
+	}{{e.Hang, retry.Timeout}, {e.Permanent, retry.Permanent}, {e.RateLimited, retry.RateLimited}, {e.Transient, retry.Transient}, {e.Overloaded, retry.Overloaded}} {
 		below += r.p
 		if r.p > 0 {
 			p.outcomes = append(p.outcomes, outcomeRule{below: below, outcome: r.o})

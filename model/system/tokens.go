@@ -53,9 +53,21 @@ type Tokens struct {
 // would outlast it is refused locally); with provider enforcement a call
 // over a limit is answered 429 with a Retry-After of the time until the
 // buckets have refilled enough for it.
+//
+// Profile, when set, is a provider's admission rules
+// (model/ratelimit.Profile): how a call is counted (input only, + its
+// estimate, + max_tokens), whether cache reads count, whether the count
+// is corrected at the end, each limit's window (continuous, fixed,
+// quantised, a leaky bucket of utilisation), the header a 429 carries, and
+// whether a call that does not fit spills over to pay-as-you-go instead:
+// admitted, not counted against the limits, and billed at the tool's token
+// prices while the calls within the provisioned quota are covered by it
+// (their tokens bill nothing). Under client enforcement a caller paces
+// itself by the profile's counting and windows and never spills.
 type TokenLimit struct {
-	Limits ratelimit.TokenLimits
-	Client bool
+	Limits  ratelimit.TokenLimits
+	Client  bool
+	Profile *ratelimit.Profile
 }
 
 // StepTokens overrides the token counts of a step's calls to a tool with
@@ -91,7 +103,8 @@ type TokenStats struct {
 	// Backlog sums, over the calls that reserved with a client-side wait,
 	// each limit's backlog just after the reservation: the time until
 	// that bucket is full again, the sojourn of the single-server queue
-	// the waiting calls form (analytic.TokenQueue).
+	// the waiting calls form (analytic.TokenQueue). Limits a profile
+	// windows otherwise than as a continuous bucket add nothing.
 	Backlog [4]float64 `json:"backlog_s"`
 	Reserve int64      `json:"reservations"`
 	// CacheRead and CacheWrite are the input tokens (part of Input) that
@@ -100,6 +113,17 @@ type TokenStats struct {
 	CacheRead  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWrite int64 `json:"cache_write_tokens,omitempty"`
 	CacheHits  int64 `json:"cache_hits,omitempty"`
+	// CountedTPM, CountedITPM and CountedOTPM are, for a tool whose
+	// limits follow a provider profile, the tokens each limit counted
+	// once the calls ended: the profile's admission charge where it does
+	// not correct it (or the call timed out), the actual usage as the
+	// profile counts it (cache reads excluded or not) where it does.
+	CountedTPM  int64 `json:"counted_tpm,omitempty"`
+	CountedITPM int64 `json:"counted_itpm,omitempty"`
+	CountedOTPM int64 `json:"counted_otpm,omitempty"`
+	// Spilled counts the calls that did not fit a provisioned quota and
+	// were served on the pay-as-you-go lane (profiles with spill-over).
+	Spilled int64 `json:"spilled,omitempty"`
 }
 
 // tokenCall is a run slot's current call to a tool with tokens. Whether
@@ -108,6 +132,7 @@ type tokenCall struct {
 	in, out int64
 	res     ratelimit.TokenReservation
 	live    bool // drawn for the current attempt, not yet settled
+	spilled bool // admitted on the pay-as-you-go lane: holds no reservation
 	tool    int32
 	// overWindow: the call's input exceeds its loop's context window,
 	// which refuses it (loop.go); truncated: the window cut it.
@@ -172,7 +197,7 @@ func newTokenModel(cfg *Config, seed uint64) *tokenModel {
 	tk := &tokenModel{rng: sim.NewStream(seed, "tokens"), tools: make([]tokenTool, len(cfg.Tools)), steps: make([]tokenStep, len(plan))}
 	for i := range cfg.Tools {
 		if tl := cfg.Tools[i].TokenLimit; tl != nil {
-			lim, err := ratelimit.NewTokenLimiter(tl.Limits)
+			lim, err := ratelimit.NewProfileLimiter(tl.Limits, tl.Profile)
 			if err != nil {
 				panic("system: invalid token limits (the loader validates them): " + err.Error())
 			}
@@ -320,7 +345,10 @@ func inputPrice(c *ToolCost, tc *tokenCall) float64 {
 // time its output adds to its latency.
 func (m *Model) prepareTokens(ri int32, r *run, tp *toolPlan) time.Duration {
 	tc := &m.held[ri].tok
-	tc.tool, tc.live = r.tool, true
+	tc.tool, tc.live, tc.spilled = r.tool, true, false
+	// A slot's earlier call to a tool with a prompt cache must not lend
+	// this one its cache reads and writes.
+	tc.cacheRead, tc.cacheWrite = 0, 0
 	if tp.tokens == nil {
 		tc.in, tc.out = 0, 0
 		return 0
@@ -342,7 +370,23 @@ func (tc *tokenCall) reservedUsage(spec *Tokens) ratelimit.Usage {
 	if spec != nil {
 		out = spec.ReserveOutput
 	}
-	return ratelimit.Usage{Input: int(tc.in), Output: int(out)}
+	return tc.usage(out)
+}
+
+// usage is the call's input (with its cache reads and writes) and output
+// tokens out.
+func (tc *tokenCall) usage(out int64) ratelimit.Usage {
+	return ratelimit.Usage{Input: int(tc.in), Output: int(out), CacheRead: int(tc.cacheRead), CacheWrite: int(tc.cacheWrite)}
+}
+
+// request is what a call declares to the limiter: its reserved usage and
+// its max_tokens.
+func (tc *tokenCall) request(spec *Tokens) ratelimit.Request {
+	req := ratelimit.Request{Usage: tc.reservedUsage(spec)}
+	if spec != nil {
+		req.MaxTokens = int(spec.MaxOutput)
+	}
+	return req
 }
 
 // admitTokens is the client-side token limits' gate: it reserves run
@@ -353,7 +397,7 @@ func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 	now := m.s.Now()
 	tt := &m.tk.tools[r.tool]
 	tc := &m.held[ri].tok
-	res, ok, err := tt.lim.AcquireAt(now, tc.reservedUsage(tp.tokens), waitAllowance(r, now))
+	res, ok, err := tt.lim.AdmitAt(now, tc.request(tp.tokens), waitAllowance(r, now))
 	if err != nil {
 		panic("system: token limiter: " + err.Error())
 	}
@@ -369,7 +413,11 @@ func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 	a.held |= holdTokens
 	m.auditTokens.reserved++
 	tt.stats.Reserve++
+	p := tt.lim.Profile()
 	for l := ratelimit.RPM; l <= ratelimit.OTPM; l++ {
+		if p != nil && p.Windows[l].Kind != ratelimit.Continuous {
+			continue // a backlog is a continuous bucket's time to refill
+		}
 		if left, on := tt.lim.TokensAt(now, l); on {
 			lim := limitOf(tt.lim.Limits(), l)
 			tt.stats.Backlog[l] += float64(float64(lim)-left) * 60 / float64(lim)
@@ -390,14 +438,16 @@ func (m *Model) admitTokens(ri int32, r *run, tp *toolPlan) admission {
 func limitOf(ls ratelimit.TokenLimits, l ratelimit.Limit) int { return ls.Of(l) }
 
 // tokenAdmit is the provider's side: it admits run ri's call if its tool's
-// buckets hold its tokens now, and otherwise answers it 429 with the time
-// until they do, and reports false.
+// limits have room for it now, and otherwise answers it 429 with the time
+// until they do (as the profile's header says, or none), and reports
+// false; under a profile with spill-over the call is admitted instead on
+// the pay-as-you-go lane, holding nothing.
 func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
 	now := m.s.Now()
 	a := &r.cur
 	tt := &m.tk.tools[r.tool]
 	tc := &m.held[ri].tok
-	res, retryAfter, ok, err := tt.lim.TryAcquireAt(now, tc.reservedUsage(tp.tokens))
+	res, retryAfter, ok, err := tt.lim.TryAdmitAt(now, tc.request(tp.tokens))
 	if err != nil {
 		panic("system: token limiter: " + err.Error())
 	}
@@ -410,10 +460,34 @@ func (m *Model) tokenAdmit(ri int32, r *run, tp *toolPlan) bool {
 	if res.Binding != ratelimit.None {
 		tt.stats.Binding[res.Binding]++
 	}
+	p := tt.lim.Profile()
+	if p != nil && p.Spill {
+		tc.spilled = true
+		tt.stats.Spilled++
+		return true
+	}
 	m.tools[r.tool].stats.RateLimited++
-	a.hasRA = true
-	m.turnAway(ri, a, retry.RateLimited, retryAfter, tp.retryAfter == nil)
+	sent := true
+	if p != nil {
+		retryAfter, sent = p.RetryAfter.Header(retryAfter)
+	}
+	a.hasRA = sent || tp.retryAfter != nil
+	m.turnAway(ri, a, retry.RateLimited, retryAfter, sent && tp.retryAfter == nil)
 	return false
+}
+
+// billedTokens is what run ri's answered call bills for its tokens: its
+// tool's token prices (tokenUsage), except that under a profile with
+// spill-over a call served within the provisioned quota bills no tokens
+// (the subscription covers them) and only a spilled call pays them.
+func (m *Model) billedTokens(ri int32, r *run, o retry.Outcome) cost.Amount {
+	tp := &m.toolPlans[r.tool]
+	if tp.tokenServer && !m.held[ri].tok.spilled {
+		if p := m.tk.tools[r.tool].lim.Profile(); p != nil && p.Spill {
+			return 0
+		}
+	}
+	return m.tokenUsage(ri, tp, o)
 }
 
 // settleTokens ends run ri's call to a tool with tokens (release calls
@@ -432,26 +506,47 @@ func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed boo
 	live := tc.live
 	tc.live = false
 	switch {
-	case !live || !dialed || a.ending == turnedAway:
+	case !live || !dialed || a.ending == turnedAway || o == retry.Overloaded:
+		// Never served: a provider's overload turned it away unprocessed.
 	case a.ending == timedOut:
 		used = tc.reservedUsage(m.toolPlans[r.tool].tokens)
 	case o == retry.OK:
-		used = ratelimit.Usage{Input: int(tc.in), Output: int(tc.out)}
+		used = tc.usage(tc.out)
 	default:
-		used = ratelimit.Usage{Input: int(tc.in)}
+		used = tc.usage(0)
 	}
 	tt := &tk.tools[tc.tool]
+	var counted [4]int
+	p := (*ratelimit.Profile)(nil)
+	if tt.lim != nil {
+		p = tt.lim.Profile()
+	}
 	switch {
 	case !held:
 	case dialed && a.ending == timedOut:
 		m.auditTokens.kept++ // usage unknown: the reservation stays counted
+		counted = tc.res.Charged
+	case !dialed:
+		// Never sent: the provider never counted it, whatever its profile.
+		if err := tt.lim.Release(m.s.Now(), tc.res); err != nil {
+			panic("system: token release: " + err.Error())
+		}
+		m.auditTokens.settled++
 	default:
 		if err := tt.lim.Settle(m.s.Now(), tc.res, used); err != nil {
 			panic("system: token settle: " + err.Error())
 		}
 		m.auditTokens.settled++
+		if counted = tc.res.Charged; p != nil && p.Settle {
+			counted = p.Actual(used)
+		}
 	}
-	if live && dialed && a.ending != turnedAway {
+	if p != nil {
+		tt.stats.CountedTPM += int64(counted[ratelimit.TPM])
+		tt.stats.CountedITPM += int64(counted[ratelimit.ITPM])
+		tt.stats.CountedOTPM += int64(counted[ratelimit.OTPM])
+	}
+	if live && dialed && a.ending != turnedAway && o != retry.Overloaded {
 		tt.stats.Calls++
 		tt.stats.Input += int64(used.Input)
 		tt.stats.Output += int64(used.Output)

@@ -142,7 +142,7 @@ func FromAccumulator(acc *summary.Accumulator, opt Options) (*Plan, error) {
 
 		so := opt
 		so.Success = p.StepSuccess
-		so.ErrorRate = tool.Errors.Hang + tool.Errors.Transient + tool.Errors.RateLimited
+		so.ErrorRate = tool.Errors.Hang + tool.Errors.Transient + tool.Errors.RateLimited + tool.Errors.Overloaded
 		so.PermanentRate = tool.Errors.Permanent
 		so.Reserve = p.Reserve
 		so.Deadline = 0

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/budgetsim/budgetsim/model/analytic"
 	"github.com/budgetsim/budgetsim/model/system"
@@ -27,6 +28,24 @@ func tokenModels() []model {
 			// Calls of one input size reserve alike (input + max_output),
 			// so the limit admits them in no particular order of size; the
 			// output varies and is settled on its actual length.
+			"tools.llm.tokens.input={dist: constant, value: 5000}",
+		}},
+		{"token-limit-openai", "provider tpm limit, openai profile, saturated", []figure{
+			{name: "admitted calls/s", formula: "openai counts max(max_tokens, input) and never corrects it: calls/s = tpm / 60 / max(max_output, input)",
+				analytic: openaiCap, estimate: llmCallRate},
+		}, "model-api", []string{
+			"arrivals={process: closed, users: 40, think: {dist: constant, value: 0s}}",
+			"runs=20000", "warmup=2000", "deadline=0", oneCall, "retry.attempts=1000",
+			"tools.llm.errors={transient: 0}", "tools.llm.rate_limit={tpm: 60000, profile: openai}",
+			"tools.llm.tokens.input={dist: constant, value: 5000}",
+		}},
+		{"token-limit-azure", "provider tpm counter, azure-openai profile, saturated", []figure{
+			{name: "admitted calls/s", formula: "azure-openai counts input + max_tokens in a counter reset each minute: calls/s = ⌊tpm / (input + max_output)⌋ / 60",
+				analytic: azureCap, estimate: llmCallRate},
+		}, "model-api", []string{
+			"arrivals={process: closed, users: 40, think: {dist: constant, value: 0s}}",
+			"runs=12000", "warmup=1000", "deadline=0", oneCall, "retry.attempts=1000",
+			"tools.llm.errors={transient: 0}", "tools.llm.rate_limit={tpm: 60000, profile: azure-openai}",
 			"tools.llm.tokens.input={dist: constant, value: 5000}",
 		}},
 		{"token-queue", "client-side itpm wait, M/G/1", []figure{
@@ -100,4 +119,35 @@ func tokenQueueSojourn(cfg *system.Config) (float64, error) {
 		return 0, err
 	}
 	return q.MeanSojourn()
+}
+
+// profileCallTokens returns a case's constant input tokens and its
+// max_output: the profile cases draw one input size, so that the counted
+// tokens are the same for every call.
+func profileCallTokens(cfg *system.Config) (in, maxOutput float64, tpm int, err error) {
+	in, in2, _, err := callTokens(cfg)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if in2 != in*in {
+		return 0, 0, 0, fmt.Errorf("input tokens %v: the profile cases need a constant input", cfg.Tools[llm(cfg)].Tokens.Input)
+	}
+	i := llm(cfg)
+	return in, float64(cfg.Tools[i].Tokens.MaxOutput), cfg.Tools[i].TokenLimit.Limits.TPM, nil
+}
+
+func openaiCap(cfg *system.Config) (float64, error) {
+	in, mo, tpm, err := profileCallTokens(cfg)
+	if err != nil {
+		return 0, err
+	}
+	return float64(tpm) / 60 / max(in, mo), nil
+}
+
+func azureCap(cfg *system.Config) (float64, error) {
+	in, mo, tpm, err := profileCallTokens(cfg)
+	if err != nil {
+		return 0, err
+	}
+	return math.Floor(float64(tpm)/(in+mo)) / 60, nil
 }

@@ -190,10 +190,10 @@ func checkResult(cfg *system.Config, res *system.Result) (string, string) {
 	}
 
 	a := res.Attempts
-	outcomes := a.OK + a.Timeouts + a.Transient + a.RateLimited + a.Permanent + a.Cancelled
+	outcomes := a.OK + a.Timeouts + a.Transient + a.RateLimited + a.Permanent + a.Overloaded + a.Cancelled
 	if outcomes > a.Attempts || (drained && outcomes != a.Attempts) {
-		return "attempts conserved", fmt.Sprintf("%d attempts dialed, %d outcomes (ok %d + timeouts %d + 503 %d + 429 %d + permanent %d + cancelled %d)%s",
-			a.Attempts, outcomes, a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent, a.Cancelled, map[bool]string{true: " after the simulation ran to its end", false: ""}[drained])
+		return "attempts conserved", fmt.Sprintf("%d attempts dialed, %d outcomes (ok %d + timeouts %d + 503 %d + 429 %d + permanent %d + overloaded %d + cancelled %d)%s",
+			a.Attempts, outcomes, a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent, a.Overloaded, a.Cancelled, map[bool]string{true: " after the simulation ran to its end", false: ""}[drained])
 	}
 	if a.Retries > a.Attempts {
 		return "attempts conserved", fmt.Sprintf("%d retries of %d attempts", a.Retries, a.Attempts)

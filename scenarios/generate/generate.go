@@ -422,14 +422,26 @@ func (g *gen) markPresent(ok ownedKey) {
 }
 
 // forcedWord returns the value a forced feature gives key ok, marking it
-// drawn.
+// drawn. A later mapping of the section gets a forced value again by a
+// coin: the first may be one a repair drops (a scenario whose classes all
+// have arrivals of their own has no top-level ones).
 func (g *gen) forcedWord(ok ownedKey) (string, bool) {
+	again := ""
 	for i := range g.pending {
 		p := &g.pending[i]
-		if !p.done && p.f.Value != "" && p.f.Section == ok.owner && p.f.Key == ok.key.Name {
+		if p.f.Value == "" || p.f.Section != ok.owner || p.f.Key != ok.key.Name {
+			continue
+		}
+		if !p.done {
 			p.done = true
 			return p.f.Value, true
 		}
+		if again == "" {
+			again = p.f.Value
+		}
+	}
+	if again != "" && g.r.IntN(2) == 0 {
+		return again, true
 	}
 	return "", false
 }

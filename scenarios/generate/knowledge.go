@@ -65,6 +65,7 @@ var switchKeys = [][2]string{
 	{"arrivals", "process"},
 	{"scheduling", "workers"},
 	{"rate_limit", "enforce"},
+	{"rate_limit", "profile"},
 	{"outage", "mode"},
 	{"adaptive_concurrency", "algorithm"},
 	{"adaptive_concurrency", "on_limit"},
