@@ -70,7 +70,7 @@ func runDocument(t *testing.T, path string) map[string]int {
 	}
 	bin := commands(t)
 	dir := t.TempDir()
-	for _, d := range []string{"plan", "scenarios"} {
+	for _, d := range []string{"plan", "scenarios", "docs"} {
 		abs, err := filepath.Abs(filepath.Join(root, d))
 		if err != nil {
 			t.Fatal(err)
