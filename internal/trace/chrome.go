@@ -94,6 +94,9 @@ func (c *Chrome) Attempt(r *system.AttemptRecord) {
 	if r.HasDeadline {
 		args["remaining_s"] = r.Remaining.Seconds()
 	}
+	if r.Turn > 0 {
+		args["turn"] = r.Turn
+	}
 	name := fmt.Sprintf("%s #%d %s", r.Step, r.Attempt, r.Outcome)
 	cat := "attempt"
 	switch {

@@ -78,6 +78,10 @@ func (t *JSONL) Attempt(r *system.AttemptRecord) {
 	}
 	b = append(b, `,"resend_count":`...)
 	b = strconv.AppendInt(b, int64(r.ResendCount), 10)
+	if r.Turn > 0 {
+		b = append(b, `,"turn":`...)
+		b = strconv.AppendInt(b, int64(r.Turn), 10)
+	}
 	b = append(b, `,"decision":`...)
 	b = appendString(b, r.Decision)
 	if r.Lane > 0 {

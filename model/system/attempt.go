@@ -734,6 +734,7 @@ func (m *Model) traceRefusal(r *run, st *Step, why string) {
 		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.cur.n),
 		Start: now, Remaining: r.dl.Remaining(now), Served: -1, Outcome: retry.Refused, Backoff: -1,
 		ResendCount: int(r.cur.n) - 1, Decision: why, HasDeadline: m.classes[r.class].deadline > 0, Lane: lane(r),
+		Turn: m.turnOf(r),
 	}
 	m.opt.Tracer.Attempt(rec)
 }
@@ -757,6 +758,7 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 		Decision:    decision,
 		HasDeadline: m.classes[r.class].deadline > 0,
 		Lane:        lane(r),
+		Turn:        m.turnOf(r),
 	}
 	m.opt.Tracer.Attempt(rec)
 }

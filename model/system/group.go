@@ -411,6 +411,7 @@ func (m *Model) traceGroup(r *run, g *Group, el time.Duration, decision string) 
 		Run: r.id, Step: g.Name, Tool: "", Attempt: 1, Start: now - el, Granted: el,
 		Remaining: r.dl.Remaining(now - el), Served: -1, Outcome: o, Latency: el, Backoff: -1,
 		Decision: decision, HasDeadline: m.classes[r.class].deadline > 0, Group: true,
+		Turn: m.turnOf(r),
 	}
 	m.opt.Tracer.Attempt(rec)
 }

@@ -200,3 +200,35 @@ func TestLoopParallelToolCalls(t *testing.T) {
 		t.Errorf("groups satisfied %d (want %v, one per turn), cancelled %d", g.Satisfied, turns, g.Cancelled)
 	}
 }
+
+// TestLoopTrace: each traced call of a loop carries its 1-based turn, in
+// order, and a step outside loops none.
+func TestLoopTrace(t *testing.T) {
+	src := strings.Replace(strings.Replace(agent, "LOOP", "max_turns: 3", 1), "\ntools:", "\n  - {name: after, tool: search}\ntools:", 1)
+	sc, err := scenarios.Parse("agent.yaml", []byte(src), []string{"runs=50"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, res := traceOf(t, sc.Config)
+	if res.Runs.Completed != 50 {
+		t.Fatalf("%d of 50 runs completed", res.Runs.Completed)
+	}
+	next := map[int64]int{}
+	for _, a := range rec.attempts {
+		switch a.Step {
+		case "think":
+			next[a.Run]++
+			if a.Turn != next[a.Run] {
+				t.Fatalf("run %d: think in turn %d, want %d", a.Run, a.Turn, next[a.Run])
+			}
+		case "act":
+			if a.Turn != next[a.Run] {
+				t.Fatalf("run %d: act in turn %d after think in turn %d", a.Run, a.Turn, next[a.Run])
+			}
+		case "after":
+			if a.Turn != 0 || next[a.Run] != 3 {
+				t.Fatalf("run %d: the step after the loop has turn %d, after %d turns", a.Run, a.Turn, next[a.Run])
+			}
+		}
+	}
+}

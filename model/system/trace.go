@@ -43,6 +43,9 @@ type AttemptRecord struct {
 	// calls of a member of a parallel or hedged step, which overlap the
 	// run's other calls.
 	Lane int
+	// Turn is the 1-based turn of the agent loop the step belongs to, or
+	// 0 outside loops.
+	Turn int
 	// Group marks the record of a parallel or hedged step as a whole
 	// (Step is its name, Tool empty): Latency is its time, from its start
 	// to its end.
@@ -68,4 +71,13 @@ type RunRecord struct {
 type Tracer interface {
 	Attempt(rec *AttemptRecord)
 	Run(rec RunRecord)
+}
+
+// turnOf is the Turn of r's records: its 1-based turn when its step is
+// in an agent loop, else 0.
+func (m *Model) turnOf(r *run) int {
+	if m.steps[r.step].loop == 0 {
+		return 0
+	}
+	return int(r.turn) + 1
 }
