@@ -26,9 +26,9 @@ type Arrivals struct {
 	// Bins are the arrival rates by hour (Bin wide), from the first
 	// start; Dispersion is the χ² statistic of their counts against a
 	// constant rate, with its p-value.
-	Bin        time.Duration
-	Bins       []Estimate
-	Dispersion float64
+	Bin         time.Duration
+	Bins        []Estimate
+	Dispersion  float64
 	DispersionP float64
 	// Process is the process chosen: "poisson", "renewal" or "schedule";
 	// Why says why.
@@ -39,6 +39,10 @@ type Arrivals struct {
 	Daily  bool
 	Hourly []float64
 }
+
+// MinRenewalRuns is the fewest runs from which a renewal process (bursty
+// or regular arrivals) is fitted instead of a Poisson one.
+const MinRenewalRuns = 100
 
 // FitArrivals fits the arrival process to the sorted run starts (Unix ns).
 // Bins are an hour wide when the trace spans at least two hours, else a
@@ -118,6 +122,8 @@ func FitArrivals(starts []int64, seed uint64, maxSamples int) Arrivals {
 				a.Hourly = append(a.Hourly, r)
 			}
 		}
+	case a.N < MinRenewalRuns:
+		a.Why = fmt.Sprintf("%d runs, fewer than %d to tell bursty or regular arrivals from Poisson (interarrival CV %.3g)", a.N, MinRenewalRuns, a.CV.Value)
 	case a.CV.CI.Lo > 1 || a.CV.CI.Hi < 1:
 		a.Process = "renewal"
 		what := "bursty"

@@ -239,14 +239,51 @@ type Moments struct {
 	Mean, CV Estimate
 	P50, P99 Estimate
 	Max      float64
+	// Family and Params are the distribution chosen, Why says why.
+	Family string
+	Params map[string]float64
+	Why    string
 }
 
-// FitMoments summarises a reservoir of counts.
+// FitMoments summarises a reservoir of counts, and fits a family to them:
+// uniform or one of plan/fit's when one passes the Kolmogorov–Smirnov
+// check (p ≥ MinPValue), else a gamma with the measured mean and cv.
 func FitMoments(r *sample.Reservoir) Moments {
 	x := slices.Clone(r.Values())
 	slices.Sort(x)
 	m := Moments{N: r.N(), Mean: meanEstimate(x, r.N()), P50: Quantile(x, 0.5, r.N()), P99: Quantile(x, 0.99, r.N()), Max: r.Max()}
 	m.CV = cvEstimate(x, r.N())
+	m.Family, m.Params = "gamma", map[string]float64{"mean": m.Mean.Value, "cv": m.CV.Value}
+	m.Why = "no family fits: a gamma with the measured mean and cv"
+	switch {
+	case len(x) == 0:
+		m.Family, m.Why = "", "no samples"
+		return m
+	case x[0] == x[len(x)-1]:
+		m.Family, m.Params, m.Why = "constant", map[string]float64{"value": x[0]}, "every count equal"
+		return m
+	case len(x) < MinFitSamples:
+		m.Why = fmt.Sprintf("%d samples, fewer than %d to fit a family to: a gamma with their mean and cv", len(x), MinFitSamples)
+		return m
+	}
+	// Uniform on [min, max], widened by one count each way (the counts are
+	// whole numbers), against the family ranked best by plan/fit.
+	lo, hi := x[0], x[len(x)-1]+1
+	uks := fit.KS(x, func(v float64) float64 { return min(max((v-lo)/(hi-lo), 0), 1) })
+	best, bestKS, bestP := "", math.Inf(1), 0.0
+	var params map[string]float64
+	if x[0] > 0 {
+		if rep, err := fit.Fit(x); err == nil {
+			best, bestKS, bestP, params = rep.Best.Dist, rep.Best.KS, rep.Best.PValue, rep.Best.Params
+		}
+	}
+	if up := fit.KSPValue(uks, len(x)); up >= MinPValue && uks <= bestKS {
+		m.Family, m.Params = "uniform", map[string]float64{"min": lo, "max": hi}
+		m.Why = fmt.Sprintf("KS %.3g (p %.2g)", uks, up)
+	} else if best != "" && bestP >= MinPValue {
+		m.Family, m.Params = best, params
+		m.Why = fmt.Sprintf("%s by maximum likelihood, KS %.3g (p %.2g)", best, bestKS, bestP)
+	}
 	return m
 }
 

@@ -159,4 +159,3 @@ func FuzzRead(f *testing.F) {
 		})
 	})
 }
-

@@ -56,6 +56,8 @@ type Run struct {
 	// Calls is the number of calls; Failed whether any call failed.
 	Calls  int
 	Failed bool
+	// OK reports whether the run's last call succeeded.
+	OK bool
 	// Steps is the run's step sequence: its calls in order of start, a
 	// retry (a call of the same tool right after a failed one) folded into
 	// its step. At most MaxSequence calls are kept.
@@ -292,7 +294,8 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 			}
 			steps = append(steps, Step{Tool: c.tool, Attempts: 1})
 		}
-		o.Runs = append(o.Runs, Run{ID: id, Start: r.start, End: r.end, Rooted: r.rooted, Calls: r.calls, Failed: r.failed, Steps: steps})
+		ok := len(r.seq) > 0 && !r.seq[len(r.seq)-1].fail
+		o.Runs = append(o.Runs, Run{ID: id, Start: r.start, End: r.end, Rooted: r.rooted, Calls: r.calls, Failed: r.failed, OK: ok, Steps: steps})
 	}
 	slices.SortFunc(o.Runs, func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID, b.ID))

@@ -44,9 +44,9 @@ type Agent struct {
 	ToolLatency dist.Dist
 	// Tool's error probabilities: 429 (with RetryAfter seconds) and 503.
 	P429, P5xx float64
-	RetryAfter  float64
-	Attempts    int
-	Backoff     time.Duration
+	RetryAfter float64
+	Attempts   int
+	Backoff    time.Duration
 	// TTFT, PerToken (seconds per output token) and the token counts
 	// draw a model call.
 	TTFT, PerToken        dist.Dist
