@@ -11,8 +11,11 @@ import (
 	"github.com/budgetsim/budgetsim/calibrate"
 	"github.com/budgetsim/budgetsim/calibrate/ingest"
 	"github.com/budgetsim/budgetsim/calibrate/observe"
+	"github.com/budgetsim/budgetsim/calibrate/otlpout"
+	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/model/system"
 )
 
 func init() {
@@ -162,4 +165,42 @@ func sortedKeys(m map[string][]byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// otlpTracer adds to opt the tracer of run --otlp FILE (beside --trace's,
+// if any), and returns what commits the file once the runs are done.
+func otlpTracer(path string, cfg *system.Config, opt *system.Options) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w := otlpout.New(f, cfg, cfg.Name)
+	if opt.Tracer != nil {
+		opt.Tracer = tracers{opt.Tracer, w}
+	} else {
+		opt.Tracer = w
+	}
+	return func() error {
+		if err := w.Close(); err != nil {
+			f.Abort()
+			return fmt.Errorf("--otlp %s: %w", path, err)
+		}
+		return f.Commit()
+	}, nil
+}
+
+// tracers sends each record to both tracers.
+type tracers [2]system.Tracer
+
+func (t tracers) Attempt(r *system.AttemptRecord) {
+	t[0].Attempt(r)
+	t[1].Attempt(r)
+}
+
+func (t tracers) Run(r system.RunRecord) {
+	t[0].Run(r)
+	t[1].Run(r)
 }
