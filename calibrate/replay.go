@@ -250,8 +250,12 @@ func (r *Result) notes(cal *Calibration) []string {
 		if lc := t.Latency.LoadCorr; !math.IsNaN(lc.Value) && lc.CI.Lo > 0.1 {
 			out = append(out, fmt.Sprintf("%s: latency rises with load (rank correlation with runs in flight %.2f, 95%% [%.2f, %.2f]); the scenario's fixed distribution does not follow it, so its error grows with load, largest near saturation, where plans are made.", t.Name, lc.Value, lc.CI.Lo, lc.CI.Hi))
 		}
-		if t.Latency.Family == "empirical" && t.Latency.Report != nil {
-			out = append(out, fmt.Sprintf("%s: no family fits its latency (%s); the scenario replays the observed values, which cannot extrapolate beyond the largest one seen (%s).", t.Name, t.Latency.Why, fmtDur(t.Latency.Sorted[len(t.Latency.Sorted)-1])))
+		what, d := "latency", t.Latency
+		if t.UseTTFT && t.Tokens() {
+			what, d = "time to first token", t.TTFT
+		}
+		if d.Family == "empirical" && d.Report != nil {
+			out = append(out, fmt.Sprintf("%s: no family fits its %s (%s); the scenario replays the observed values, which cannot extrapolate beyond the largest one seen (%s).", t.Name, what, d.Why, fmtDur(d.Sorted[len(d.Sorted)-1])))
 		}
 	}
 	if s := r.Modal().Share; s.P < 0.9 {

@@ -54,7 +54,11 @@ type Agent struct {
 	// Skew, when > 0, shifts every tool span by this much (a service
 	// whose clock runs ahead).
 	Skew time.Duration
-	Seed uint64
+	// LoadFactor, when > 0, makes the tool slower under load: each call's
+	// drawn latency is multiplied by 1 + LoadFactor × the earlier runs
+	// still in flight when its run started.
+	LoadFactor float64
+	Seed       uint64
 }
 
 // Names in the traces.
@@ -116,13 +120,20 @@ func Trace(a Agent) ([]byte, []time.Time, error) {
 	)
 	tr := tp.Tracer("budgetsim/calibrate/synth")
 	var starts []time.Time
+	var ends []time.Time // of the runs still in flight
 	at := Start
 	for i := range a.Runs {
 		if i > 0 {
 			at = at.Add(secs(a.Interarrival.Sample(rng)))
 		}
 		starts = append(starts, at)
-		a.run(ctx, tr, rng, at)
+		live := ends[:0]
+		for _, e := range ends {
+			if e.After(at) {
+				live = append(live, e)
+			}
+		}
+		ends = append(live, a.run(ctx, tr, rng, at, 1+a.LoadFactor*float64(len(live))))
 	}
 	if err := tp.Shutdown(ctx); err != nil {
 		return nil, nil, err
@@ -137,13 +148,14 @@ func Trace(a Agent) ([]byte, []time.Time, error) {
 
 func secs(s float64) time.Duration { return time.Duration(s * 1e9) }
 
-// run traces one run starting at t.
-func (a *Agent) run(ctx context.Context, tr trace.Tracer, rng *rand.Rand, t time.Time) {
+// run traces one run starting at t, its tool calls slowed by slow, and
+// returns its end.
+func (a *Agent) run(ctx context.Context, tr trace.Tracer, rng *rand.Rand, t time.Time, slow float64) time.Time {
 	ctx, root := tr.Start(ctx, "invoke_agent agent", trace.WithTimestamp(t),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "agent")))
 	t = a.chat(ctx, tr, rng, t)
 	for k := 1; ; k++ {
-		d := secs(a.ToolLatency.Sample(rng))
+		d := secs(a.ToolLatency.Sample(rng) * slow)
 		_, sp := tr.Start(ctx, "execute_tool "+ToolName, trace.WithTimestamp(t.Add(a.Skew)), trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", ToolName)))
 		u := rng.Float64()
@@ -173,6 +185,7 @@ func (a *Agent) run(ctx context.Context, tr trace.Tracer, rng *rand.Rand, t time
 	}
 	t = a.chat(ctx, tr, rng, t)
 	root.End(trace.WithTimestamp(t))
+	return t
 }
 
 // chat traces one model call starting at t and returns its end.
