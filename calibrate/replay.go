@@ -131,7 +131,7 @@ func (r *Result) Replay(sc *scenarios.Scenario, reps int) (*Calibration, error) 
 		if len(xs) == 0 {
 			return math.NaN()
 		}
-		return xs[min(int(math.Ceil(float64(len(xs))*p-1e-9)), len(xs))-1]
+		return xs[min(int(math.Ceil(float64(float64(len(xs))*p)-1e-9)), len(xs))-1]
 	}
 	var metrics []metric
 	for _, p := range []struct {

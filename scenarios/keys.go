@@ -244,7 +244,7 @@ func buildSections() []*Section {
 			{Name: "weight", Kind: KindNumber, Min: 0, MinExclusive: true, Max: 1e12, Default: "1: the classes share the arrivals equally", Example: "3",
 				Doc: "The class's share of the top-level arrivals, relative to the other classes' weights. Each run's class is drawn at its arrival from a random stream of its own."},
 			{Name: "arrivals", Kind: KindMapping, Section: "arrivals", Default: "none: a share of the top-level arrivals, by weight", Example: "{rate: 2/s}",
-				Doc: "The class's own arrival process, an open one (poisson, constant, schedule, diurnal, trace). Either every class has its own, and the scenario has no top-level arrivals, or none has."},
+				Doc: "The class's own arrival process, an open one (poisson, constant, schedule, diurnal, trace, renewal, mmpp). Either every class has its own, and the scenario has no top-level arrivals, or none has."},
 			{Name: "steps", Kind: KindList, Section: "step", Default: "the top-level steps", Example: "[{name: answer, tool: search, timeout: 2s}]",
 				Doc: "The class's plan. Its steps take the top-level retry keys as defaults, like the top-level steps."},
 			{Name: "deadline", Kind: KindDuration, Default: "the top-level deadline", Example: "5s",

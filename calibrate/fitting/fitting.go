@@ -104,8 +104,10 @@ func Quantile(x []float64, p float64, n int64) Estimate {
 	}
 	mf := float64(m)
 	at := func(rank float64) float64 { return x[min(max(int(rank), 1), m)-1] }
-	h := z95 * math.Sqrt(float64(mf*p)*(1-p))
-	return Estimate{Value: at(math.Ceil(float64(mf*p) - 1e-9)), CI: Interval{at(math.Floor(float64(mf*p) - h)), at(math.Ceil(float64(mf*p)+h) + 1)}, N: n}
+	np := float64(mf * p)
+	h := float64(z95 * math.Sqrt(float64(np*(1-p))))
+	lo, hi := np-h, np+h
+	return Estimate{Value: at(math.Ceil(np - 1e-9)), CI: Interval{at(math.Floor(lo)), at(math.Ceil(hi) + 1)}, N: n}
 }
 
 // FitDist fits the reservoir's samples. positive says the quantity lives
@@ -223,7 +225,7 @@ func ranks(x []float64) []float64 {
 		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
 			j++
 		}
-		avg := float64(i+j)/2 + 1
+		avg := float64(float64(i+j)/2) + 1
 		for k := i; k <= j; k++ {
 			r[idx[k]] = avg
 		}

@@ -133,7 +133,7 @@ func Trace(a Agent) ([]byte, []time.Time, error) {
 				live = append(live, e)
 			}
 		}
-		ends = append(live, a.run(ctx, tr, rng, at, 1+a.LoadFactor*float64(len(live))))
+		ends = append(live, a.run(ctx, tr, rng, at, 1+float64(a.LoadFactor*float64(len(live)))))
 	}
 	if err := tp.Shutdown(ctx); err != nil {
 		return nil, nil, err
@@ -192,7 +192,7 @@ func (a *Agent) run(ctx context.Context, tr trace.Tracer, rng *rand.Rand, t time
 func (a *Agent) chat(ctx context.Context, tr trace.Tracer, rng *rand.Rand, t time.Time) time.Time {
 	in, out, cached := int64(a.Input.Sample(rng)), max(int64(a.Output.Sample(rng)), 1), int64(a.Cached.Sample(rng))
 	ttft := a.TTFT.Sample(rng)
-	d := ttft + float64(out)*a.PerToken.Sample(rng)
+	d := ttft + float64(float64(out)*a.PerToken.Sample(rng))
 	_, sp := tr.Start(ctx, "chat "+ModelName, trace.WithTimestamp(t), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "chat"),
