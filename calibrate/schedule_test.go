@@ -37,6 +37,9 @@ func TestScheduleFromCallLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.Obs.Partial != 0 {
+		t.Errorf("%d partial runs: a call log has no roots to miss", res.Obs.Partial)
+	}
 	a := res.Arrivals
 	if a.Process != "schedule" || len(a.Bins) < 4 {
 		t.Fatalf("arrivals %s (%s), %d bins", a.Process, a.Why, len(a.Bins))
@@ -59,5 +62,42 @@ func TestScheduleFromCallLog(t *testing.T) {
 	}
 	if _, err := sc.Load("sched.yaml"); err != nil {
 		t.Fatalf("%v\n%s", err, sc.YAML)
+	}
+}
+
+// A model call log without token counts or times to first token is
+// described by its latency, the missing attributes counted; a tool that
+// times out gets a hang probability and its step a timeout.
+func TestMissingAttributesAndTimeouts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var b strings.Builder
+	const start = 1796029200.0
+	for i := range 500 {
+		at := start + float64(i)
+		d := 0.5 + r.Float64()
+		fmt.Fprintf(&b, `{"run": %d, "tool": "llm", "op": "chat", "start": %.6f, "end": %.6f}`+"\n", i, at, at+d)
+		if i%10 == 0 {
+			fmt.Fprintf(&b, `{"run": %d, "tool": "db", "start": %.6f, "end": %.6f, "status": "error", "error_type": "timeout"}`+"\n", i, at+d, at+d+2)
+		} else {
+			fmt.Fprintf(&b, `{"run": %d, "tool": "db", "start": %.6f, "end": %.6f}`+"\n", i, at+d, at+d+0.01+0.01*r.Float64())
+		}
+	}
+	p := filepath.Join(t.TempDir(), "calls.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	res, err := calibrate.Calibrate([]string{p}, calibrate.Options{Observe: observe.Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Obs.Missing["gen_ai.usage.input_tokens"]; n != 500 {
+		t.Errorf("missing input tokens counted %d times, want 500", n)
+	}
+	text := string(res.Scenario("m").YAML)
+	for _, want := range []string{"  llm:  # MEASURED: 500 calls (chat)\n    latency: ", "{name: db, tool: db, timeout: 2s}", "hang: 0.1  # MEASURED: 50/500 calls timed out"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("scenario lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := res.Scenario("m").Load("m.yaml"); err != nil {
+		t.Fatalf("%v\n%s", err, text)
 	}
 }
