@@ -73,7 +73,7 @@ func (r *Result) Scenario(base string) Scenario {
 		w.line("#   … and %d more sequences", len(r.Seqs)-6)
 	}
 	w.line("# EXTENSION POINT (agent loops): turns per run and tool calls per turn are not fitted yet;")
-	w.line("# the run is the single sequence below.")
+	w.line("# the run is the single sequence below, not a steps[].loop.")
 	w.line("steps:")
 	names := stepNames(seq)
 	used := map[string]bool{}
