@@ -183,7 +183,7 @@ var sectionIndex = sync.OnceValue(func() map[string]*Section {
 })
 
 func buildSections() []*Section {
-	processes := []string{"poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed"}
+	processes := []string{"poisson", "constant", "batch", "schedule", "diurnal", "trace", "closed", "renewal", "mmpp"}
 	when := func(key string, values ...string) *Cond { return &Cond{Key: key, Values: values} }
 	return []*Section{
 		{Name: "scenario", Path: "", Doc: "The top level of a scenario file.", Keys: []Key{
@@ -244,7 +244,7 @@ func buildSections() []*Section {
 			{Name: "weight", Kind: KindNumber, Min: 0, MinExclusive: true, Max: 1e12, Default: "1: the classes share the arrivals equally", Example: "3",
 				Doc: "The class's share of the top-level arrivals, relative to the other classes' weights. Each run's class is drawn at its arrival from a random stream of its own."},
 			{Name: "arrivals", Kind: KindMapping, Section: "arrivals", Default: "none: a share of the top-level arrivals, by weight", Example: "{rate: 2/s}",
-				Doc: "The class's own arrival process, an open one (poisson, constant, schedule, diurnal, trace). Either every class has its own, and the scenario has no top-level arrivals, or none has."},
+				Doc: "The class's own arrival process, an open one (poisson, constant, schedule, diurnal, trace, renewal, mmpp). Either every class has its own, and the scenario has no top-level arrivals, or none has."},
 			{Name: "steps", Kind: KindList, Section: "step", Default: "the top-level steps", Example: "[{name: answer, tool: search, timeout: 2s}]",
 				Doc: "The class's plan. Its steps take the top-level retry keys as defaults, like the top-level steps."},
 			{Name: "deadline", Kind: KindDuration, Default: "the top-level deadline", Example: "5s",
@@ -266,7 +266,7 @@ func buildSections() []*Section {
 		}},
 		{Name: "arrivals", Path: "arrivals", Doc: "When runs arrive. The process decides which other keys apply.", Keys: []Key{
 			{Name: "process", Kind: KindWord, Values: processes, Default: "poisson", Example: "poisson",
-				Doc: "poisson: independent arrivals at rate. constant: exactly every 1/rate. batch: count runs at time 0. schedule: a piecewise-constant Poisson rate. diurnal: a sinusoidal Poisson rate. trace: replayed timestamps. closed: users agents, each thinking then starting its next run when the last one ends."},
+				Doc: "poisson: independent arrivals at rate. constant: exactly every 1/rate. batch: count runs at time 0. schedule: a piecewise-constant Poisson rate. diurnal: a sinusoidal Poisson rate. trace: replayed timestamps. closed: users agents, each thinking then starting its next run when the last one ends. renewal: independent gaps drawn from interarrival (bursty when its cv > 1). mmpp: a Markov-modulated Poisson process, its rate switching between states."},
 			{Name: "rate", Kind: KindRate, MinExclusive: true, Required: true, Missing: " for {process} arrivals (e.g. rate: 9/s)", When: when("process", "poisson", "constant", "diurnal"), Example: "9/s",
 				Doc: "Arrivals per unit of time (the mean, for diurnal)."},
 			{Name: "count", Kind: KindInteger, Min: 1, Max: 100_000_000, Unit: "runs", Required: true, Missing: " for a batch: how many runs arrive at once", When: when("process", "batch"), Example: "100",
@@ -287,6 +287,14 @@ func buildSections() []*Section {
 				Doc: "The closed population: how many agents loop."},
 			{Name: "think", Kind: KindDistribution, Required: true, Missing: ": each agent's think time between runs (e.g. {dist: exponential, mean: 30s})", When: when("process", "closed"), Example: "{dist: exponential, mean: 30s}",
 				Doc: "Each agent's pause between the end of one run and the start of the next."},
+			{Name: "interarrival", Kind: KindDistribution, Required: true, Missing: ": the gap between arrivals (e.g. {dist: gamma, mean: 200ms, cv: 3})", When: when("process", "renewal"), Example: "{dist: gamma, mean: 200ms, cv: 3}",
+				Doc: "The time between one arrival and the next, drawn independently for each gap. A cv above 1 makes the arrivals come in bursts at the same mean rate; exponential gaps are Poisson arrivals."},
+			{Name: "states", Kind: KindList, Section: "mmpp_state", Required: true, Missing: ": a list of {rate, sojourn}, e.g. [{rate: 20/s, sojourn: 30s}, {rate: 0/s, sojourn: 2m}]", When: when("process", "mmpp"), Example: "[{rate: 20/s, sojourn: 30s}, {rate: 0/s, sojourn: 2m}]",
+				Doc: "The hidden states, visited in order and then again from the first: in each, Poisson arrivals at its rate for an exponential time of mean sojourn. The long-run rate is Σ rate × sojourn ÷ Σ sojourn; a replication starts in a state drawn in proportion to the sojourns."},
+		}},
+		{Name: "mmpp_state", Path: "arrivals.states[]", Doc: "One state of a Markov-modulated Poisson process.", Keys: []Key{
+			{Name: "rate", Kind: KindRate, Required: true, Example: "20/s", Doc: "The Poisson rate while in the state (0/s: an off period)."},
+			{Name: "sojourn", Kind: KindDuration, MinExclusive: true, Required: true, Example: "30s", Doc: "The mean time spent in the state at each visit (exponentially distributed)."},
 		}},
 		{Name: "rate_point", Path: "arrivals.rates[]", Doc: "One step of a schedule.", Keys: []Key{
 			{Name: "at", Kind: KindDuration, Required: true, Example: "0h", Doc: "When this rate starts; the first point is at 0."},

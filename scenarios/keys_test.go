@@ -154,6 +154,7 @@ var placement = map[string][]string{
 	"budget_cost":            {"cost=BODY"},
 	"arrivals":               {"arrivals=BODY"},
 	"rate_point":             {"arrivals={process: schedule, rates: [BODY]}"},
+	"mmpp_state":             {"arrivals={process: mmpp, states: [BODY, {rate: 1/s, sojourn: 1s}]}"},
 	"retry":                  {"retry=BODY"},
 	"backoff":                {"retry.backoff=BODY"},
 	"budget":                 {"retry.budget=BODY"},

@@ -610,6 +610,37 @@ func (l *loader) arrivalsAt(n *yaml.Node, ap string) system.Arrivals {
 			l.classTraces++
 			l.classTraceRuns += len(times)
 		}
+	case "renewal":
+		a.Process = system.Open
+		if v := f.get("interarrival"); v != nil {
+			inter := l.dist(v, ap+".interarrival", true)
+			if len(d.errs) == before && inter != nil {
+				a.Source, err = arrival.Renewal(inter)
+				l.arrivalErr(err, v, ap+".")
+			}
+		}
+	case "mmpp":
+		a.Process = system.Open
+		ss := f.get("states")
+		if ss == nil {
+			break
+		}
+		var states []arrival.State
+		for i, item := range d.sequence(ss, ap+".states") {
+			sf := d.keys(item, fmt.Sprintf("%s.states[%d]", ap, i), "mmpp_state")
+			if sf == nil {
+				continue
+			}
+			var st arrival.State
+			st.Rate, _ = sf.rate("rate")
+			st.Sojourn, _ = sf.duration("sojourn")
+			sf.finish()
+			states = append(states, st)
+		}
+		if len(d.errs) == before {
+			a.Source, err = arrival.MMPP(states)
+			l.arrivalErr(err, ss, ap+".")
+		}
 	case "closed":
 		a.Process = system.Closed
 		users, _ := f.integer("users")

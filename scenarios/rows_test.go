@@ -14,7 +14,7 @@ const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
 	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_input_token, per_output_token, prompt_cache, queue, rate_limit, result_tokens, retry_after, script, tokens, ttft"
 	stepKeys  = "allow_unsafe, attempts, backoff, budget, calls, choose, fallback, hedge, idempotency_key, idempotent, loop, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
-	processes = "poisson, constant, batch, schedule, diurnal, trace, closed"
+	processes = "poisson, constant, batch, schedule, diurnal, trace, closed, renewal, mmpp"
 )
 
 func TestParseTopLevel(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/budgetsim/budgetsim/calibrate/fitcharts"
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/charts"
@@ -189,6 +190,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 type inputs struct {
 	dir   *charts.Dir // nil without DIR
 	trace *charts.Trace
+	fit   *fitcharts.Report // simulate calibrate --report's files; nil without
 	o     *options
 }
 
@@ -200,6 +202,9 @@ func readInputs(o *options) (*inputs, error) {
 		}
 		var err error
 		if in.dir, err = charts.ReadDir(o.dir, charts.ParseObjective); err != nil {
+			return nil, err
+		}
+		if in.fit, err = fitcharts.Read(o.dir); err != nil {
 			return nil, err
 		}
 		if len(o.slos) > 0 {
@@ -246,6 +251,9 @@ func (in *inputs) charts() []charts.Build {
 			}
 			bs = append(bs, in.dir.WindowBuilds(w, suffix)...)
 		}
+	}
+	if in.o.window == nil {
+		bs = append(bs, in.fit.Builds()...)
 	}
 	if in.trace != nil {
 		bs = append(bs, charts.Build{From: in.o.trace, Build: func() (*charts.Chart, error) {

@@ -32,6 +32,7 @@ func (e *env) run(args []string) error {
 	tracePath := fs.String("trace", "", "write a per-attempt trace of replication 0 to `FILE`")
 	traceFormat := fs.String("trace-format", "jsonl", "trace format: jsonl (one JSON object per attempt and run) or chrome (Trace Event format for Perfetto)")
 	traceRuns := fs.Int64("trace-runs", 1000, "trace the first `N` runs (arrival order, warm-up included)")
+	otlpPath := fs.String("otlp", "", "write the traced runs (--trace-runs) of replication 0 as OTLP JSON spans with the GenAI conventions to `FILE`, for a trace viewer or simulate calibrate")
 	outDir := fs.String("out", "", "also write summary.json, summary.csv, latency_cdf.csv, series.csv, (for tools with a capacity or a rate limit) tools.csv, (with outages) outages.csv (with circuit breakers) breakers.csv and (with adaptive concurrency) limits.csv to `DIR`, as one atomic group")
 	scenario, err := cli.ScenarioArg(fs, sf, args, "run")
 	if err != nil {
@@ -59,6 +60,11 @@ func (e *env) run(args []string) error {
 		}
 		if *outDir != "" && sameDir(filepath.Dir(*tracePath), *outDir) && slices.Contains(runOutputs, filepath.Base(*tracePath)) {
 			return cli.Usagef("--trace %s: --out %s writes that file too; name another", *tracePath, *outDir)
+		}
+	}
+	if *otlpPath != "" {
+		if err := cli.CheckOutFile("--otlp", *otlpPath); err != nil {
+			return err
 		}
 	}
 	cfg := sc.Config
@@ -92,6 +98,10 @@ func (e *env) run(args []string) error {
 			}
 		}
 	}
+	finishOTLP, err := otlpTracer(*otlpPath, cfg, &opt)
+	if err != nil {
+		return err
+	}
 	// Replications are pooled as they complete: memory holds a few, not
 	// all of them. Replication 0's series is kept for --out.
 	// Many replications take a while: a progress line on a terminal.
@@ -105,6 +115,9 @@ func (e *env) run(args []string) error {
 		if err := finishTrace(true); err != nil {
 			return err
 		}
+	}
+	if err := finishOTLP(); err != nil {
+		return err
 	}
 	// The summary is printed even when --out cannot be written (a full
 	// disk): the simulation is not lost, and the exit status says so.

@@ -263,7 +263,9 @@ func newClassMerge(cfg *Config, seed uint64) *classMerge {
 	for i := range cfg.Classes {
 		a := cfg.Classes[i].Arrivals
 		src := a.Source
-		if src == nil {
+		if src != nil {
+			src = arrival.Instance(src) // a Markov-modulated process: this replication's own state
+		} else {
 			var err error
 			switch a.Process {
 			case Poisson:

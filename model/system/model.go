@@ -403,7 +403,7 @@ func New(cfg *Config, opt Options) *Model {
 		},
 	}
 	m.arr.stream = sim.NewStream(seed, "arrivals")
-	if m.arr.src = cfg.Arrivals.Source; m.arr.src == nil {
+	if m.arr.src = arrival.Instance(cfg.Arrivals.Source); m.arr.src == nil {
 		var err error
 		switch cfg.Arrivals.Process {
 		case Poisson:

@@ -296,6 +296,13 @@ func hooks() map[string]func(k *knowledge, m *mapping, key scenarios.Key) value 
 			return l
 		},
 		"rate_point.at": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return "0" },
+		// A Markov-modulated process has at least two states, and some
+		// state must have arrivals (arrivals.states).
+		"arrivals.states": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
+			l := k.listOf("mmpp_state", 2+k.g.r.IntN(2))
+			l.items[0].get("rate").val = fmtNum(float64(int(k.g.logUniform(1, 40)*10))/10) + "/s"
+			return l
+		},
 
 		// Names, and what refers to them.
 		"scenario.tools": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
