@@ -93,3 +93,40 @@ func TestReportCompareDecides(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReportSaysVariantsLeftOut: a comparison of more variants than the
+// charts keep says on its page how many its per-variant charts leave out.
+func TestReportSaysVariantsLeftOut(t *testing.T) {
+	axis, err := compare.ParseVary("seed=1..40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	variants, err := compare.Grid([]compare.Axis{axis})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "many")
+	files, err := compare.NewFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Abort()
+	spec := compare.Spec{Scenario: "mm1", Replications: 1, Level: 0.95, Variants: variants, Sets: []string{"runs=300", "warmup=0"}}
+	res, err := compare.Run(spec, compare.Options{Each: func(v compare.Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
+		return files.Add(v.Label, cfg, acc.Latency(), first.Series)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := files.Commit(res.Variants); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "page.html")
+	if _, stderr, code := runCLI(t, dir, "--out", page); code != 0 {
+		t.Fatalf("report DIR: exit %d: %s", code, stderr)
+	}
+	text := html.UnescapeString(string(readFileT(t, page)))
+	if want := "the other 8 are left out of them"; !strings.Contains(text, want) {
+		t.Errorf("the page of 40 variants does not say %q", want)
+	}
+}
