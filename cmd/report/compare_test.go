@@ -18,7 +18,16 @@ import (
 // directory and the variants' summaries.
 func compareDir(t *testing.T) (string, []compare.Summary) {
 	t.Helper()
-	axis, err := compare.ParseVary("retry.attempts=once=1,three=3,six=6")
+	return writeComparison(t, "outage", "retry.attempts=once=1,three=3,six=6", compare.Spec{Scenario: "agent-service", Replications: 4, Level: 0.95,
+		Sets: []string{"runs=2500", "warmup=250", "tools.model.concurrency=10", "tools.model.outages=[{start: 5m, end: 5m30s, mode: transient}]"}})
+}
+
+// writeComparison runs spec with the variants of the --vary flag vary and
+// writes its files, as simulate compare --out does, to a directory name
+// under a temporary one; it returns the directory and the summaries.
+func writeComparison(t *testing.T, name, vary string, spec compare.Spec) (string, []compare.Summary) {
+	t.Helper()
+	axis, err := compare.ParseVary(vary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,14 +35,13 @@ func compareDir(t *testing.T) (string, []compare.Summary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "outage")
+	dir := filepath.Join(t.TempDir(), name)
 	files, err := compare.NewFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer files.Abort()
-	spec := compare.Spec{Scenario: "agent-service", Replications: 4, Level: 0.95, Variants: variants,
-		Sets: []string{"runs=2500", "warmup=250", "tools.model.concurrency=10", "tools.model.outages=[{start: 5m, end: 5m30s, mode: transient}]"}}
+	spec.Variants = variants
 	res, err := compare.Run(spec, compare.Options{Each: func(v compare.Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
 		return files.Add(v.Label, cfg, acc.Latency(), first.Series)
 	}})
@@ -97,30 +105,7 @@ func TestReportCompareDecides(t *testing.T) {
 // TestReportSaysVariantsLeftOut: a comparison of more variants than the
 // charts keep says on its page how many its per-variant charts leave out.
 func TestReportSaysVariantsLeftOut(t *testing.T) {
-	axis, err := compare.ParseVary("seed=1..40")
-	if err != nil {
-		t.Fatal(err)
-	}
-	variants, err := compare.Grid([]compare.Axis{axis})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "many")
-	files, err := compare.NewFiles(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer files.Abort()
-	spec := compare.Spec{Scenario: "mm1", Replications: 1, Level: 0.95, Variants: variants, Sets: []string{"runs=300", "warmup=0"}}
-	res, err := compare.Run(spec, compare.Options{Each: func(v compare.Variant, cfg *system.Config, acc *summary.Accumulator, first *system.Result) error {
-		return files.Add(v.Label, cfg, acc.Latency(), first.Series)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := files.Commit(res.Variants); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := writeComparison(t, "many", "seed=1..40", compare.Spec{Scenario: "mm1", Replications: 1, Level: 0.95, Sets: []string{"runs=300", "warmup=0"}})
 	page := filepath.Join(t.TempDir(), "page.html")
 	if _, stderr, code := runCLI(t, dir, "--out", page); code != 0 {
 		t.Fatalf("report DIR: exit %d: %s", code, stderr)

@@ -154,14 +154,8 @@ func newLoopModel(cfg *Config, seed uint64) *loopModel {
 // turn in the upper half.
 func stepKey(r *run) uint64 { return uint64(r.step) | uint64(r.turn)<<32 }
 
-// loopRunOf returns run slot ri's loop state.
-func (m *Model) loopRunOf(ri int32) *loopRun {
-	lm := m.loops
-	for int(ri) >= len(lm.runs) {
-		lm.runs = append(lm.runs, loopRun{})
-	}
-	return &lm.runs[ri]
-}
+// loopRunOf returns run slot ri's loop state (alloc adds one per slot).
+func (m *Model) loopRunOf(ri int32) *loopRun { return &m.loops.runs[ri] }
 
 // enterLoop starts run ri's first turn of loop li.
 func (m *Model) enterLoop(ri int32, r *run, li int32) {
