@@ -845,7 +845,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 				d.errorf(ln, f.field("loop"), "a loop's steps cannot loop themselves: write the inner turns into the loop's own")
 				return
 			}
-			for _, key := range []string{"tool", "choose", "fallback", "requires", "hedge", "tokens", "parallel", "wait", "calls", "timeout"} {
+			for _, key := range []string{"tool", "choose", "fallback", "requires", "hedge", "tokens", "parallel", "wait", "calls", "timeout", "first_token_timeout"} {
 				if v := f.get(key); v != nil {
 					d.errorf(v, f.field(key), "a loop step has none: each of its steps has its own (under loop.steps)")
 				}
@@ -857,9 +857,22 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			if lf == nil {
 				return
 			}
-			lp := l.loopHead(lf)
+			lp, cp := l.loopHead(lf, toolIndex)
 			lp.Name, lp.First = st.Name, len(out)
 			idx := len(l.loops) + 1
+			if cp != nil {
+				// The compaction call is the loop's first step, made only
+				// in the turns whose context passes the threshold.
+				cst := system.Step{Name: st.Name + "_compact", Tool: cp.tool, Timeout: cp.timeout, Loop: idx, Retry: rf.policy, Budget: rf.budget,
+					Tokens: &system.StepTokens{Output: cp.output, InputFrom: -1}}
+				if line, dup := seen[cst.Name]; dup {
+					d.errorf(cp.node, cp.path, "its step is named %s, which a step at line %d has already", cst.Name, line)
+				}
+				seen[cst.Name] = cp.node.Line
+				l.stepNodes = append(l.stepNodes, cp.node)
+				l.stepPaths = append(l.stepPaths, cp.path)
+				out = append(out, cst)
+			}
 			var body []*yaml.Node
 			if sn := lf.get("steps"); sn != nil {
 				body = d.sequence(sn, lf.field("steps"))
@@ -875,6 +888,19 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 				one(bn, fmt.Sprintf("%s[%d]", lf.field("steps"), j), lf.field("steps"), idx, rf)
 			}
 			lp.Len = len(out) - lp.First
+			if cp != nil && out[lp.First].Tool < 0 {
+				// The loop's first model call's tool.
+				out[lp.First].Tool = 0
+				for _, bs := range out[lp.First+1:] {
+					if bs.Tool >= 0 && bs.Tool < len(tools) && tools[bs.Tool].Tokens != nil {
+						out[lp.First].Tool = bs.Tool
+						break
+					}
+				}
+			}
+			if cp != nil && lp.Len == 1 {
+				lp.Len = 0 // no steps of its own: the error is the loop's
+			}
 			lf.finish()
 			if lp.Len > 0 {
 				l.checkLoop(&lp, lf, out, tools)
@@ -891,6 +917,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 			rf := defaults
 			l.retryKeys(f, &rf)
 			timeout, _ := f.duration("timeout")
+			firstToken, _ := f.duration("first_token_timeout")
 			g := system.Group{Name: st.Name, First: len(out)}
 			members := d.sequence(pn, f.field("parallel"))
 			if len(members) == 0 && members != nil {
@@ -903,7 +930,7 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 					continue
 				}
 				l.stepNodes = append(l.stepNodes, mn)
-				ms := system.Step{Timeout: timeout, Group: len(groups) + 1, Loop: loop}
+				ms := system.Step{Timeout: timeout, FirstTokenTimeout: firstToken, Group: len(groups) + 1, Loop: loop}
 				ms.Name = l.stepName(mf, mn, mpath, sp, seen)
 				l.stepPaths = append(l.stepPaths, mf.path)
 				if mf.get("tool") == nil && mf.get("choose") == nil {
@@ -918,6 +945,9 @@ func (l *loader) stepsAt(n *yaml.Node, sp string, toolIndex map[string]int, tool
 				out = append(out, ms)
 			}
 			g.Members = len(out) - g.First
+			if firstToken > 0 && !slices.ContainsFunc(out[g.First:], func(ms system.Step) bool { return l.streams(&ms) }) {
+				d.errorf(f.get("first_token_timeout"), f.field("first_token_timeout"), "applies to streaming model calls: none of the tools the members may call has stream: true")
+			}
 			if len(out)+len(groups) > MaxSteps {
 				d.errorf(pn, f.field("parallel"), "at most %d steps and members in all", MaxSteps)
 			}
@@ -1021,6 +1051,9 @@ func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map
 	if v, ok := f.duration("timeout"); ok {
 		st.Timeout = v
 	}
+	if v, ok := f.duration("first_token_timeout"); ok {
+		st.FirstTokenTimeout = v
+	}
 	if v := f.get("fallback"); v != nil {
 		for _, name := range l.stringList(v, f.field("fallback")) {
 			idx, ok := toolIndex[name]
@@ -1044,6 +1077,30 @@ func (l *loader) call(f *fields, item *yaml.Node, st *system.Step, toolIndex map
 	if v := f.get("requires"); v != nil {
 		st.Requires = l.stringList(v, f.field("requires"))
 	}
+	if v := f.get("first_token_timeout"); v != nil && st.FirstTokenTimeout > 0 && !l.streams(st) {
+		d.errorf(f.get("first_token_timeout"), f.field("first_token_timeout"), "applies to streaming model calls: none of the tools the step may call has stream: true")
+	}
+}
+
+// streams reports whether a tool st may call (its tool, choices or
+// fallbacks) streams its output.
+func (l *loader) streams(st *system.Step) bool {
+	tools := l.toolCfgs
+	ok := func(i int) bool { return i >= 0 && i < len(tools) && tools[i].Stream }
+	if ok(st.Tool) {
+		return true
+	}
+	for _, c := range st.Choose {
+		if ok(c.Tool) {
+			return true
+		}
+	}
+	for _, f := range st.Fallbacks {
+		if ok(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // choose reads a step's or member's choose: a list of {tool, weight}.
@@ -1216,6 +1273,7 @@ func (l *loader) tools(n *yaml.Node, index map[string]int) []system.Tool {
 		if v := tf.get("prompt_cache"); v != nil {
 			t.PromptCache = l.promptCache(v, tf.field("prompt_cache"))
 		}
+		t.Stream, _ = tf.boolean("stream")
 		tf.str("description")
 		if v := tf.get("errors"); v != nil {
 			if ef := d.keys(v, tf.field("errors"), "errors"); ef != nil {

@@ -12,8 +12,8 @@ import "testing"
 // these (and the goldens: go test -run ErrorsGolden -update).
 const (
 	topKeys   = "arrivals, classes, cost, deadline, description, floor, guards, horizon, min_lease, name, queue, retry, runs, scheduling, seed, steps, tenants, tools, warmup, workers"
-	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_input_token, per_output_token, prompt_cache, queue, rate_limit, result_tokens, retry_after, script, tokens, ttft"
-	stepKeys  = "allow_unsafe, attempts, backoff, budget, calls, choose, fallback, hedge, idempotency_key, idempotent, loop, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
+	toolKeys  = "adaptive_concurrency, cache, capabilities, circuit_breaker, concurrency, contention, cost, deadline_aware, description, drop_floor, errors, hang, latency, outages, per_input_token, per_output_token, prompt_cache, queue, rate_limit, result_tokens, retry_after, script, stream, tokens, ttft"
+	stepKeys  = "allow_unsafe, attempts, backoff, budget, calls, choose, fallback, first_token_timeout, hedge, idempotency_key, idempotent, loop, name, parallel, requires, retry_after, retry_after_jitter, timeout, tokens, tool, wait"
 	processes = "poisson, constant, batch, schedule, diurnal, trace, closed, renewal, mmpp"
 )
 
@@ -265,7 +265,7 @@ func TestParseGroups(t *testing.T) {
 		{name: "parallel/hedge", stepAll: par + ", hedge: {delay: 1s}", want: "t.yaml:6: steps.g.hedge: a parallel step has none: each member has its own (under parallel)"},
 		{name: "parallel/empty", stepAll: "name: g, parallel: []", want: "t.yaml:6: steps.g.parallel: needs at least one member"},
 		{name: "parallel/member-tool", stepAll: "name: g, parallel: [{name: p1}]", want: "t.yaml:6: steps.g.parallel.p1.tool: required: which tool the member calls (or choose: tools by weight)"},
-		{name: "parallel/member-typo", stepAll: "name: g, parallel: [{name: p1, tool: t, tmeout: 1s}]", want: "t.yaml:6: steps.g.parallel.p1.tmeout: unknown key (did you mean \"timeout\"?); allowed here: allow_unsafe, attempts, backoff, budget, choose, fallback, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"},
+		{name: "parallel/member-typo", stepAll: "name: g, parallel: [{name: p1, tool: t, tmeout: 1s}]", want: "t.yaml:6: steps.g.parallel.p1.tmeout: unknown key (did you mean \"timeout\"?); allowed here: allow_unsafe, attempts, backoff, budget, choose, fallback, first_token_timeout, idempotency_key, idempotent, name, requires, retry_after, retry_after_jitter, timeout, tool"},
 		{name: "parallel/duplicate", stepAll: "name: g, parallel: [{name: g, tool: t}]", want: "t.yaml:6: steps.g.parallel[0].name: duplicate step name \"g\" (first at line 6)"},
 		{name: "wait/too-many", stepAll: par + ", wait: {first: 3}", want: "t.yaml:6: steps.g.wait.first: must be at most the number of members (2), got 3"},
 		{name: "wait/zero", stepAll: par + ", wait: {first: 0}", want: "t.yaml:6: steps.g.wait.first: must be ≥ 1, got 0"},

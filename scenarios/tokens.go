@@ -124,6 +124,9 @@ func (l *loader) checkTokenTool(t *system.Tool, tf *fields) {
 				}
 			}
 		}
+		if t.Stream {
+			d.errorf(tf.get("stream"), tf.field("stream"), "needs tokens: {input, output}: a model call streams its output tokens")
+		}
 		for _, key := range []string{"per_input_token", "prompt_cache"} {
 			if tf.has(key) {
 				d.errorf(tf.get(key), tf.field(key), "needs tokens: {input, output}: it applies to a model call's input tokens")

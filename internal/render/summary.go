@@ -150,7 +150,7 @@ func SummaryTable(w io.Writer, title string, s *summary.Summary) error {
 			{"per run", Number(a.PerRun)},
 			{"retries", Number(float64(a.Retries))},
 			{"ok / timeout / transient / 429 / permanent", fmt.Sprintf("%d / %d / %d / %d / %d", a.OK, a.Timeouts, a.Transient, a.RateLimited, a.Permanent)},
-		}, overloadedRow(a)...), [][]string{
+		}, outcomeDetailRows(a)...), [][]string{
 			{"refused locally (never dialed)", RefusalBreakdown(a, s.Cost)},
 			{"wasted attempt time", Seconds(a.WastedSeconds)},
 			{"backoff sleep time", Seconds(a.BackoffSeconds)},
@@ -731,18 +731,37 @@ func LoopNotes(l summary.LoopSummary) string {
 	if l.WindowTruncated > 0 {
 		parts = append(parts, fmt.Sprintf("%s model calls truncated to the context window", Number(float64(l.WindowTruncated))))
 	}
+	if l.Compactions > 0 {
+		parts = append(parts, fmt.Sprintf("%s contexts compacted", Number(float64(l.Compactions))))
+	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "Loop " + l.Name + ": " + strings.Join(parts, "; ") + "."
 }
 
-// overloadedRow is the row of the provider's overload answers (a 529
-// overloaded_error, or a 503), apart from the 429s of the caller's limits,
-// when there were any.
-func overloadedRow(a summary.AttemptsSummary) [][]string {
+// outcomeDetailRows are the rows that detail the attempts' outcomes when
+// there were any: the provider's overload answers (a 529
+// overloaded_error, or a 503), apart from the 429s of the caller's
+// limits, and the streaming calls cut (streamRows).
+func outcomeDetailRows(a summary.AttemptsSummary) [][]string {
+	rows := streamRows(a)
 	if a.Overloaded == 0 {
-		return nil
+		return rows
 	}
-	return [][]string{{"overloaded (the provider's own capacity)", Number(float64(a.Overloaded))}}
+	return append([][]string{{"overloaded (the provider's own capacity)", Number(float64(a.Overloaded))}}, rows...)
+}
+
+// streamRows are the rows of the streaming calls cut, when there were
+// any: before their first token (first_token_timeout) and after it
+// (billed for the tokens produced).
+func streamRows(a summary.AttemptsSummary) [][]string {
+	var rows [][]string
+	if a.FirstTokenTimeouts > 0 {
+		rows = append(rows, []string{"cut before the first token (first_token_timeout)", Number(float64(a.FirstTokenTimeouts))})
+	}
+	if a.StreamCuts > 0 {
+		rows = append(rows, []string{"streams cut after the first token (billed as produced)", Number(float64(a.StreamCuts))})
+	}
+	return rows
 }

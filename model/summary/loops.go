@@ -31,12 +31,15 @@ type LoopSummary struct {
 	// met the context window.
 	WindowRefused   int64 `json:"window_refused,omitempty"`
 	WindowTruncated int64 `json:"window_truncated,omitempty"`
+	// Compactions counts the compaction calls that succeeded (at_window:
+	// compact): each replaced a run's history with its summary.
+	Compactions int64 `json:"compactions,omitempty"`
 }
 
 // loopPool is one loop's figures pooled over replications.
 type loopPool struct {
-	turns, lat, in                         *stats.Histogram
-	answered, maxTurns, refused, truncated int64
+	turns, lat, in                                      *stats.Histogram
+	answered, maxTurns, refused, truncated, compactions int64
 }
 
 func newLoopPools(cfg *system.Config) []loopPool {
@@ -63,6 +66,7 @@ func (a *Accumulator) addLoops(r *system.Result) {
 		p.maxTurns += rl.MaxTurns
 		p.refused += rl.Refused
 		p.truncated += rl.Truncated
+		p.compactions += rl.Compactions
 	}
 }
 
@@ -82,7 +86,7 @@ func (a *Accumulator) loopSummaries() []LoopSummary {
 		p := &a.loops[i]
 		o.Turns, o.TurnLatency, o.TurnInput = percentiles(p.turns), percentiles(p.lat), percentiles(p.in)
 		o.Answered, o.MaxTurnsReached = p.answered, p.maxTurns
-		o.WindowRefused, o.WindowTruncated = p.refused, p.truncated
+		o.WindowRefused, o.WindowTruncated, o.Compactions = p.refused, p.truncated, p.compactions
 	}
 	return out
 }

@@ -48,6 +48,10 @@ const (
 	// timedOut: the lease ran out first; the call may have executed, and
 	// a metered call's usage is unknown.
 	timedOut
+	// streamCut: the caller cut a streaming call after its first token
+	// (its lease ran out, or its group cancelled it): the tokens produced
+	// by then are known, counted and billed (stream.go).
+	streamCut
 	// turnedAway: refused unserved, with an answer: a rate limiter's 429, a
 	// full tool queue's 503, a deadline-aware tool's drop. It used nothing.
 	turnedAway
@@ -69,7 +73,11 @@ type attempt struct {
 	lease    time.Duration
 	latency  time.Duration // drawn
 	served   time.Duration // when a tool with concurrency started serving it, or -1
-	timer    sim.Timer     // the attempt's one pending event: a wake, a give-up, its answer or timeout
+	// firstBy is the instant by which a streaming call queued at a tool
+	// with concurrency must send its first token (its timer is armed for
+	// it), or 0 (stream.go).
+	firstBy time.Duration
+	timer   sim.Timer // the attempt's one pending event: a wake, a give-up, its answer or timeout
 	// retryAfter is the limiter's time to its next token (a tool without a
 	// retry_after of its own); raU the uniform of the tool's retry_after.
 	retryAfter time.Duration
@@ -148,6 +156,12 @@ func (m *Model) dial(ri int32) {
 	if caching {
 		m.held[ri].tok.first = lat + m.held[ri].tok.prefill
 	}
+	a.firstBy = 0
+	fto := time.Duration(0)
+	if tp.stream && !hit {
+		m.held[ri].tok.ttft = streamTTFT(o, hung, lat+m.held[ri].tok.prefill)
+		fto = m.firstTokenLimit(r, tp, lease)
+	}
 	lat += tokLat
 	a.outcome, a.latency, a.ending = o, lat, answered
 	a.state = inFlight
@@ -172,7 +186,7 @@ func (m *Model) dial(ri int32) {
 			m.res.Series.addCall(now, int(r.tool))
 		}
 		if tp.capacity {
-			m.submit(ri, lease) // a prompt cache is written when served
+			m.submit(ri, lease, fto) // a prompt cache is written when served
 			return
 		}
 		if caching {
@@ -184,6 +198,18 @@ func (m *Model) dial(ri int32) {
 			ts.stats.BusySeconds += secs(lat)
 			m.res.Series.addBusy(now, now+lat, int(r.tool))
 		}
+	}
+	if fto > 0 && m.held[ri].tok.ttft > fto {
+		// No first token in time: the caller cuts the stream then.
+		a.outcome, a.ending, a.leaseCut = retry.Timeout, timedOut, false
+		if r.measured {
+			m.res.Attempts.FirstTokenTimeouts++
+		}
+		if !hung {
+			ts.stats.WastedSeconds += secs(lat)
+		}
+		m.arm(ri, a, now+fto, evAttemptEnd, false)
+		return
 	}
 	if hung || lat > lease {
 		a.outcome, a.ending = retry.Timeout, timedOut
@@ -261,7 +287,9 @@ func (m *Model) reserve(ri int32, r *run, amount cost.Amount) bool {
 // settle ends run ri's outstanding cost reservation (release calls it):
 // answered calls settle their usage (0 when only successes are billed and
 // this one failed); calls that timed out, or were cancelled after they
-// were sent, have unknown usage and stay reserved for reconciliation; a
+// were sent, have unknown usage and stay reserved for reconciliation,
+// except a stream cut after its first token, which settles what it
+// produced (stream.go); a
 // call turned away unserved (a rate limiter's 429, a full tool queue's
 // 503, a deadline-aware tool's drop, a provider's overload) or never
 // dialed used nothing, even when every request is billed.
@@ -542,6 +570,13 @@ func (m *Model) onAttemptEvent(ri int32, arg int64) {
 	if arg < 0 {
 		// The caller gives up; the request stays at the tool (wasted work).
 		a.outcome, a.ending = retry.Timeout, timedOut
+		if a.firstBy > 0 {
+			// Its first token did not come in time (stream.go).
+			a.leaseCut = false
+			if m.runs.At(ri).measured {
+				m.res.Attempts.FirstTokenTimeouts++
+			}
+		}
 	}
 	m.attemptEnded(ri)
 }
@@ -599,7 +634,7 @@ func (m *Model) account(ri int32, r *run) (retry.Outcome, time.Duration) {
 	elapsed := now - a.dialed
 	m.stepTime(ri, elapsed)
 	m.release(ri, r, byEnd, o, elapsed)
-	if a.ending == timedOut {
+	if a.ending == timedOut || a.ending == streamCut {
 		r.mayRan = true
 	}
 	if r.measured {

@@ -409,12 +409,20 @@ func (c *Config) stepShares() []float64 {
 		for i := range out {
 			out[i] = 1
 		}
-		return out
+	} else {
+		for k, share := range c.ClassShares() {
+			first, end := c.ClassSteps(k)
+			for i := first; i < end; i++ {
+				out[i] += share
+			}
+		}
 	}
-	for k, share := range c.ClassShares() {
-		first, end := c.ClassSteps(k)
-		for i := first; i < end; i++ {
-			out[i] += share
+	// A loop's compaction call is made only in the turns whose context
+	// has passed its threshold, which the plan does not say: it is left
+	// out rather than counted in every turn.
+	for _, l := range c.Loops {
+		if l.Context != nil && l.Context.AtWindow == WindowCompact {
+			out[l.First] = 0
 		}
 	}
 	return out

@@ -134,6 +134,10 @@ type Step struct {
 	// Timeout is the per-attempt ceiling; 0 means none (the lease is then
 	// bounded only by the deadline).
 	Timeout time.Duration
+	// FirstTokenTimeout, when > 0, cuts a call to a streaming tool
+	// (Tool.Stream) that has not sent its first token this long after it
+	// was sent; once the first token is in, only the lease bounds it.
+	FirstTokenTimeout time.Duration
 	// Retry is the step's retry policy (Attempts ≥ 1).
 	Retry retry.Policy
 	// Budget is the retry budget shared by every run's retries of this step;
@@ -289,6 +293,11 @@ type Tool struct {
 	// PromptCache, when set, is a model API's prompt cache
 	// (promptcache.go).
 	PromptCache *PromptCache
+	// Stream makes a model API's calls stream their output (stream.go):
+	// the caller sees the first token after the time to first token, a
+	// step's FirstTokenTimeout can cut a call that has not started, and a
+	// call cut after its first token bills the tokens produced by then.
+	Stream bool
 	// Capabilities the tool declares (e.g. text, images), matched against
 	// Step.Requires.
 	Capabilities []string

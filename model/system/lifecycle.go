@@ -159,6 +159,9 @@ func (m *Model) releaseHeld(ri int32, r *run, by ender, o retry.Outcome, elapsed
 	if by == byCancel && dialed {
 		a.ending = timedOut // its usage is unknown to the caller
 	}
+	if dialed && a.ending == timedOut && m.toolPlans[r.tool].stream {
+		m.cutStream(ri, r, m.s.Now()) // unless its stream had started
+	}
 	h := a.held
 	a.held = 0
 	if h&holdLimitWait != 0 {

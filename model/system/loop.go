@@ -65,6 +65,11 @@ const (
 	// fits: the run keeps its system prompt and its latest context. The
 	// cached prefix of the run's history no longer matches.
 	WindowTruncate
+	// WindowCompact summarises the context with an extra model call, the
+	// loop's first step (Context.CompactAt), before a turn whose input
+	// would pass the compaction threshold; a model call that still does
+	// not fit the window is refused.
+	WindowCompact
 )
 
 // Context is the growing input of a loop's model calls.
@@ -78,6 +83,12 @@ type Context struct {
 	Window int64
 	// AtWindow is what happens to a call whose input would exceed Window.
 	AtWindow WindowRule
+	// CompactAt is, with WindowCompact, the share of Window (0 < CompactAt
+	// ≤ 1) that a turn's context (system + appended) must pass for the
+	// turn to begin with the compaction call: the loop's first step, a
+	// model call whose input is the context (at most Window tokens) and
+	// whose output, the summary, replaces everything appended so far.
+	CompactAt float64
 }
 
 // LoopResult is what one loop measured over the measured runs.
@@ -95,8 +106,8 @@ type LoopResult struct {
 	// left at MaxTurns without an answer (answer loops only).
 	Answered, MaxTurns int64
 	// Refused and Truncated count the model calls that met the context
-	// window.
-	Refused, Truncated int64
+	// window; Compactions the compaction calls that succeeded.
+	Refused, Truncated, Compactions int64
 }
 
 // loopRun is a run slot's loop state (in Model.loopRuns).
@@ -117,8 +128,12 @@ type loopPlan struct {
 	Loop
 	last int32 // the loop's last step
 	// firstEnd is the last step of the turn's first element: the step
-	// itself, or a parallel step's last member.
+	// itself, or a parallel step's last member (after the compaction
+	// step, when the loop has one).
 	firstEnd int32
+	// compact: the loop's first step is its compaction call, made only
+	// when the context passes the threshold.
+	compact bool
 }
 
 // loopModel is the loop state of a Model whose scenario has loops.
@@ -139,8 +154,13 @@ func newLoopModel(cfg *Config, seed uint64) *loopModel {
 	}
 	lm := &loopModel{rng: sim.NewStream(seed, "loops"), loops: make([]loopPlan, len(cfg.Loops)), resultTokens: make([]dist.Dist, len(cfg.Tools))}
 	for i, l := range cfg.Loops {
-		lm.loops[i] = loopPlan{Loop: l, last: int32(l.First + l.Len - 1), firstEnd: int32(l.First)}
-		if g := cfg.Steps[l.First].Group; g > 0 {
+		compact := l.Context != nil && l.Context.AtWindow == WindowCompact
+		first := l.First
+		if compact {
+			first++
+		}
+		lm.loops[i] = loopPlan{Loop: l, last: int32(l.First + l.Len - 1), firstEnd: int32(first), compact: compact}
+		if g := cfg.Steps[first].Group; g > 0 {
 			lm.loops[i].firstEnd = int32(cfg.Groups[g-1].First + cfg.Groups[g-1].Members - 1)
 		}
 	}
@@ -253,16 +273,29 @@ func (m *Model) leaveLoop(r *run, li int32, ls *loopRun, answered bool) {
 // with a context, applying the window rule: whether the window refuses
 // the call, or cut its input.
 func (m *Model) contextInput(ri int32, r *run, li int32) (in int64, refused, truncated bool) {
-	c := m.loops.loops[li].Context
+	lp := &m.loops.loops[li]
+	c := lp.Context
 	ls := m.loopRunOf(m.owner(ri, r))
 	in = min(c.System+ls.ctx, ratelimit.MaxCallTokens)
 	if c.Window > 0 && in > c.Window {
-		if c.AtWindow == WindowRefuse {
-			return in, true, false
+		switch {
+		case lp.compact && r.step == int32(lp.First):
+			return c.Window, false, false // the compaction reads what fits
+		case c.AtWindow == WindowTruncate:
+			return c.Window, false, true
 		}
-		return c.Window, false, true
+		return in, true, false
 	}
 	return in, false, false
+}
+
+// skipCompaction reports whether run ri, at its loop li's compaction
+// step, goes straight to the turn's next step: its context has not
+// passed the threshold.
+func (m *Model) skipCompaction(ri int32, r *run, li int32) bool {
+	c := m.loops.loops[li].Context
+	ls := m.loopRunOf(m.owner(ri, r))
+	return float64(c.System+ls.ctx) <= float64(c.CompactAt*float64(c.Window))
 }
 
 // sentInput notes run ri's model call in loop li, dialed now: its input
@@ -288,6 +321,15 @@ func (m *Model) appendResult(ri int32, r *run, li int32) {
 		return
 	}
 	ls := m.loopRunOf(m.owner(ri, r))
+	if lp.compact && r.step == int32(lp.First) {
+		// The summary replaces the history, and with it the run's cached
+		// prefix; the shared system prompt stays cached.
+		ls.ctx, ls.cacheTool = m.held[ri].tok.out, 0
+		if r.measured {
+			m.res.Loops[li].Compactions++
+		}
+		return
+	}
 	if m.toolPlans[r.tool].tokens != nil {
 		if !r.cur.hit { // a cached answer's tokens are not drawn
 			ls.ctx = min(ls.ctx+m.held[ri].tok.out, maxContext)

@@ -232,3 +232,53 @@ func TestLoopTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopCompaction: a turn whose context (system + appended) passes
+// at × window begins with the compaction call, whose output replaces the
+// history. With 1500 system tokens, 500 appended per turn, a 4000-token
+// window compacted at 0.75 into 300 tokens, eight turns send
+// 1500, 2000, 2500, 3000, then compact 3500 → 300 and send 1800, then
+// 2300, 2800, and compact 3300 → 300 and send 1800: 24,500 input tokens,
+// 8 × 100 + 2 × 300 output tokens, and 8 × 300 ms + 2 × 200 ms per run.
+func TestLoopCompaction(t *testing.T) {
+	res := audited(t, agentConfig(t, "max_turns: 8\n      context: {system: 1500, window: 4000, at_window: compact, compact: {output: {dist: constant, value: 300}, at: 0.75}}"))
+	runs := res.Runs.Completed
+	if runs == 0 || runs != res.Runs.Arrived-res.Runs.InFlight {
+		t.Fatalf("completed %d of %d", runs, res.Runs.Arrived)
+	}
+	if got := res.Loops[0].Compactions; got != 2*runs {
+		t.Errorf("compactions %d, want 2 per run (%d)", got, 2*runs)
+	}
+	if got := res.Tokens[0].Input; got != 24500*runs {
+		t.Errorf("input tokens %d, want 24,500 per run (%d)", got, 24500*runs)
+	}
+	if got := res.Tokens[0].Output; got != 1400*runs {
+		t.Errorf("output tokens %d, want 1,400 per run (%d)", got, 1400*runs)
+	}
+	if got := res.Latency.Max(); math.Abs(got-2.8) > 1e-6 {
+		t.Errorf("run latency max %v, want 2.8 s", got)
+	}
+	if res.Loops[0].Refused != 0 || res.Attempts.RefusedWindow != 0 {
+		t.Errorf("window refusals %d: compaction keeps every call within the window", res.Loops[0].Refused)
+	}
+}
+
+// TestLoopCompactionLoad: the compaction step is named LOOP_compact and
+// needs its summary's tokens; compact applies only with at_window:
+// compact.
+func TestLoopCompactionLoad(t *testing.T) {
+	cfg := agentConfig(t, "max_turns: 8\n      context: {system: 1500, window: 4000, at_window: compact, compact: {output: {dist: constant, value: 300}}}")
+	if l := cfg.Loops[0]; cfg.Steps[l.First].Name != "agent_compact" || l.Len != 3 || l.Context.CompactAt != 1 || l.Context.AtWindow != system.WindowCompact {
+		t.Errorf("loop %+v, first step %q; want agent_compact first of 3, at 1", l, cfg.Steps[l.First].Name)
+	}
+	for _, tc := range []struct{ ctx, want string }{
+		{"{system: 1500, window: 4000, at_window: compact}", "context.compact: required with at_window: compact"},
+		{"{system: 1500, window: 4000, compact: {output: {dist: constant, value: 300}}}", "context.compact: applies only with at_window: compact"},
+		{"{system: 1500, window: 4000, at_window: compact, compact: {at: 0.5}}", "compact.output: required"},
+	} {
+		_, err := scenarios.Parse("agent.yaml", []byte(strings.Replace(agent, "LOOP", "max_turns: 8\n      context: "+tc.ctx, 1)), nil, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("context %s: error %v, want one naming %q", tc.ctx, err, tc.want)
+		}
+	}
+}

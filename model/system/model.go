@@ -454,7 +454,7 @@ func New(cfg *Config, opt Options) *Model {
 	m.compileClasses(seed)
 	m.steps = make([]stepPlan, len(m.stepCfg))
 	for i, st := range m.stepCfg {
-		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, group: int32(st.Group), loop: int32(st.Loop), choose: compileChoices(st.Choose)}
+		m.steps[i] = stepPlan{tool: int32(st.Tool), timeout: st.Timeout, firstToken: st.FirstTokenTimeout, group: int32(st.Group), loop: int32(st.Loop), choose: compileChoices(st.Choose)}
 		if st.Budget != nil {
 			m.steps[i].budget = newBudget(st.Budget)
 		}
@@ -972,8 +972,15 @@ func (m *Model) beginStep(ri int32) {
 	r.mayRan = false
 	r.tool = m.stepTool(r, r.step)
 	r.stepStart = m.s.Now()
-	if li := m.steps[r.step].loop - 1; li >= 0 && !m.loopRunOf(ri).active {
-		m.enterLoop(ri, r, li)
+	if li := m.steps[r.step].loop - 1; li >= 0 {
+		if !m.loopRunOf(ri).active {
+			m.enterLoop(ri, r, li)
+		}
+		if lp := &m.loops.loops[li]; lp.compact && r.step == int32(lp.First) && m.skipCompaction(ri, r, li) {
+			r.step++ // no compaction this turn
+			m.beginStep(ri)
+			return
+		}
 	}
 	if m.steps[r.step].group > 0 {
 		m.beginGroup(ri, r)

@@ -139,6 +139,13 @@ type AttemptCounts struct {
 	// RefusedWindow counts the model calls of an agent loop whose input
 	// would exceed the context window (loop.go).
 	RefusedWindow int64 `json:"refused_window,omitempty"`
+	// FirstTokenTimeouts counts the streaming calls cut because no first
+	// token came within their step's first_token_timeout (also in
+	// Timeouts); StreamCuts the streaming calls that timed out or were
+	// cancelled after their first token, billed and counted for the
+	// tokens produced by then (also in Timeouts, or Cancelled).
+	FirstTokenTimeouts int64 `json:"first_token_timeouts,omitempty"`
+	StreamCuts         int64 `json:"stream_cuts,omitempty"`
 	// WastedSeconds is the attempt time spent on attempts that did not
 	// succeed (timeouts and errors).
 	WastedSeconds float64 `json:"wasted_attempt_s"`
@@ -179,6 +186,8 @@ func (a *AttemptCounts) Merge(o AttemptCounts) {
 	a.RefusedLimit += o.RefusedLimit
 	a.RefusedBreaker += o.RefusedBreaker
 	a.RefusedWindow += o.RefusedWindow
+	a.FirstTokenTimeouts += o.FirstTokenTimeouts
+	a.StreamCuts += o.StreamCuts
 	a.WastedSeconds += o.WastedSeconds
 	a.BackoffSeconds += o.BackoffSeconds
 	a.Duplicates += o.Duplicates

@@ -62,6 +62,8 @@ type toolPlan struct {
 	tokenClient, tokenServer bool
 	// promptCache, when set, caches the prefixes of the calls' prompts.
 	promptCache *PromptCache
+	// stream: a model API whose calls stream their output (stream.go).
+	stream bool
 	// gates are the admission gates a call passes before it is dialed, in
 	// order (lifecycle.go): only those the tool declares.
 	gates []gateKind
@@ -77,7 +79,9 @@ type outcomeRule struct {
 type stepPlan struct {
 	tool    int32
 	timeout time.Duration
-	budget  retry.Budget // nil: none
+	// firstToken is the step's first-token timeout (0: none).
+	firstToken time.Duration
+	budget     retry.Budget // nil: none
 	// group, when > 0, is the Config.Groups entry (1-based) the step
 	// belongs to: a run reaching it starts the group (group.go).
 	group int32
@@ -137,6 +141,7 @@ func compileTool(t *Tool) toolPlan {
 	p.tokens = t.Tokens
 	if t.Tokens != nil {
 		p.promptCache = t.PromptCache
+		p.stream = t.Stream
 	}
 	if tl := t.TokenLimit; tl != nil {
 		p.tokenClient, p.tokenServer = tl.Client, !tl.Client

@@ -145,6 +145,9 @@ type tokenCall struct {
 	// first is the time from reaching the tool to the first token, of a
 	// call that writes a prompt cache.
 	first time.Duration
+	// ttft is, for a streaming call, the time from the start of its
+	// service to its first token (noLimit: it hangs and sends none).
+	ttft time.Duration
 }
 
 // tokenTool is a tool's token state in one replication.
@@ -312,15 +315,16 @@ func (m *Model) tokenReserve(ri int32, tp *toolPlan) (a cost.Amount, ok bool) {
 }
 
 // tokenUsage is what run ri's answered call bills for its tokens: input
-// and output at the tool's prices, or input alone when it failed.
-func (m *Model) tokenUsage(ri int32, tp *toolPlan, o retry.Outcome) cost.Amount {
+// and output at the tool's prices, or input alone when it failed (and
+// its output is not known: withOutput is false).
+func (m *Model) tokenUsage(ri int32, tp *toolPlan, withOutput bool) cost.Amount {
 	c := tp.cost
 	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
 		return 0
 	}
 	tc := &m.held[ri].tok
 	u := inputPrice(c, tc)
-	if o == retry.OK {
+	if withOutput {
 		u += float64(c.OutputToken * float64(tc.out))
 	}
 	a, err := cost.AmountFromFloat(u)
@@ -487,7 +491,7 @@ func (m *Model) billedTokens(ri int32, r *run, o retry.Outcome) cost.Amount {
 			return 0
 		}
 	}
-	return m.tokenUsage(ri, tp, o)
+	return m.tokenUsage(ri, tp, o == retry.OK || r.cur.ending == streamCut)
 }
 
 // settleTokens ends run ri's call to a tool with tokens (release calls
@@ -496,7 +500,9 @@ func (m *Model) billedTokens(ri int32, r *run, o retry.Outcome) cost.Amount {
 // and output when it succeeded, input alone when it failed); a call turned
 // away, or never sent, used nothing and gives its reservation back whole;
 // a call that timed out, or was cancelled after it was sent, keeps its
-// reservation (its usage is unknown). Every sent call counts its tokens;
+// reservation (its usage is unknown), unless it was a stream cut after
+// its first token, which settles its input and the output it produced
+// (stream.go). Every sent call counts its tokens;
 // a successful one records them for the steps that read them.
 func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed bool) {
 	tk := m.tk
@@ -510,7 +516,7 @@ func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed boo
 		// Never served: a provider's overload turned it away unprocessed.
 	case a.ending == timedOut:
 		used = tc.reservedUsage(m.toolPlans[r.tool].tokens)
-	case o == retry.OK:
+	case o == retry.OK || a.ending == streamCut:
 		used = tc.usage(tc.out)
 	default:
 		used = tc.usage(0)

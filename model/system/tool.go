@@ -20,14 +20,20 @@ type request struct {
 
 // submit sends the outstanding attempt of run ri to its capacity tool and
 // starts the caller's timeout.
-func (m *Model) submit(ri int32, lease time.Duration) {
+func (m *Model) submit(ri int32, lease, firstToken time.Duration) {
 	r := m.runs.At(ri)
 	a := &r.cur
 	now := m.s.Now()
 	t := r.tool
 	tp := &m.toolPlans[t]
 	ts := &m.tools[t]
-	if lease < noLimit {
+	switch {
+	case firstToken > 0:
+		// A streaming call's timer first waits for its first token
+		// (stream.go); startRequest moves it to the lease.
+		a.firstBy = now + firstToken
+		m.arm(ri, a, a.firstBy, evAttemptEnd, true)
+	case lease < noLimit:
 		m.arm(ri, a, now+lease, evAttemptEnd, true)
 	}
 	qi := m.allocReq()
@@ -91,6 +97,9 @@ func (m *Model) startRequest(qi int32) {
 		a.served = now
 		if tp := &m.toolPlans[q.tool]; tp.promptCache != nil && a.outcome == retry.OK && a.state != hanging && !a.hit {
 			m.cacheCommit(q.run, m.runs.At(q.run), tp, now)
+		}
+		if a.firstBy > 0 && m.firstTokenServed(q.run, a, now) {
+			q.gen = a.gen // the caller still waits for this request
 		}
 	}
 	m.s.At(now+q.latency, evToolDone, qi, 0)

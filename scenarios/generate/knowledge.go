@@ -105,6 +105,11 @@ var includeChances = map[string]float64{
 	"loop.context":           0.6,
 	"context.window":         0.8,
 	"context.at_window":      0.6,
+	"tool.stream":            0.5,
+	"context.compact":        0.7,
+	"compact.at":             0.8,
+	"compact.timeout":        0.8,
+	"compact.tool":           0.6,
 }
 
 // fixedKeys are drawn once and never drawn again nor dropped by the
@@ -167,9 +172,12 @@ func (k *knowledge) excluded(table string) bool {
 // forced with it: a step's own token counts need its tool to be a model
 // API.
 var featureNeeds = map[Feature][]Feature{
-	{Section: "step", Key: "tokens"}:           {{Section: "tool", Key: "tokens"}},
-	{Section: "tool", Key: "per_output_token"}: {{Section: "tool", Key: "tokens"}},
-	{Section: "step", Key: "wait"}:             {{Section: "step", Key: "parallel"}},
+	{Section: "step", Key: "tokens"}:                {{Section: "tool", Key: "tokens"}},
+	{Section: "tool", Key: "per_output_token"}:      {{Section: "tool", Key: "tokens"}},
+	{Section: "tool", Key: "stream"}:                {{Section: "tool", Key: "tokens"}},
+	{Section: "step", Key: "first_token_timeout"}:   {{Section: "tool", Key: "tokens"}, {Section: "tool", Key: "stream", Value: "true"}},
+	{Section: "member", Key: "first_token_timeout"}: {{Section: "tool", Key: "tokens"}, {Section: "tool", Key: "stream", Value: "true"}, {Section: "step", Key: "parallel"}},
+	{Section: "step", Key: "wait"}:                  {{Section: "step", Key: "parallel"}},
 }
 
 // ExclusivePairs are pairs of features no valid scenario has together,
@@ -363,6 +371,7 @@ func hooks() map[string]func(k *knowledge, m *mapping, key scenarios.Key) value 
 		"step.tool":    func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
 		"member.tool":  func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
 		"choice.tool":  func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
+		"compact.tool": func(k *knowledge, _ *mapping, _ scenarios.Key) value { return k.pick(k.tools) },
 		"step.choose": func(k *knowledge, _ *mapping, _ scenarios.Key) value {
 			return k.listOf("choice", min(len(k.tools), 1+k.g.r.IntN(3)))
 		},
