@@ -139,7 +139,9 @@ func TimelineChart(run TraceRun, attempts []TraceAttempt) (*Chart, error) {
 		ri := rowOf[key(a)]
 		r := y(ri)
 		x0 := sec(a.Start)
-		if _, ok := firstStart[ri]; !ok {
+		if _, ok := firstStart[ri]; !ok || a.Attempt == 1 {
+			// The start of the row's latest sequence of attempts: an
+			// agent loop's step begins one in every turn.
 			firstStart[ri] = x0
 		}
 		unlimited = unlimited || a.Granted == Unlimited
