@@ -51,7 +51,59 @@ func agentModels() []model {
 				}},
 		}, "coding-agent", append([]string{"steps=[{name: ask, tool: model}]", "arrivals={rate: 0.5/s}",
 			"tools.model={ttft: {dist: constant, value: 1ms}, tokens: {input: {dist: constant, value: 3000}, output: {dist: constant, value: 10}}, prompt_cache: {ttl: 2s, prefix: 2000, min_tokens: 1024}}"}, unloaded...)},
+		{"first-token-timeout", "a streaming call cut when its first token takes longer than τ, retried up to k attempts", []figure{
+			{name: "share of runs that succeed", formula: "1 − q^k, q = P(time to first token > τ)",
+				analytic: func(c *system.Config) (float64, error) {
+					q, k, err := firstTokenCut(c)
+					return 1 - math.Pow(q, k), err
+				}, estimate: func(r *system.Result) float64 { return float64(r.Runs.Completed) / float64(r.Runs.Arrived) }},
+			{name: "attempts per run", formula: "(1 − q^k) / (1 − q)",
+				analytic: func(c *system.Config) (float64, error) {
+					q, k, err := firstTokenCut(c)
+					return (1 - math.Pow(q, k)) / (1 - q), err
+				}, estimate: func(r *system.Result) float64 { return float64(r.Attempts.Attempts) / float64(r.Runs.Arrived) }},
+		}, "coding-agent", append(append([]string{"steps=[{name: ask, tool: model, timeout: 60s, first_token_timeout: 1s}]",
+			"tools.model={stream: true, ttft: {dist: exponential, mean: 2s}, tokens: {input: {dist: constant, value: 100}, output: {dist: constant, value: 10}}}"}, unloaded...),
+			"retry={attempts: 3, idempotent: true, backoff: {base: 1ms, cap: 1ms}}")},
+		{"stream-cut", "streams of N output tokens at 10 ms each, cut by a 1.005 s timeout", []figure{
+			{name: "output tokens billed per call", formula: "a cut stream bills what it produced: E[min(N, 100)] = Σ_{k<100} P(N > k)",
+				analytic: streamCutTokens, estimate: func(r *system.Result) float64 {
+					return float64(r.Tokens[0].Output) / float64(r.Tokens[0].Calls)
+				}},
+		}, "coding-agent", append([]string{"steps=[{name: ask, tool: model, timeout: 1005ms}]",
+			"tools.model={stream: true, ttft: {dist: constant, value: 0s}, per_output_token: {dist: constant, value: 10ms}, tokens: {input: {dist: constant, value: 100}, output: {dist: exponential, mean: 200}}}"}, unloaded...)},
 	}
+}
+
+// firstTokenCut returns, for cfg's first step, the probability q that a
+// call's time to first token (its tool's latency) exceeds the step's
+// first-token timeout, and its attempts k.
+func firstTokenCut(c *system.Config) (q, k float64, err error) {
+	st := c.Steps[0]
+	if st.FirstTokenTimeout <= 0 {
+		return 0, 0, fmt.Errorf("the step has no first-token timeout")
+	}
+	q = 1 - c.Tools[st.Tool].Latency.CDF(st.FirstTokenTimeout.Seconds())
+	return q, float64(st.Retry.Attempts), nil
+}
+
+// streamCutTokens is the mean output a call of cfg's first step bills
+// when its stream is cut at the step's timeout: a call of n tokens at a
+// constant time per token answers if n tokens fit the timeout (m = the
+// whole tokens that do) and is otherwise cut after m; with n drawn as
+// round(X), P(n > k) = P(X ≥ k + ½).
+func streamCutTokens(c *system.Config) (float64, error) {
+	st := c.Steps[0]
+	tk := c.Tools[st.Tool].Tokens
+	if tk == nil || tk.PerOutputToken == nil || st.Timeout <= 0 {
+		return 0, fmt.Errorf("the step's tool has no per-token time, or the step no timeout")
+	}
+	m := int(math.Floor(float64(st.Timeout.Seconds()-c.Tools[st.Tool].Latency.Mean()) / tk.PerOutputToken.Mean()))
+	sum := 0.0
+	for k := range m {
+		sum += 1 - tk.Output.CDF(float64(k)+0.5)
+	}
+	return sum, nil
 }
 
 // loopTurns returns the mean and second moment of the turns of cfg's
