@@ -59,15 +59,29 @@ type Run struct {
 	// OK reports whether the run's last call succeeded.
 	OK bool
 	// Steps is the run's step sequence: its calls in order of start, a
-	// retry (a call of the same tool right after a failed one) folded into
-	// its step. At most MaxSequence calls are kept.
-	Steps []Step
+	// retry folded into its step. A retry is a call whose
+	// http.request.resend_count is above 0, or, without that attribute, a
+	// call of the same tool right after a failed one; it joins the latest
+	// earlier step of its tool whose last attempt failed. At most
+	// MaxSequence calls are kept; Truncated reports that some were not.
+	Steps     []Step
+	Truncated bool
 }
 
-// Step is one step of a run: a tool and how many attempts it took.
+// Step is one step of a run: a tool, how many attempts it took, and what
+// its last attempt says (the one a loop's context grows from).
 type Step struct {
 	Tool     string
 	Attempts int
+	// Chat reports a model call (gen_ai.operation.name chat and kin).
+	Chat bool
+	// Failed reports that the last attempt failed.
+	Failed bool
+	// Start and End are the last attempt's, Unix nanoseconds.
+	Start, End int64
+	// Input, Output and Cached are the last attempt's token counts, -1
+	// when absent.
+	Input, Output, Cached int64
 }
 
 // Duration returns the run's end-to-end time in seconds.
@@ -130,12 +144,15 @@ type runAcc struct {
 	calls              int
 	failed             bool
 	seq                []seqCall
+	truncated          bool
 }
 
 type seqCall struct {
-	start int64
-	tool  string
-	fail  bool
+	start, end      int64
+	tool            string
+	fail, chat      bool
+	resend          int
+	in, out, cached int64
 }
 
 // Observe reads the files and returns what they hold. Errors name the file
@@ -268,7 +285,10 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 			fail := s.Class != ingest.OK
 			r.failed = r.failed || fail
 			if len(r.seq) < opt.MaxSequence {
-				r.seq = append(r.seq, seqCall{start: start, tool: s.Tool, fail: fail})
+				r.seq = append(r.seq, seqCall{start: start, end: end, tool: s.Tool, fail: fail, chat: s.Op == ingest.OpChat,
+					resend: s.Resend, in: s.InputTokens, out: s.OutputTokens, cached: s.CachedTokens})
+			} else {
+				r.truncated = true
 			}
 			return nil
 		})
@@ -286,16 +306,9 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 		slices.SortStableFunc(r.seq, func(a, b seqCall) int {
 			return cmp.Or(cmp.Compare(a.start, b.start), strings.Compare(a.tool, b.tool))
 		})
-		var steps []Step
-		for i, c := range r.seq {
-			if i > 0 && r.seq[i-1].fail && r.seq[i-1].tool == c.tool {
-				steps[len(steps)-1].Attempts++
-				continue
-			}
-			steps = append(steps, Step{Tool: c.tool, Attempts: 1})
-		}
+		steps := foldRetries(r.seq)
 		ok := len(r.seq) > 0 && !r.seq[len(r.seq)-1].fail
-		o.Runs = append(o.Runs, Run{ID: id, Start: r.start, End: r.end, Rooted: r.rooted, Calls: r.calls, Failed: r.failed, OK: ok, Steps: steps})
+		o.Runs = append(o.Runs, Run{ID: id, Start: r.start, End: r.end, Rooted: r.rooted, Calls: r.calls, Failed: r.failed, OK: ok, Steps: steps, Truncated: r.truncated})
 	}
 	slices.SortFunc(o.Runs, func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID, b.ID))
@@ -308,6 +321,34 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 		return nil, fmt.Errorf("%s: no runs: no span is a model call (gen_ai.operation.name chat), a tool call (execute_tool) or a root", strings.Join(paths, ", "))
 	}
 	return o, nil
+}
+
+// foldRetries turns a run's calls, in order of start, into its steps.
+func foldRetries(seq []seqCall) []Step {
+	var steps []Step
+	for i, c := range seq {
+		j := -1
+		switch {
+		case c.resend > 0:
+			// The latest earlier step of the tool whose last attempt failed.
+			for k := len(steps) - 1; k >= 0; k-- {
+				if steps[k].Tool == c.tool && steps[k].Failed {
+					j = k
+					break
+				}
+			}
+		case c.resend < 0 && i > 0 && seq[i-1].fail && seq[i-1].tool == c.tool:
+			j = len(steps) - 1
+		}
+		st := Step{Tool: c.tool, Attempts: 1, Chat: c.chat, Failed: c.fail, Start: c.start, End: c.end, Input: c.in, Output: c.out, Cached: c.cached}
+		if j < 0 {
+			steps = append(steps, st)
+			continue
+		}
+		st.Attempts = steps[j].Attempts + 1
+		steps[j] = st
+	}
+	return steps
 }
 
 // Sequence returns the run's steps as "search → llm×2 → llm".
