@@ -106,6 +106,11 @@ type Tool struct {
 	RetryAfter *sample.Reservoir
 	// Input, Output and Cached hold token counts where given.
 	Input, Output, Cached *sample.Reservoir
+	// CachedCalls counts the calls that read some input from the cache,
+	// MinCached is the fewest cached tokens such a call read, and
+	// CachedSum and InputSum are the exact sums over the calls that carry
+	// both counts.
+	CachedCalls, MinCached, CachedSum, InputSum int64
 }
 
 // Observation is the outcome of [Observe].
@@ -274,6 +279,16 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 			}
 			if s.CachedTokens >= 0 {
 				t.Cached.Add(float64(s.CachedTokens), 0)
+				if s.CachedTokens > 0 {
+					if t.CachedCalls == 0 || s.CachedTokens < t.MinCached {
+						t.MinCached = s.CachedTokens
+					}
+					t.CachedCalls++
+				}
+				if s.InputTokens >= 0 {
+					t.CachedSum += s.CachedTokens
+					t.InputSum += s.InputTokens
+				}
 			}
 			if s.Class == ingest.OK && s.TTFT >= 0 && s.TTFT <= dur {
 				t.TTFT.Add(s.TTFT, 0)
