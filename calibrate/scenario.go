@@ -247,6 +247,21 @@ func (r *Result) arrivals(w *writer) {
 		w.line("  process: renewal")
 		w.linec("  interarrival: "+w.dist(a.Gaps, "interarrival", true), "%s", distNote(a.Gaps))
 		w.line("  # %s", a.Why)
+		if a.HasMMPP {
+			w.line("  # %s", a.MMPPWhy)
+		}
+		w.line("  # %s: mean rate %s [%s, %s] over %s", Measured, fmtRate(a.Rate.Value), fmtRate(a.Rate.CI.Lo), fmtRate(a.Rate.CI.Hi), a.Span.Round(time.Second))
+	case "mmpp":
+		m := a.MMPP
+		w.line("arrivals:")
+		w.line("  process: mmpp")
+		w.line("  states:")
+		for i, name := range []string{"busy", "quiet"} {
+			r, s := m.Rates[i], m.Sojourns[i]
+			w.linec(fmt.Sprintf("    - {rate: %s, sojourn: %s}", fmtRate(r.Value), fmtDur(s.Value)), "%s: the %s state: rate [%s, %s], sojourn [%s, %s]", Fitted, name, fmtRate(r.CI.Lo), fmtRate(r.CI.Hi), fmtDur(s.CI.Lo), fmtDur(s.CI.Hi))
+		}
+		w.line("  # %s: %s;", Fitted, a.Why)
+		w.line("  # %s", a.MMPPWhy)
 		w.line("  # %s: mean rate %s [%s, %s] over %s", Measured, fmtRate(a.Rate.Value), fmtRate(a.Rate.CI.Lo), fmtRate(a.Rate.CI.Hi), a.Span.Round(time.Second))
 	case "schedule":
 		w.line("arrivals:")
