@@ -192,11 +192,14 @@ func (r *Result) loopSteps(w *writer) {
 		w.line("        - name: act")
 		cd := &l.Calls
 		hist := make([]float64, len(cd.Hist))
-		for i, c := range cd.Hist {
-			hist[i] = float64(c)
+		for i, c := range cd.Hist[1:] {
+			hist[i+1] = float64(c) // a parallel step launches at least one call
 		}
 		calls := fmt.Sprintf("          calls: %s", weightMixture(hist, 0))
 		w.linec(calls, "%s: tool calls per turn, n %d turns; mean %s [%s, %s]", Measured, cd.Mean.N, fmtNum(cd.Mean.Value), fmtNum(cd.Mean.CI.Lo), fmtNum(cd.Mean.CI.Hi))
+		if cd.Hist[0] > 0 {
+			w.line("          # %d turns called no tool and did not end the run: a turn here makes at least one call.", cd.Hist[0])
+		}
 		if timeout > 0 {
 			w.linec("          timeout: "+fmtDur(timeout), "%s: the longest call of these tools that timed out", Measured)
 		}

@@ -254,8 +254,12 @@ func FitLoop(runs []observe.Run, seed uint64, maxSamples int) *Loop {
 				stopEnds[k]++
 			}
 			// The tool calls of a turn are known in full when another
-			// turn followed, or the run succeeded.
-			if (last && !complete) || (last && len(t.tools) == 0) {
+			// turn followed, or the run succeeded, or, in the turn where a
+			// run failed, when they were launched together (each started
+			// before any ended): the turns where runs fail are those with
+			// slow or failing tools, and leaving them out would make those
+			// tools look rarer than they are.
+			if last && (len(t.tools) == 0 || !complete && !launchedTogether(t.tools)) {
 				continue
 			}
 			c := len(t.tools)
@@ -393,6 +397,14 @@ func (l *Loop) fitTurns() {
 		tf.AtRisk, tf.Ends = append(tf.AtRisk, 0), append(tf.Ends, 0)
 	}
 	tf.AtRisk, tf.Ends = tf.AtRisk[:tf.Max], tf.Ends[:tf.Max]
+	// Under "stop", every run that reaches the last turn seen ends there,
+	// by a cap or because none went further: those turns say nothing
+	// about the chance to stop, and are left out.
+	var lastRisk, lastEnds int64
+	if tf.Rule == "stop" {
+		lastRisk, lastEnds = tf.AtRisk[tf.Max-1], tf.Ends[tf.Max-1]
+		tf.AtRisk[tf.Max-1], tf.Ends[tf.Max-1] = 0, 0
+	}
 	var trials, ends int64
 	for n := range tf.Max {
 		trials += tf.AtRisk[n]
@@ -405,6 +417,14 @@ func (l *Loop) fitTurns() {
 	}
 	tf.P = Wilson(ends, trials)
 	p := tf.P.P
+	if tf.Rule == "stop" {
+		// A cap: many more runs end at the last turn than the chance to
+		// stop explains.
+		tf.Capped = lastEnds >= 5 && float64(lastEnds) > 3*float64(p*float64(lastRisk))
+		if tf.Max == 1 {
+			tf.AtRisk[0], tf.Ends[0] = lastRisk, lastEnds
+		}
+	}
 	tf.MaxTurns = tf.Max
 	if !tf.Capped && p > 0 && p < 1 {
 		tf.MaxTurns = max(tf.Max, int(math.Ceil(math.Log(0.001)/math.Log(1-p))))
@@ -469,4 +489,19 @@ func (l *Loop) fitTurns() {
 		tf.Dist[n] = float64(surv * h)
 		surv -= tf.Dist[n]
 	}
+}
+
+// launchedTogether reports whether every call started before the first
+// of them ended.
+func launchedTogether(calls []observe.Step) bool {
+	end := calls[0].End
+	for _, c := range calls {
+		end = min(end, c.End)
+	}
+	for _, c := range calls {
+		if c.Start >= end && len(calls) > 1 {
+			return false
+		}
+	}
+	return true
 }

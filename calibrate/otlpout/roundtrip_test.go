@@ -2,6 +2,7 @@ package otlpout_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -235,6 +236,7 @@ func TestLoopRoundTrip(t *testing.T) {
 	if model == nil || !model.UseTTFT || model.TTFT.Family != "lognormal" {
 		t.Fatalf("model ttft not fitted: %+v", model)
 	}
+	inCI(t, "output tokens median", model.Output.P50.Value, model.Output.P50.CI.Lo-0.5, model.Output.P50.CI.Hi+0.5, 300)
 	inCI(t, "ttft median", model.TTFT.P50.Value, model.TTFT.P50.CI.Lo, model.TTFT.P50.CI.Hi, 0.5)
 	if !(model.CachedCalls > 0 && model.CachedShare > 0.5) {
 		t.Errorf("cached input: %d calls, share %.3g", model.CachedCalls, model.CachedShare)
@@ -270,5 +272,164 @@ func TestLoopRoundTrip(t *testing.T) {
 	}
 	if seen != 4 {
 		t.Errorf("the calibration table has %d of the loop's 4 rows", seen)
+	}
+}
+
+// The bundled coding agent (scenarios/coding-agent.yaml: the model answers
+// each turn with probability 0.2, up to 12 turns; 1–3 parallel calls
+// choosing search, read_file and run_tests 3:5:1; a 6,000-token system
+// prompt and a start uniform on 300–3,000; a model limited to 16 calls at
+// once, so that long runs miss their deadline), simulated, exported and
+// calibrated: the loop's parameters come back within their intervals
+// although 43 % of the runs fail, because runs cut short count for the
+// turns they took.
+func TestCodingAgentRoundTrip(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "coding-agent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("coding-agent.yaml", src, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := otlpout.New(&b, sc.Config, "coding-agent")
+	system.New(sc.Config, system.Options{Tracer: w, TraceRuns: math.MaxInt64}).Run()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "coding.otlp.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := calibrate.Calibrate([]string{path}, calibrate.Options{Observe: observe.Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Loop
+	if !r.UseLoop || l.Shape.P != 1 {
+		t.Fatalf("loop used %v, shape %v: %s", r.UseLoop, l.Shape, r.LoopWhy)
+	}
+	if ok := float64(l.Runs) / float64(len(r.Obs.Runs)); ok > 0.7 {
+		t.Fatalf("%.0f%% of runs succeeded: the test needs the saturated agent", 100*ok)
+	}
+	tf := l.Turns
+	if tf.Rule != "answer" || tf.Max != 12 {
+		t.Fatalf("rule %s, most turns %d (%s)", tf.Rule, tf.Max, tf.Why)
+	}
+	inCI(t, "answer", tf.P.P, tf.P.CI.Lo, tf.P.CI.Hi, 0.2)
+	// Mean turns under the generating max_turns, from the fitted chance's
+	// interval (the cap is not in the trace: no run that succeeded reached
+	// it without answering).
+	mean := func(p float64) float64 { return (1 - math.Pow(1-p, 12)) / p }
+	inCI(t, "mean turns under 12", mean(tf.P.P), mean(tf.P.CI.Hi), mean(tf.P.CI.Lo), (1-math.Pow(0.8, 12))/0.2)
+	inCI(t, "calls per turn", l.Calls.Mean.Value, l.Calls.Mean.CI.Lo, l.Calls.Mean.CI.Hi, 2)
+	for _, ts := range l.Tools {
+		want := map[string]float64{"search": 3.0 / 9, "read_file": 5.0 / 9, "run_tests": 1.0 / 9}[ts.Tool]
+		inCI(t, ts.Tool+" share", ts.Share.P, ts.Share.CI.Lo, ts.Share.CI.Hi, want)
+	}
+	cf := l.Context
+	if cf.System != 6000 {
+		t.Errorf("system %d, want 6000", cf.System)
+	}
+	inCI(t, "start mean", cf.Start.Mean.Value, cf.Start.Mean.CI.Lo, cf.Start.Mean.CI.Hi, 1650)
+	// Lognormal result tokens given by median and p99: mean median·e^{σ²/2}.
+	for tool, q := range map[string][2]float64{"search": {1200, 6000}, "read_file": {2500, 15000}, "run_tests": {800, 5000}} {
+		sigma := math.Log(q[1]/q[0]) / 2.3263478740408408
+		m := cf.Results[tool]
+		inCI(t, tool+" result tokens mean", m.Mean.Value, m.Mean.CI.Lo-0.5, m.Mean.CI.Hi+0.5, q[0]*math.Exp(sigma*sigma/2))
+	}
+	// (Not the output tokens: the calls that time out are the long ones,
+	// and a call that times out reports no usage.)
+	text := string(r.Scenario("recovered").YAML)
+	for _, want := range []string{"{name: think, tool: model, timeout: 90s}", "          timeout: 60s  # MEASURED"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the scenario lacks %q (the generating timeouts):\n%s", want, text)
+		}
+	}
+}
+
+// calibrateYAML simulates the scenario, exports every run and calibrates
+// the export.
+func calibrateYAML(t *testing.T, yaml string) *calibrate.Result {
+	t.Helper()
+	sc, err := scenarios.Parse("gen.yaml", []byte(yaml), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := otlpout.New(&b, sc.Config, "gen")
+	system.New(sc.Config, system.Options{Tracer: w, TraceRuns: math.MaxInt64}).Run()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "gen.otlp.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := calibrate.Calibrate([]string{path}, calibrate.Options{Observe: observe.Options{Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.UseLoop {
+		t.Fatalf("no loop: %s", r.LoopWhy)
+	}
+	if _, err := r.Scenario("recovered").Load("recovered.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const loopEnds = `name: gen
+seed: 2
+runs: 3000
+arrivals: {rate: 2/s}
+workers: 1000
+steps:
+  - name: agent
+    loop:
+      max_turns: MAX
+      END
+      steps:
+        - {name: think, tool: model}
+        - name: act
+          calls: {dist: uniform, min: 0.5, max: 2.5}
+          parallel:
+            - {name: a, choose: [{tool: search, weight: 1}, {tool: read, weight: 1}]}
+            - {name: b, choose: [{tool: search, weight: 1}, {tool: read, weight: 1}]}
+tools:
+  model:
+    latency: {dist: lognormal, median: 300ms, sigma: 0.3}
+    tokens: {input: {dist: constant, value: 500}, output: {dist: constant, value: 50}}
+  search: {latency: {dist: lognormal, median: 100ms, sigma: 0.3}}
+  read: {latency: {dist: lognormal, median: 50ms, sigma: 0.3}}
+`
+
+// A loop that stops after each full turn with a fixed chance is fitted as
+// stop with that chance; one whose turns are drawn (uniform on 1–4) fails
+// the constant-chance test and is described by the Kaplan–Meier
+// distribution of its turns, a quarter each.
+func TestLoopStopAndTurns(t *testing.T) {
+	r := calibrateYAML(t, strings.NewReplacer("MAX", "40", "END", "stop: 0.3").Replace(loopEnds))
+	tf := r.Loop.Turns
+	if tf.Rule != "stop" || tf.PValue < 0.01 {
+		t.Fatalf("rule %s (%s)", tf.Rule, tf.Why)
+	}
+	inCI(t, "stop", tf.P.P, tf.P.CI.Lo, tf.P.CI.Hi, 0.3)
+	if tf.Capped {
+		t.Errorf("a cap found at %d turns (%s)", tf.Max, tf.Why)
+	}
+
+	r = calibrateYAML(t, strings.NewReplacer("MAX", "4", "END", "turns: {dist: uniform, min: 0.5, max: 4.5}").Replace(loopEnds))
+	tf = r.Loop.Turns
+	if tf.Rule != "turns" || len(tf.Dist) != 4 {
+		t.Fatalf("rule %s, distribution %v (%s)", tf.Rule, tf.Dist, tf.Why)
+	}
+	n := float64(r.Loop.Runs)
+	for i, p := range tf.Dist {
+		within4(t, fmt.Sprintf("P(%d turns)", i+1), p, 0.25, math.Sqrt(0.25*0.75/n))
+	}
+	if text := string(r.Scenario("recovered").YAML); !strings.Contains(text, "turns: {dist: mixture, of: [{weight: 0.2") {
+		t.Errorf("the scenario draws no turns:\n%s", text)
 	}
 }
