@@ -3,8 +3,10 @@
 // passes the goodness-of-fit and tail checks, the empirical distribution
 // otherwise), times to first token and per output token for model calls,
 // error rates by class with Wilson intervals, Retry-After values and token
-// counts; per run, the step sequences; and the arrivals' rate by time of
-// day and burstiness.
+// counts; per run, the step sequences, or an agent loop's turns, calls
+// per turn and growing context (FitLoop); and the arrivals' rate by time
+// of day and burstiness, with a two-state Markov-modulated Poisson process
+// for bursts that last (FitMMPP).
 //
 // Every estimate carries what a reader needs to judge it: the number of
 // observations and a 95% interval.

@@ -15,8 +15,9 @@ import (
 // An agent loop in a trace: a run whose first call is a model call, and
 // whose later calls are turns, each a model call followed by the tool
 // calls it asked for. A turn without tool calls at the end of a run is the
-// model's answer. FitLoop reads the turns of the runs that succeeded, and
-// fits what a scenario's steps[].loop needs: the rule that ends the loop
+// model's answer. FitLoop reads the turns of every run of that shape (a
+// run that failed counts up to where it failed), and fits what a
+// scenario's steps[].loop needs: the rule that ends the loop
 // (a chance that the model answers each turn, a chance to stop after each
 // turn, or a distribution of turns), the tool calls per turn and which
 // tools they call, and the context: the tokens every call starts with and
@@ -31,13 +32,16 @@ type Loop struct {
 	// Model and whose model calls are all Model's: the runs a loop of
 	// Model describes.
 	Shape Rate
-	// Runs is how many of them were fitted: those that succeeded without
-	// losing calls to the sequence limit (observe.Options.MaxSequence).
+	// Runs is how many of them succeeded without losing calls to the
+	// sequence limit (observe.Options.MaxSequence); runs that failed are
+	// fitted up to where they failed.
 	Runs int64
 	// Turns is the fit of the turns per run.
 	Turns TurnFit
-	// Calls is the tool calls per turn, over the turns that called tools
-	// or were not the run's last.
+	// Calls is the tool calls per turn, over the turns whose calls are
+	// known in full: followed by another turn, or last in a run that
+	// succeeded (and did not answer), or last in a run that failed with
+	// its calls launched together.
 	Calls CallsFit
 	// Tools are the tools the turns call, with their share of the calls
 	// (choose weights), most called first.
