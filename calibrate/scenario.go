@@ -136,6 +136,9 @@ func (r *Result) loopSteps(w *writer) {
 	r.retry(w, l.Attempts)
 	w.line("# Steps: an agent loop (%s). The fit reads the %d runs of its shape that", r.LoopWhy, l.Runs)
 	w.line("# succeeded; the most common sequence alone, %s, describes %d runs (%s).", r.Modal().Text, r.Modal().Share.K, pct(r.Modal().Share))
+	if l.Truncated > 0 {
+		w.line("# %d runs made more calls than the %d kept per run, and are left out of the loop's fit.", l.Truncated, observe.DefaultMaxSequence)
+	}
 	w.line("steps:")
 	w.line("  - name: agent")
 	w.line("    loop:")

@@ -36,6 +36,9 @@ type Loop struct {
 	// sequence limit (observe.Options.MaxSequence); runs that failed are
 	// fitted up to where they failed.
 	Runs int64
+	// Truncated counts the runs of the shape left out because they made
+	// more calls than the sequence limit keeps.
+	Truncated int64
 	// Turns is the fit of the turns per run.
 	Turns TurnFit
 	// Calls is the tool calls per turn, over the turns whose calls are
@@ -212,6 +215,7 @@ func FitLoop(runs []observe.Run, seed uint64, maxSamples int) *Loop {
 		}
 		shape++
 		if r.Truncated {
+			l.Truncated++
 			continue
 		}
 		complete := r.OK

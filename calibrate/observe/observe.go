@@ -43,8 +43,10 @@ type Options struct {
 // DefaultMaxSamples bounds each sample: enough for a tail check at 0.999.
 const DefaultMaxSamples = 50_000
 
-// DefaultMaxSequence bounds the calls of one run kept for its sequence.
-const DefaultMaxSequence = 64
+// DefaultMaxSequence bounds the calls of one run kept for its sequence
+// and its turns: enough for an agent's long runs, while one runaway run
+// (a loop that never ended) cannot hold the memory of the others.
+const DefaultMaxSequence = 1024
 
 // Run is one run of the trace.
 type Run struct {
