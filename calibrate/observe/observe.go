@@ -302,7 +302,7 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 			fail := s.Class != ingest.OK
 			r.failed = r.failed || fail
 			if len(r.seq) < opt.MaxSequence {
-				r.seq = append(r.seq, seqCall{start: start, end: end, tool: s.Tool, fail: fail, chat: s.Op == ingest.OpChat,
+				r.seq = append(r.seq, seqCall{start: start, end: end, tool: t.Name, fail: fail, chat: s.Op == ingest.OpChat,
 					resend: s.Resend, in: s.InputTokens, out: s.OutputTokens, cached: s.CachedTokens})
 			} else {
 				r.truncated = true
