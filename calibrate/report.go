@@ -18,7 +18,8 @@ type File struct {
 
 // ReportFiles returns the fit report's data files: fit.json (every tool's
 // candidates, goodness of fit and tail check, the arrivals' fit),
-// qq.csv (observed against fitted quantiles, for QQ plots),
+// qq.csv (observed against fitted quantiles, for QQ plots), turns.csv
+// (an agent loop's chance of ending at each turn, observed and fitted),
 // and, when cal is not nil, calibration.csv (the calibration table) and
 // e2e.csv (observed and simulated run-time quantiles). cmd/plot draws
 // them.
@@ -157,6 +158,19 @@ func ReportFiles(r *Result, cal *Calibration) ([]File, error) {
 		return nil, fmt.Errorf("fit.json: %w", err)
 	}
 	files := []File{{"fit.json", append(fitJSON, '\n')}, {"qq.csv", qq.Bytes()}}
+	if l := r.Loop; l != nil && l.Runs > 0 && l.Turns.P.N > 0 {
+		tf := l.Turns
+		var c bytes.Buffer
+		c.WriteString("rule,turn,at_risk,ends,observed,observed_lo,observed_hi,fitted,fitted_lo,fitted_hi,p_value\n")
+		for n := range tf.AtRisk {
+			if tf.AtRisk[n] == 0 {
+				continue
+			}
+			o := fitting.Wilson(tf.Ends[n], tf.AtRisk[n])
+			fmt.Fprintf(&c, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", tf.Rule, n+1, tf.AtRisk[n], tf.Ends[n], num(o.P), num(o.CI.Lo), num(o.CI.Hi), num(tf.P.P), num(tf.P.CI.Lo), num(tf.P.CI.Hi), num(tf.PValue))
+		}
+		files = append(files, File{"turns.csv", c.Bytes()})
+	}
 	if cal != nil {
 		var c bytes.Buffer
 		c.WriteString("quantity,unit,observed,observed_lo,observed_hi,simulated,simulated_lo,simulated_hi,relative_error,relative_error_lo,relative_error_hi\n")

@@ -77,9 +77,12 @@ func TestCalibrateAgentLoopCLI(t *testing.T) {
 		t.Fatalf("run --otlp: exit %d: %s", code, stderr)
 	}
 	out := filepath.Join(dir, "agent.yaml")
-	stdout, stderr, code := runCLI(t, dir, "calibrate", otlp, "--out", out, "--replications", "2")
+	stdout, stderr, code := runCLI(t, dir, "calibrate", otlp, "--out", out, "--replications", "2", "--report", filepath.Join(dir, "fit"))
 	if code != 0 {
 		t.Fatalf("calibrate: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "fit", "turns.csv")); err != nil || !strings.HasPrefix(string(b), "rule,turn,at_risk,ends,") || !strings.Contains(string(b), "\nanswer,1,800,") {
+		t.Errorf("turns.csv: %v\n%s", err, b)
 	}
 	for _, want := range []string{"turns per run", "tool calls per turn", "model cached input share"} {
 		if !strings.Contains(stdout, want) {
