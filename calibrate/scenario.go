@@ -298,6 +298,12 @@ func (r *Result) tool(w *writer, t *fitting.Tool) {
 	if t.UseTTFT && t.Tokens() {
 		w.linec("    ttft: "+w.dist(t.TTFT, t.Name+".ttft", true), "%s", distNote(t.TTFT))
 		w.linec("    per_output_token: "+w.dist(t.PerToken, t.Name+".per_output_token", true), "%s", distNote(t.PerToken))
+	} else if t.Latency.N == 0 || len(t.Latency.Sorted) == 0 {
+		d := 1.0
+		if t.TimeoutAfter.N > 0 {
+			d = t.TimeoutAfter.Max
+		}
+		w.linec("    latency: {dist: constant, value: "+fmtDur(d)+"}", "%s — no call succeeded, so the trace has no answer's latency (the longest call that timed out, else 1s)", Assumed)
 	} else {
 		w.linec("    latency: "+w.dist(t.Latency, t.Name+".latency", true), "%s; successful calls (errors are taken to take as long)", distNote(t.Latency))
 	}
