@@ -39,9 +39,9 @@ const MaxMMPPGaps = 50_000
 // recursion v ← v·exp((Q−Λ)t)·Λ, rescaled at each gap.
 func mmppLogLik(g []float64, l0, l1, r0, r1 float64) float64 {
 	a, b, c, d := -(r0 + l0), r0, r1, -(r1 + l1)
-	half := (a - d) / 2
+	half := float64((a - d) / 2)
 	s := math.Sqrt(float64(half*half) + float64(b*c))
-	mid := (a + d) / 2
+	mid := float64((a + d) / 2)
 	m1, m2 := mid+s, mid-s
 	// Stationary at arrivals: π Λ normalised, π ∝ (r1, r0).
 	v0, v1 := float64(r1*l0), float64(r0*l1)
@@ -51,12 +51,12 @@ func mmppLogLik(g []float64, l0, l1, r0, r1 float64) float64 {
 	for _, t := range g {
 		// exp(At) = e^{m1 t}·[(A − m2 I) − e^{(m2−m1)t}(A − m1 I)]/(m1 − m2)
 		e := math.Exp((m2 - m1) * t)
-		x00 := (a - m2) - e*(a-m1)
+		x00 := (a - m2) - float64(e*(a-m1))
 		x01 := b - float64(e*b)
 		x10 := c - float64(e*c)
-		x11 := (d - m2) - e*(d-m1)
-		w0 := float64(float64(v0*x00)+float64(v1*x10)) * l0
-		w1 := float64(float64(v0*x01)+float64(v1*x11)) * l1
+		x11 := (d - m2) - float64(e*(d-m1))
+		w0 := float64(float64(float64(v0*x00)+float64(v1*x10)) * l0)
+		w1 := float64(float64(float64(v0*x01)+float64(v1*x11)) * l1)
 		sum := w0 + w1
 		if !(sum > 0) {
 			return math.Inf(-1)
@@ -71,9 +71,9 @@ func mmppLogLik(g []float64, l0, l1, r0, r1 float64) float64 {
 // 1 − π_a·exp((Q−Λ)t)·1.
 func mmppCDF(l0, l1, r0, r1 float64) func(float64) float64 {
 	a, b, c, d := -(r0 + l0), r0, r1, -(r1 + l1)
-	half := (a - d) / 2
+	half := float64((a - d) / 2)
 	s := math.Sqrt(float64(half*half) + float64(b*c))
-	mid := (a + d) / 2
+	mid := float64((a + d) / 2)
 	m1, m2 := mid+s, mid-s
 	p0, p1 := float64(r1*l0), float64(r0*l1)
 	tot := p0 + p1
@@ -187,7 +187,7 @@ func FitMMPP(gaps []float64) (m MMPP, ok bool) {
 		}
 	}
 	est := func(lx, se float64, invert bool) Estimate {
-		v, lo, hi := math.Exp(lx), math.Exp(lx-z95*se), math.Exp(lx+z95*se)
+		v, lo, hi := math.Exp(lx), math.Exp(lx-float64(z95*se)), math.Exp(lx+float64(z95*se))
 		if invert {
 			v, lo, hi = 1/v, 1/hi, 1/lo
 		}
@@ -218,8 +218,9 @@ func renewalAIC(d Dist, n int) float64 {
 			best = c
 		}
 	}
-	k := (best.AIC + 2*best.LogLik) / 2
-	return 2*k - 2*best.LogLik/float64(d.Report.N)*float64(n)
+	k := float64((best.AIC + float64(2*best.LogLik)) / 2) // the family's parameters
+	ll := float64(best.LogLik / float64(d.Report.N) * float64(n))
+	return float64(2*k) - float64(2*ll)
 }
 
 // mmppWhy says why the MMPP was chosen or not.
