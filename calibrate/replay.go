@@ -330,6 +330,15 @@ func (r *Result) notes(cal *Calibration) []string {
 			out = append(out, fmt.Sprintf("runs take longer in the trace than the sum of their calls in the scenario (median %s observed, %s simulated): time between calls (the agent's own work, queues outside the traced calls) is not in the scenario.", fmtDur(row.Observed), fmtDur(row.Simulated.Mean)))
 		}
 	}
+	if r.UseLoop {
+		l := r.Loop
+		for _, row := range cal.Rows {
+			if row.Metric == "turns per run" && (row.RelErrCI.Lo > 0.1 || row.RelErrCI.Hi < -0.1) && l.Runs < int64(len(r.Obs.Runs)) {
+				out = append(out, fmt.Sprintf("turns per run: %d of %d runs failed in the trace, and the long ones fail more (they meet more errors and the deadline), so the runs that succeeded took %s turns on average, against %s in the fitted loop; the simulated runs fail %s often, so this row compares different selections.",
+					int64(len(r.Obs.Runs))-l.Runs, len(r.Obs.Runs), fmtNum(l.Turns.Mean.Value), fmtNum(l.Turns.ImpliedMean.Value), map[bool]string{true: "less", false: "more"}[row.RelErr > 0]))
+			}
+		}
+	}
 	var off []string
 	for _, row := range cal.Rows {
 		if !math.IsNaN(row.RelErr) && (row.RelErrCI.Lo > 0.1 || row.RelErrCI.Hi < -0.1) {
