@@ -7,9 +7,12 @@
 // trace; flagged for the user to confirm). [Replay] then measures how far
 // the scenario is from the trace it came from.
 //
-// Turn structure (turns per run, tool calls per turn) is an extension
-// point: the scenario describes a run as the trace's most common step
-// sequence, and the other sequences are listed in its comments.
+// When the runs are agent loops (a model call, the tool calls it asks for,
+// again, until the model answers) and a loop describes more of them than
+// the most common step sequence does, the scenario's run is a
+// steps[].loop fitted to their turns (fitting.FitLoop); otherwise it is
+// the most common step sequence, and the other sequences are listed in
+// its comments.
 package calibrate
 
 import (
@@ -40,6 +43,12 @@ type Result struct {
 	// PeakInFlight is the most runs in flight at once.
 	PeakInFlight int
 	Name         string
+	// Loop is the fit of an agent loop to the runs (nil when no run
+	// starts with a model call); UseLoop reports that the scenario
+	// describes the runs by it, and LoopWhy why or why not.
+	Loop    *fitting.Loop
+	UseLoop bool
+	LoopWhy string
 }
 
 // Calibrate reads the trace files and fits a scenario to them.
@@ -56,6 +65,12 @@ func Calibrate(paths []string, opt Options) (*Result, error) {
 		r.Tools = append(r.Tools, fitting.FitTool(t))
 	}
 	r.Seqs = fitting.Sequences(o.Runs)
+	ms0 := opt.Observe.MaxSamples
+	if ms0 <= 0 {
+		ms0 = observe.DefaultMaxSamples
+	}
+	r.Loop = fitting.FitLoop(o.Runs, opt.Observe.Seed, ms0)
+	r.chooseLoop()
 	starts := make([]int64, len(o.Runs))
 	for i, run := range o.Runs {
 		starts[i] = run.Start
@@ -72,6 +87,27 @@ func Calibrate(paths []string, opt Options) (*Result, error) {
 	r.E2E = fitting.FitDist(res)
 	r.PeakInFlight = peak(o.Runs)
 	return r, nil
+}
+
+// chooseLoop decides whether the scenario describes the runs as a loop:
+// when the loop's shape covers more runs than the most common sequence,
+// and the turns or the calls per turn vary (else the sequence says it
+// all).
+func (r *Result) chooseLoop() {
+	l, modal := r.Loop, r.Modal().Share
+	switch {
+	case l == nil:
+		r.LoopWhy = "no run starts with a model call"
+	case l.Runs == 0:
+		r.LoopWhy = "no run of the loop's shape succeeded"
+	case l.Shape.K <= modal.K:
+		r.LoopWhy = fmt.Sprintf("a loop of %s would describe %d runs, no more than the most common sequence (%d)", l.Model, l.Shape.K, modal.K)
+	case len(l.Turns.Hist) == 1 && float64(l.Calls.Max) == l.Calls.Mean.Value && len(l.Tools) <= 1:
+		r.LoopWhy = "every run takes the same turns and calls"
+	default:
+		r.UseLoop = true
+		r.LoopWhy = fmt.Sprintf("a loop of %s describes %d of %d runs (%s); the most common sequence %d", l.Model, l.Shape.K, len(r.Obs.Runs), pct(l.Shape), modal.K)
+	}
 }
 
 // peak returns the most runs in flight at once.

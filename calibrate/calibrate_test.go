@@ -37,7 +37,7 @@ func TestScenarioLoadsAndReplays(t *testing.T) {
 	}
 	sc := r.Scenario("calibrated")
 	text := string(sc.YAML)
-	for _, want := range []string{"# MEASURED: the runs in the trace", "ttft: {dist: lognormal", "# FITTED: lognormal by maximum likelihood", "workers: ", "# ASSUMED: confirm", "errors: {transient: ", "rate_limited: ", "retry_after: {dist: constant, value: 2s}", "EXTENSION POINT", "tokens:"} {
+	for _, want := range []string{"# MEASURED: the runs in the trace", "ttft: {dist: lognormal", "# FITTED: lognormal by maximum likelihood", "workers: ", "# ASSUMED: confirm", "errors: {transient: ", "rate_limited: ", "retry_after: {dist: constant, value: 2s}", "# Not a steps[].loop: ", "tokens:"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("scenario lacks %q:\n%s", want, text)
 		}

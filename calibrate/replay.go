@@ -63,6 +63,18 @@ type collector struct {
 	lat      map[string][]float64
 	outcomes map[string]*[6]int64 // by retry.Outcome
 	done     int64
+	// model is the loop's model ("" without a loop); turns holds each
+	// run's turns and tool calls so far, and the completed runs' sums.
+	model                    string
+	turns                    map[int64]*runTurns
+	doneTurns, doneCallTurns int64
+	doneCalls                int64
+}
+
+// runTurns is a run's loop so far: its last turn, and its tool calls in
+// all turns and in the last.
+type runTurns struct {
+	turn, calls, lastCalls int
 }
 
 func (c *collector) Attempt(r *system.AttemptRecord) {
@@ -75,6 +87,20 @@ func (c *collector) Attempt(r *system.AttemptRecord) {
 		c.outcomes[r.Tool] = o
 	}
 	o[r.Outcome]++
+	if c.model != "" && r.Turn > 0 {
+		t := c.turns[r.Run]
+		if t == nil {
+			t = &runTurns{}
+			c.turns[r.Run] = t
+		}
+		if r.Turn > t.turn {
+			t.turn, t.lastCalls = r.Turn, 0
+		}
+		if r.Tool != c.model && r.ResendCount == 0 {
+			t.calls++
+			t.lastCalls++
+		}
+	}
 	if r.Outcome == retry.OK {
 		c.lat[r.Tool] = append(c.lat[r.Tool], r.Latency.Seconds())
 	}
@@ -84,7 +110,16 @@ func (c *collector) Run(r system.RunRecord) {
 	if r.Outcome == system.Completed {
 		c.done++
 		c.e2e = append(c.e2e, (r.Ended - r.Arrived).Seconds())
+		if t := c.turns[r.Run]; t != nil {
+			c.doneTurns += int64(t.turn)
+			c.doneCalls += int64(t.calls)
+			c.doneCallTurns += int64(t.turn)
+			if t.lastCalls == 0 {
+				c.doneCallTurns-- // the model answered: a turn without calls
+			}
+		}
 	}
+	delete(c.turns, r.Run)
 }
 
 // Load parses the calibrated scenario as the loader reads a file named
@@ -152,6 +187,18 @@ func (r *Result) Replay(sc *scenarios.Scenario, reps int) (*Calibration, error) 
 	metrics = append(metrics,
 		metric{"runs succeeded", "rate", succ.P, succ.CI, func(c *collector, _ *system.Result) float64 { return float64(c.done) / float64(len(runs)) }},
 		metric{"throughput", "runs/s", float64(okRuns) / span, fitting.Interval{Lo: math.NaN(), Hi: math.NaN()}, func(c *collector, _ *system.Result) float64 { return float64(c.done) / span }})
+	model := ""
+	if r.UseLoop {
+		l := r.Loop
+		model = toolName(l.Model)
+		metrics = append(metrics,
+			metric{"turns per run", "turns", l.Turns.Mean.Value, l.Turns.Mean.CI, func(c *collector, _ *system.Result) float64 {
+				return float64(c.doneTurns) / float64(c.done)
+			}},
+			metric{"tool calls per turn", "calls", l.Calls.Mean.Value, l.Calls.Mean.CI, func(c *collector, _ *system.Result) float64 {
+				return float64(c.doneCalls) / float64(c.doneCallTurns)
+			}})
+	}
 	toolIndex := map[string]int{}
 	for i, t := range cfg.Tools {
 		toolIndex[t.Name] = i
@@ -206,11 +253,17 @@ func (r *Result) Replay(sc *scenarios.Scenario, reps int) (*Calibration, error) 
 					s := res.Tokens[ti]
 					return float64(s.Output) / float64(s.Calls)
 				}})
+			if t.CachedCalls > 0 && cfg.Tools[ti].PromptCache != nil {
+				metrics = append(metrics, metric{name + " cached input share", "rate", t.CachedShare, fitting.Interval{Lo: math.NaN(), Hi: math.NaN()}, func(_ *collector, res *system.Result) float64 {
+					s := res.Tokens[ti]
+					return float64(s.CacheRead) / float64(s.Input)
+				}})
+			}
 		}
 	}
 	vals := make([][]float64, len(metrics))
 	for rep := range reps {
-		c := &collector{lat: map[string][]float64{}, outcomes: map[string]*[6]int64{}}
+		c := &collector{lat: map[string][]float64{}, outcomes: map[string]*[6]int64{}, model: model, turns: map[int64]*runTurns{}}
 		res := system.New(&cfg, system.Options{Replication: rep, Tracer: c, TraceRuns: math.MaxInt64}).Run()
 		slices.Sort(c.e2e)
 		for i, m := range metrics {
@@ -258,12 +311,32 @@ func (r *Result) notes(cal *Calibration) []string {
 			out = append(out, fmt.Sprintf("%s: no family fits its %s (%s); the scenario replays the observed values, which cannot extrapolate beyond the largest one seen (%s).", t.Name, what, d.Why, fmtDur(d.Sorted[len(d.Sorted)-1])))
 		}
 	}
-	if s := r.Modal().Share; s.P < 0.9 {
-		out = append(out, fmt.Sprintf("only %.0f%% of runs follow the simulated step sequence; the others (listed in the scenario) are not simulated: turn structure is an extension point.", 100*s.P))
+	if r.UseLoop {
+		if s := r.Loop.Shape; s.P < 0.9 {
+			out = append(out, fmt.Sprintf("only %.0f%% of runs have the simulated loop's shape (their first call a call of %s); the others are not simulated.", 100*s.P, r.Loop.Model))
+		}
+		if r.Loop.Turns.Rule == "turns" && r.Loop.Turns.Answered > 0 {
+			out = append(out, "the turns per run follow no constant chance of ending, so the loop draws them: its last turn makes tool calls that the trace's answers did not.")
+		}
+	} else if s := r.Modal().Share; s.P < 0.9 {
+		what := "turn structure: " + r.LoopWhy
+		if r.Loop == nil {
+			what = "no run starts with a model call, so they are not an agent loop"
+		}
+		out = append(out, fmt.Sprintf("only %.0f%% of runs follow the simulated step sequence; the others (listed in the scenario) are not simulated (%s).", 100*s.P, what))
 	}
 	for _, row := range cal.Rows {
 		if row.Metric == "run time p50" && row.RelErrCI.Hi < -0.1 {
 			out = append(out, fmt.Sprintf("runs take longer in the trace than the sum of their calls in the scenario (median %s observed, %s simulated): time between calls (the agent's own work, queues outside the traced calls) is not in the scenario.", fmtDur(row.Observed), fmtDur(row.Simulated.Mean)))
+		}
+	}
+	if r.UseLoop {
+		l := r.Loop
+		for _, row := range cal.Rows {
+			if row.Metric == "turns per run" && (row.RelErrCI.Lo > 0.1 || row.RelErrCI.Hi < -0.1) && l.Runs < int64(len(r.Obs.Runs)) {
+				out = append(out, fmt.Sprintf("turns per run: %d of %d runs failed in the trace, and the long ones fail more (they meet more errors and the deadline), so the runs that succeeded took %s turns on average, against %s in the fitted loop; the simulated runs fail %s often, so this row compares different selections.",
+					int64(len(r.Obs.Runs))-l.Runs, len(r.Obs.Runs), fmtNum(l.Turns.Mean.Value), fmtNum(l.Turns.ImpliedMean.Value), map[bool]string{true: "less", false: "more"}[row.RelErr > 0]))
+			}
 		}
 	}
 	var off []string

@@ -18,7 +18,8 @@ type File struct {
 
 // ReportFiles returns the fit report's data files: fit.json (every tool's
 // candidates, goodness of fit and tail check, the arrivals' fit),
-// qq.csv (observed against fitted quantiles, for QQ plots),
+// qq.csv (observed against fitted quantiles, for QQ plots), turns.csv
+// (an agent loop's chance of ending at each turn, observed and fitted),
 // and, when cal is not nil, calibration.csv (the calibration table) and
 // e2e.csv (observed and simulated run-time quantiles). cmd/plot draws
 // them.
@@ -123,11 +124,53 @@ func ReportFiles(r *Result, cal *Calibration) ([]File, error) {
 		"run_time": mk("run_time", r.E2E),
 		"tools":    tools,
 	}
+	if a.HasMMPP {
+		m := a.MMPP
+		est := func(e fitting.Estimate) map[string]any {
+			return map[string]any{"value": e.Value, "lo": e.CI.Lo, "hi": e.CI.Hi}
+		}
+		doc["arrivals"].(map[string]any)["mmpp"] = map[string]any{"chosen": a.Process == "mmpp", "why": a.MMPPWhy, "gaps": m.N,
+			"rates": []any{est(m.Rates[0]), est(m.Rates[1])}, "sojourns_s": []any{est(m.Sojourns[0]), est(m.Sojourns[1])},
+			"log_lik": m.LogLik, "aic": m.AIC, "renewal_aic": m.RenewalAIC, "ks": m.KS, "ks_p": m.KSP, "lag1": est(m.Lag1)}
+	}
+	if l := r.Loop; l != nil {
+		loop := map[string]any{"used": r.UseLoop, "why": r.LoopWhy, "model": l.Model, "shape_runs": l.Shape.K, "fitted_runs": l.Runs}
+		if l.Runs > 0 {
+			tf := l.Turns
+			loop["turns"] = map[string]any{"rule": tf.Rule, "why": tf.Why, "p": tf.P.P, "p_lo": tf.P.CI.Lo, "p_hi": tf.P.CI.Hi,
+				"at_risk": tf.AtRisk, "ends": tf.Ends, "histogram": tf.Hist, "chi2": tf.ChiSq, "df": tf.DF, "p_value": tf.PValue,
+				"implied_mean": tf.ImpliedMean.Value, "max_turns": tf.MaxTurns, "distribution": tf.Dist}
+			loop["calls_per_turn"] = map[string]any{"histogram": l.Calls.Hist, "mean": l.Calls.Mean.Value, "mean_lo": l.Calls.Mean.CI.Lo, "mean_hi": l.Calls.Mean.CI.Hi}
+			shares := map[string]any{}
+			for _, ts := range l.Tools {
+				shares[ts.Tool] = map[string]any{"calls": ts.Share.K, "share": ts.Share.P, "lo": ts.Share.CI.Lo, "hi": ts.Share.CI.Hi}
+			}
+			loop["tools"] = shares
+			if cf := l.Context; cf != nil {
+				loop["context"] = map[string]any{"system": cf.System, "system_runs": cf.SystemRuns, "system_of": cf.SystemOf,
+					"start_mean": cf.Start.Mean.Value, "appended_mean": cf.Appended.Mean.Value, "negative_turns": cf.Negative}
+			}
+		}
+		doc["loop"] = loop
+	}
 	fitJSON, err := json.MarshalIndent(clean(doc), "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("fit.json: %w", err)
 	}
 	files := []File{{"fit.json", append(fitJSON, '\n')}, {"qq.csv", qq.Bytes()}}
+	if l := r.Loop; l != nil && l.Runs > 0 && l.Turns.P.N > 0 {
+		tf := l.Turns
+		var c bytes.Buffer
+		c.WriteString("rule,turn,at_risk,ends,observed,observed_lo,observed_hi,fitted,fitted_lo,fitted_hi,p_value\n")
+		for n := range tf.AtRisk {
+			if tf.AtRisk[n] == 0 {
+				continue
+			}
+			o := fitting.Wilson(tf.Ends[n], tf.AtRisk[n])
+			fmt.Fprintf(&c, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", tf.Rule, n+1, tf.AtRisk[n], tf.Ends[n], num(o.P), num(o.CI.Lo), num(o.CI.Hi), num(tf.P.P), num(tf.P.CI.Lo), num(tf.P.CI.Hi), num(tf.PValue))
+		}
+		files = append(files, File{"turns.csv", c.Bytes()})
+	}
 	if cal != nil {
 		var c bytes.Buffer
 		c.WriteString("quantity,unit,observed,observed_lo,observed_hi,simulated,simulated_lo,simulated_hi,relative_error,relative_error_lo,relative_error_hi\n")

@@ -1,8 +1,9 @@
 // Package fitcharts draws the charts of a calibration's fit report (the
 // files `simulate calibrate --report DIR` writes) with gonum/plot, in the
 // house style of internal/charts: a QQ plot per fitted quantity, observed
-// against fitted quantiles with the tail check in its notes, and the runs'
-// simulated end-to-end times against the observed ones. `plot DIR` draws
+// against fitted quantiles with the tail check in its notes, an agent
+// loop's chance of ending at each turn against the fitted constant, and
+// the runs' simulated end-to-end times against the observed ones. `plot DIR` draws
 // them when DIR holds those files.
 package fitcharts
 
@@ -34,6 +35,12 @@ type Report struct {
 	keys []string
 	e2e  map[string]plotter.XYs
 	tail map[string]string // tool/quantity → the tail check in words
+	// turns: the loop's observed chance of ending at each turn (with its
+	// interval), the fitted constant and its interval, the χ² p-value.
+	turns                      plotter.XYs
+	turnsLo, turnsHi           []float64
+	turnRule                   string
+	fitP, fitLo, fitHi, pValue float64
 }
 
 type series struct {
@@ -78,6 +85,28 @@ func Read(dir string) (*Report, error) {
 			return err
 		}
 		r.e2e[rec[0]] = append(r.e2e[rec[0]], plotter.XY{X: s, Y: p})
+		found = true
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	r.pValue = math.NaN()
+	if err := readCSV(filepath.Join(dir, "turns.csv"), []string{"rule", "turn", "at_risk", "ends", "observed", "observed_lo", "observed_hi", "fitted", "fitted_lo", "fitted_hi", "p_value"}, func(rec []string, num func(int) (float64, error)) error {
+		var v [10]float64
+		for i := 1; i <= 9; i++ {
+			x, err := num(i)
+			if err != nil {
+				return err
+			}
+			v[i] = x
+		}
+		r.turnRule = rec[0]
+		r.turns = append(r.turns, plotter.XY{X: v[1], Y: v[4]})
+		r.turnsLo, r.turnsHi = append(r.turnsLo, v[5]), append(r.turnsHi, v[6])
+		r.fitP, r.fitLo, r.fitHi = v[7], v[8], v[9]
+		if p, err := strconv.ParseFloat(rec[10], 64); err == nil {
+			r.pValue = p
+		}
 		found = true
 		return nil
 	}); err != nil {
@@ -176,10 +205,71 @@ func (r *Report) Builds() []charts.Build {
 		s := r.qq[k]
 		bs = append(bs, charts.Build{From: filepath.Join(r.dir, "qq.csv"), Build: func() (*charts.Chart, error) { return r.qqChart(s) }})
 	}
+	if len(r.turns) > 0 {
+		bs = append(bs, charts.Build{From: filepath.Join(r.dir, "turns.csv"), Build: r.turnsChart})
+	}
 	if len(r.e2e) > 0 {
 		bs = append(bs, charts.Build{From: filepath.Join(r.dir, "e2e.csv"), Build: r.e2eChart})
 	}
 	return bs
+}
+
+// turnsChart draws the loop's chance of ending at each turn, observed
+// with its interval, against the fitted constant chance: a geometric
+// number of turns is a flat line.
+func (r *Report) turnsChart() (*charts.Chart, error) {
+	p := plot.New()
+	p.X.Label.Text = "turn"
+	what := map[string]string{"answer": "the model answers", "stop": "the loop stops"}[r.turnRule]
+	if what == "" {
+		what = "the loop ends"
+	}
+	p.Y.Label.Text = "chance that " + what
+	sc, err := plotter.NewScatter(r.turns)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	lo, hi := r.turns[0].X, r.turns[len(r.turns)-1].X
+	fitted, err := plotter.NewLine(plotter.XYs{{X: lo, Y: r.fitP}, {X: hi, Y: r.fitP}})
+	if err != nil {
+		return nil, err
+	}
+	fitted.LineStyle = draw.LineStyle{Color: orange, Width: vg.Points(1.5)}
+	for _, y := range []float64{r.fitLo, r.fitHi} {
+		band, err := plotter.NewLine(plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}})
+		if err != nil {
+			return nil, err
+		}
+		band.LineStyle = draw.LineStyle{Color: orange, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(band)
+	}
+	p.Add(fitted, sc)
+	for i, pt := range r.turns {
+		l, err := plotter.NewLine(plotter.XYs{{X: pt.X, Y: r.turnsLo[i]}, {X: pt.X, Y: r.turnsHi[i]}})
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = draw.LineStyle{Color: blue, Width: vg.Points(1)}
+		p.Add(l)
+	}
+	verdict := "too few turns to test that it is the same at every turn"
+	if !math.IsNaN(r.pValue) {
+		verdict = fmt.Sprintf("χ² test that it is the same at every turn: p %.2g", r.pValue)
+		if r.pValue < 0.01 {
+			verdict += ": rejected, so the scenario draws the turns from their observed distribution"
+		}
+	}
+	return &charts.Chart{
+		Name:  "loop_turns",
+		Title: "Agent loop: the chance that " + what + " at each turn",
+		Plot:  p,
+		Legend: []charts.LegendEntry{
+			{Label: "observed, with its 95% interval", Thumbs: []plot.Thumbnailer{sc}},
+			{Label: "fitted constant chance (geometric turns), 95% interval dashed", Thumbs: []plot.Thumbnailer{fitted}},
+		},
+		Notes: []string{"Turns at risk include those of runs that failed, up to where they failed. A flat cloud around the line: a constant chance, geometric turns; a trend: the turns follow another law.", verdict},
+	}, nil
 }
 
 var (

@@ -48,3 +48,30 @@ func TestBadReport(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// A loop's turns.csv gives a chart of the chance of ending at each turn
+// against the fitted constant, with the χ² verdict in its notes.
+func TestTurnsChart(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "turns.csv"), []byte("rule,turn,at_risk,ends,observed,observed_lo,observed_hi,fitted,fitted_lo,fitted_hi,p_value\n"+
+		"answer,1,1000,200,0.2,0.18,0.23,0.21,0.2,0.22,0.004\nanswer,2,800,180,0.225,0.2,0.25,0.21,0.2,0.22,0.004\n"), 0o644)
+	r, err := Read(dir)
+	if err != nil || r == nil {
+		t.Fatal(r, err)
+	}
+	bs := r.Builds()
+	if len(bs) != 1 {
+		t.Fatalf("%d charts, want 1", len(bs))
+	}
+	ch, err := bs[0].Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Name != "loop_turns" || !strings.Contains(ch.Title, "the model answers") || !strings.Contains(strings.Join(ch.Notes, " "), "p 0.004: rejected") {
+		t.Errorf("chart %s %q, notes %q", ch.Name, ch.Title, ch.Notes)
+	}
+	var png bytes.Buffer
+	if err := ch.Render(&png, "png"); err != nil || png.Len() == 0 {
+		t.Fatalf("render: %v (%d bytes)", err, png.Len())
+	}
+}

@@ -30,15 +30,29 @@ type Arrivals struct {
 	Bins        []Estimate
 	Dispersion  float64
 	DispersionP float64
-	// Process is the process chosen: "poisson", "renewal" or "schedule";
-	// Why says why.
+	// Process is the process chosen: "poisson", "renewal", "mmpp" or
+	// "schedule"; Why says why.
 	Process string
 	Why     string
+	// MMPP is the two-state Markov-modulated Poisson process fitted to
+	// bursty arrivals (HasMMPP), chosen over the renewal process when its
+	// AIC is lower by more than MMPPMinDeltaAIC; MMPPWhy says how they
+	// compared.
+	MMPP    MMPP
+	HasMMPP bool
+	MMPPWhy string
 	// Daily reports whether the schedule repeats every 24 hours (the
 	// trace spans at least two days) and Hourly holds its 24 rates.
 	Daily  bool
 	Hourly []float64
 }
+
+// MMPPMinDeltaAIC is how much lower an MMPP's AIC must be than the
+// renewal process's for the MMPP to describe the arrivals: a difference
+// above 10 is strong evidence for the model with the lower AIC (Burnham
+// and Anderson 2002). The gaps must also be correlated, each with the
+// next (a renewal process's are not).
+const MMPPMinDeltaAIC = 10
 
 // MinRenewalRuns is the fewest runs from which a renewal process (bursty
 // or regular arrivals) is fitted instead of a Poisson one.
@@ -131,6 +145,20 @@ func FitArrivals(starts []int64, seed uint64, maxSamples int) Arrivals {
 			what = "more regular than Poisson"
 		}
 		a.Why = fmt.Sprintf("interarrival CV %.3g [%.3g, %.3g] excludes 1 (Poisson): %s", a.CV.Value, a.CV.CI.Lo, a.CV.CI.Hi, what)
+		if a.CV.CI.Lo > 1 {
+			if m, ok := FitMMPP(gaps); ok {
+				m.RenewalAIC = renewalAIC(a.Gaps, m.N)
+				a.MMPP, a.HasMMPP = m, true
+				// The MMPP must fit better, and successive gaps must be
+				// correlated, which no renewal process gives: a two-state
+				// MMPP can also mimic independent hyperexponential gaps.
+				better := m.Lag1.CI.Lo > 0 && !(m.RenewalAIC-m.AIC <= MMPPMinDeltaAIC)
+				a.MMPPWhy = m.why(better)
+				if better {
+					a.Process = "mmpp"
+				}
+			}
+		}
 	default:
 		a.Why = fmt.Sprintf("interarrival CV %.3g [%.3g, %.3g] is consistent with 1 (Poisson), and the rate with a constant (χ² p %.2g)", a.CV.Value, a.CV.CI.Lo, a.CV.CI.Hi, a.DispersionP)
 	}

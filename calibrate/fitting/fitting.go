@@ -3,8 +3,10 @@
 // passes the goodness-of-fit and tail checks, the empirical distribution
 // otherwise), times to first token and per output token for model calls,
 // error rates by class with Wilson intervals, Retry-After values and token
-// counts; per run, the step sequences; and the arrivals' rate by time of
-// day and burstiness.
+// counts; per run, the step sequences, or an agent loop's turns, calls
+// per turn and growing context (FitLoop); and the arrivals' rate by time
+// of day and burstiness, with a two-state Markov-modulated Poisson process
+// for bursts that last (FitMMPP).
 //
 // Every estimate carries what a reader needs to judge it: the number of
 // observations and a 95% interval.
@@ -329,6 +331,11 @@ type Tool struct {
 	RetryAfter Dist
 	// Input, Output and Cached are token counts.
 	Input, Output, Cached Moments
+	// CachedCalls counts the calls that read input tokens from a prompt
+	// cache, MinCached the fewest they read; CachedShare is the share of
+	// input tokens read from it (NaN when no call carries both counts).
+	CachedCalls, MinCached int64
+	CachedShare            float64
 }
 
 // Tokens reports whether the tool's calls carry token counts.
@@ -349,6 +356,10 @@ func FitTool(o *observe.Tool) Tool {
 	t.TimeoutAfter = FitMoments(o.TimeoutAfter)
 	t.RetryAfter = FitDist(o.RetryAfter)
 	t.Input, t.Output, t.Cached = FitMoments(o.Input), FitMoments(o.Output), FitMoments(o.Cached)
+	t.CachedCalls, t.MinCached, t.CachedShare = o.CachedCalls, o.MinCached, math.NaN()
+	if o.InputSum > 0 {
+		t.CachedShare = float64(o.CachedSum) / float64(o.InputSum)
+	}
 	return t
 }
 

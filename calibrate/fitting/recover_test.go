@@ -2,14 +2,17 @@ package fitting_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/budgetsim/budgetsim/calibrate/fitting"
 	"github.com/budgetsim/budgetsim/calibrate/ingest"
 	"github.com/budgetsim/budgetsim/calibrate/internal/synth"
 	"github.com/budgetsim/budgetsim/calibrate/observe"
+	"github.com/budgetsim/budgetsim/model/arrival"
 )
 
 // within4 checks an estimate against the truth with a tolerance of four
@@ -135,5 +138,42 @@ func TestRecoverBurstyArrivals(t *testing.T) {
 	}
 	if want := hyperCV; !(arr.CV.CI.Lo < want && want < arr.CV.CI.Hi) {
 		t.Errorf("CV interval %v does not hold the true %v", arr.CV.CI, want)
+	}
+}
+
+// Arrivals from a known two-state MMPP (bursts at 20/s lasting 30 s on
+// average, quiet spells at 1/s lasting 60 s) are described by an MMPP,
+// not a renewal process, with the generating rates and sojourns within
+// the fit's intervals.
+func TestRecoverMMPP(t *testing.T) {
+	p, err := arrival.MMPP([]arrival.State{{Rate: 20, Sojourn: 30 * time.Second}, {Rate: 1, Sojourn: 60 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = arrival.Instance(p)
+	rng := rand.New(rand.NewPCG(7, 9))
+	starts := make([]int64, 40_000)
+	var at time.Duration
+	for i := range starts {
+		at, _ = p.Next(int64(i), at, rng)
+		starts[i] = int64(at)
+	}
+	arr := fitting.FitArrivals(starts, 1, 50_000)
+	if arr.Process != "mmpp" || !arr.HasMMPP {
+		t.Fatalf("process %s (%s; %s)", arr.Process, arr.Why, arr.MMPPWhy)
+	}
+	m := arr.MMPP
+	for _, c := range []struct {
+		what string
+		e    fitting.Estimate
+		want float64
+	}{{"busy rate", m.Rates[0], 20}, {"quiet rate", m.Rates[1], 1}, {"busy sojourn", m.Sojourns[0], 30}, {"quiet sojourn", m.Sojourns[1], 60}} {
+		if !(c.e.CI.Lo <= c.want && c.want <= c.e.CI.Hi) {
+			t.Errorf("%s %.4g: interval [%.4g, %.4g] misses the generating %g", c.what, c.e.Value, c.e.CI.Lo, c.e.CI.Hi, c.want)
+		}
+	}
+	t.Logf("%+v\n%s", m, arr.MMPPWhy)
+	if !(m.Lag1.CI.Lo > 0) || !(m.RenewalAIC-m.AIC > fitting.MMPPMinDeltaAIC) {
+		t.Errorf("lag-1 %v, AIC %v against renewal %v", m.Lag1, m.AIC, m.RenewalAIC)
 	}
 }

@@ -36,7 +36,7 @@ func decodeCall(text []byte, line int, fn func(*Span) error) error {
 	if dec.More() {
 		return lineErrf("more than one JSON value on the line")
 	}
-	s := Span{Line: line, RetryAfter: -1, InputTokens: -1, OutputTokens: -1, CachedTokens: -1, TTFT: -1}
+	s := Span{Line: line, RetryAfter: -1, InputTokens: -1, OutputTokens: -1, CachedTokens: -1, TTFT: -1, Resend: -1}
 	run, err := runID(c.Run)
 	if err != nil {
 		return err

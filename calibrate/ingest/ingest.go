@@ -113,6 +113,9 @@ type Span struct {
 	InputTokens, OutputTokens, CachedTokens int64
 	// TTFT is the time to first token in seconds, or -1.
 	TTFT float64
+	// Resend is http.request.resend_count: the attempts of the same
+	// request before this one (0: a first attempt), or -1 when absent.
+	Resend int
 	// Line is the 1-based line of the file the span came from.
 	Line int
 }

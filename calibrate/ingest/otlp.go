@@ -33,6 +33,9 @@ const (
 	// conventions record headers (http.response.header.<name>, a string
 	// array).
 	AttrRetryAfter = "http.response.header.retry-after"
+	// AttrResendCount is the attempts before this one of the same request
+	// (OpenTelemetry's HTTP client convention): a retry when above 0.
+	AttrResendCount = "http.request.resend_count"
 )
 
 // otlpDecoder decodes OTLP JSON lines with pdata.
@@ -66,7 +69,7 @@ func (d *otlpDecoder) decode(text []byte, line int, fn func(*Span) error) error 
 
 func (d *otlpDecoder) one(sp ptrace.Span, line int) error {
 	s := &d.span
-	*s = Span{Line: line, RetryAfter: -1, InputTokens: -1, OutputTokens: -1, CachedTokens: -1, TTFT: -1}
+	*s = Span{Line: line, RetryAfter: -1, InputTokens: -1, OutputTokens: -1, CachedTokens: -1, TTFT: -1, Resend: -1}
 	tid := sp.TraceID()
 	if tid.IsEmpty() {
 		return lineErrf("span %q has no traceId", sp.Name())
@@ -117,6 +120,9 @@ func (d *otlpDecoder) one(sp ptrace.Span, line int) error {
 			h = v.Slice().At(0).AsString()
 		}
 		s.RetryAfter = retryAfter(h, s.End)
+	}
+	if v, ok := number(attrs, AttrResendCount); ok && v >= 0 && v < 1<<31 {
+		s.Resend = int(v)
 	}
 	s.Class = classify(s.HTTPStatus, str(attrs, AttrErrorType), sp.Status().Code() == ptrace.StatusCodeError)
 	return nil

@@ -43,8 +43,10 @@ type Options struct {
 // DefaultMaxSamples bounds each sample: enough for a tail check at 0.999.
 const DefaultMaxSamples = 50_000
 
-// DefaultMaxSequence bounds the calls of one run kept for its sequence.
-const DefaultMaxSequence = 64
+// DefaultMaxSequence bounds the calls of one run kept for its sequence
+// and its turns: enough for an agent's long runs, while one runaway run
+// (a loop that never ended) cannot hold the memory of the others.
+const DefaultMaxSequence = 1024
 
 // Run is one run of the trace.
 type Run struct {
@@ -59,15 +61,29 @@ type Run struct {
 	// OK reports whether the run's last call succeeded.
 	OK bool
 	// Steps is the run's step sequence: its calls in order of start, a
-	// retry (a call of the same tool right after a failed one) folded into
-	// its step. At most MaxSequence calls are kept.
-	Steps []Step
+	// retry folded into its step. A retry is a call whose
+	// http.request.resend_count is above 0, or, without that attribute, a
+	// call of the same tool right after a failed one; it joins the latest
+	// earlier step of its tool whose last attempt failed. At most
+	// MaxSequence calls are kept; Truncated reports that some were not.
+	Steps     []Step
+	Truncated bool
 }
 
-// Step is one step of a run: a tool and how many attempts it took.
+// Step is one step of a run: a tool, how many attempts it took, and what
+// its last attempt says (the one a loop's context grows from).
 type Step struct {
 	Tool     string
 	Attempts int
+	// Chat reports a model call (gen_ai.operation.name chat and kin).
+	Chat bool
+	// Failed reports that the last attempt failed.
+	Failed bool
+	// Start and End are the last attempt's, Unix nanoseconds.
+	Start, End int64
+	// Input, Output and Cached are the last attempt's token counts, -1
+	// when absent.
+	Input, Output, Cached int64
 }
 
 // Duration returns the run's end-to-end time in seconds.
@@ -92,6 +108,11 @@ type Tool struct {
 	RetryAfter *sample.Reservoir
 	// Input, Output and Cached hold token counts where given.
 	Input, Output, Cached *sample.Reservoir
+	// CachedCalls counts the calls that read some input from the cache,
+	// MinCached is the fewest cached tokens such a call read, and
+	// CachedSum and InputSum are the exact sums over the calls that carry
+	// both counts.
+	CachedCalls, MinCached, CachedSum, InputSum int64
 }
 
 // Observation is the outcome of [Observe].
@@ -130,12 +151,15 @@ type runAcc struct {
 	calls              int
 	failed             bool
 	seq                []seqCall
+	truncated          bool
 }
 
 type seqCall struct {
-	start int64
-	tool  string
-	fail  bool
+	start, end      int64
+	tool            string
+	fail, chat      bool
+	resend          int
+	in, out, cached int64
 }
 
 // Observe reads the files and returns what they hold. Errors name the file
@@ -257,6 +281,16 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 			}
 			if s.CachedTokens >= 0 {
 				t.Cached.Add(float64(s.CachedTokens), 0)
+				if s.CachedTokens > 0 {
+					if t.CachedCalls == 0 || s.CachedTokens < t.MinCached {
+						t.MinCached = s.CachedTokens
+					}
+					t.CachedCalls++
+				}
+				if s.InputTokens >= 0 {
+					t.CachedSum += s.CachedTokens
+					t.InputSum += s.InputTokens
+				}
 			}
 			if s.Class == ingest.OK && s.TTFT >= 0 && s.TTFT <= dur {
 				t.TTFT.Add(s.TTFT, 0)
@@ -268,7 +302,10 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 			fail := s.Class != ingest.OK
 			r.failed = r.failed || fail
 			if len(r.seq) < opt.MaxSequence {
-				r.seq = append(r.seq, seqCall{start: start, tool: s.Tool, fail: fail})
+				r.seq = append(r.seq, seqCall{start: start, end: end, tool: t.Name, fail: fail, chat: s.Op == ingest.OpChat,
+					resend: s.Resend, in: s.InputTokens, out: s.OutputTokens, cached: s.CachedTokens})
+			} else {
+				r.truncated = true
 			}
 			return nil
 		})
@@ -286,16 +323,9 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 		slices.SortStableFunc(r.seq, func(a, b seqCall) int {
 			return cmp.Or(cmp.Compare(a.start, b.start), strings.Compare(a.tool, b.tool))
 		})
-		var steps []Step
-		for i, c := range r.seq {
-			if i > 0 && r.seq[i-1].fail && r.seq[i-1].tool == c.tool {
-				steps[len(steps)-1].Attempts++
-				continue
-			}
-			steps = append(steps, Step{Tool: c.tool, Attempts: 1})
-		}
+		steps := foldRetries(r.seq)
 		ok := len(r.seq) > 0 && !r.seq[len(r.seq)-1].fail
-		o.Runs = append(o.Runs, Run{ID: id, Start: r.start, End: r.end, Rooted: r.rooted, Calls: r.calls, Failed: r.failed, OK: ok, Steps: steps})
+		o.Runs = append(o.Runs, Run{ID: id, Start: r.start, End: r.end, Rooted: r.rooted, Calls: r.calls, Failed: r.failed, OK: ok, Steps: steps, Truncated: r.truncated})
 	}
 	slices.SortFunc(o.Runs, func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID, b.ID))
@@ -308,6 +338,34 @@ func Observe(paths []string, opt Options) (*Observation, error) {
 		return nil, fmt.Errorf("%s: no runs: no span is a model call (gen_ai.operation.name chat), a tool call (execute_tool) or a root", strings.Join(paths, ", "))
 	}
 	return o, nil
+}
+
+// foldRetries turns a run's calls, in order of start, into its steps.
+func foldRetries(seq []seqCall) []Step {
+	var steps []Step
+	for i, c := range seq {
+		j := -1
+		switch {
+		case c.resend > 0:
+			// The latest earlier step of the tool whose last attempt failed.
+			for k := len(steps) - 1; k >= 0; k-- {
+				if steps[k].Tool == c.tool && steps[k].Failed {
+					j = k
+					break
+				}
+			}
+		case c.resend < 0 && i > 0 && seq[i-1].fail && seq[i-1].tool == c.tool:
+			j = len(steps) - 1
+		}
+		st := Step{Tool: c.tool, Attempts: 1, Chat: c.chat, Failed: c.fail, Start: c.start, End: c.end, Input: c.in, Output: c.out, Cached: c.cached}
+		if j < 0 {
+			steps = append(steps, st)
+			continue
+		}
+		st.Attempts = steps[j].Attempts + 1
+		steps[j] = st
+	}
+	return steps
 }
 
 // Sequence returns the run's steps as "search → llm×2 → llm".

@@ -2,12 +2,14 @@ package observe_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/budgetsim/budgetsim/calibrate/internal/synth"
@@ -123,3 +125,61 @@ func TestBoundedAndDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Parallel calls of one tool, one failing and retried: with
+// http.request.resend_count the retry joins the call it repeats, and the
+// other call stays a step of its own (the order of starts alone would fold
+// the second call into the failed first).
+func TestResendCountFoldsRetries(t *testing.T) {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	tid := [16]byte{1}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	add := func(k byte, op, tool string, from, to time.Duration, status, resend int) {
+		s := spans.AppendEmpty()
+		s.SetTraceID(tid)
+		s.SetSpanID([8]byte{k})
+		s.SetParentSpanID([8]byte{9})
+		s.SetName(op + " " + tool)
+		s.SetStartTimestamp(pcommonTS(base.Add(from)))
+		s.SetEndTimestamp(pcommonTS(base.Add(to)))
+		a := s.Attributes()
+		a.PutStr("gen_ai.operation.name", op)
+		if op == "chat" {
+			a.PutStr("gen_ai.request.model", tool)
+		} else {
+			a.PutStr("gen_ai.tool.name", tool)
+		}
+		a.PutInt("http.response.status_code", int64(status))
+		a.PutInt("http.request.resend_count", int64(resend))
+	}
+	add(1, "chat", "m", 0, time.Second, 200, 0)
+	add(2, "execute_tool", "read", 1100*time.Millisecond, 1200*time.Millisecond, 503, 0)
+	add(3, "execute_tool", "read", 1150*time.Millisecond, 1300*time.Millisecond, 200, 0)
+	add(4, "execute_tool", "read", 1400*time.Millisecond, 1500*time.Millisecond, 200, 1)
+	add(5, "chat", "m", 1600*time.Millisecond, 2*time.Second, 200, 0)
+	b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := observe.Observe([]string{write(t, append(b, '\n'))}, observe.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := o.Runs[0].Steps
+	var got []string
+	for _, s := range steps {
+		got = append(got, fmt.Sprintf("%s×%d", s.Tool, s.Attempts))
+	}
+	if want := "m×1 read×2 read×1 m×1"; strings.Join(got, " ") != want {
+		t.Errorf("steps %s, want %s", strings.Join(got, " "), want)
+	}
+	// The retried step is the first read (its last attempt the retry, at
+	// 1.4 s); the second read (1.15 s) is its own step. Folding by order
+	// alone would give the second read two attempts.
+	if steps[1].Failed || steps[1].Chat || steps[1].Start != base.Add(1400*time.Millisecond).UnixNano() || steps[2].Start != base.Add(1150*time.Millisecond).UnixNano() {
+		t.Errorf("steps %+v", steps)
+	}
+}
+
+func pcommonTS(t time.Time) pcommon.Timestamp { return pcommon.NewTimestampFromTime(t) }

@@ -10,14 +10,22 @@
 // timeout, with http.response.status_code and error.type for its outcome.
 // The simulator's clock starts at [Epoch]. Trace and span ids are derived
 // from the run number, so the same simulation gives the same file.
-// Token counts, times to first token and Retry-After values are not in
-// the simulator's attempt records, so the spans do not carry them.
+// A successful model call carries its usage (gen_ai.usage.input_tokens,
+// output_tokens, and the prompt cache's cache_read.input_tokens and
+// cache_creation.input_tokens, part of the input as the conventions say)
+// and, when the tool has a time per output token, its time to first token
+// (gen_ai.server.time_to_first_token, in seconds, as a span attribute); a
+// 429 or 503 that carried a Retry-After has it as
+// http.response.header.retry-after (decimal seconds). A call of an agent
+// loop carries its turn as budgetsim.turn, for the viewer: calibrate
+// finds turns from the spans' order, as it must in real traces.
 package otlpout
 
 import (
 	"encoding/binary"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -126,7 +134,22 @@ func (t *Writer) attempts(run int64, tid pcommon.TraceID) {
 			a.PutStr("gen_ai.tool.name", at.Tool)
 		}
 		a.PutStr("budgetsim.step", at.Step)
+		if at.Turn > 0 {
+			a.PutInt("budgetsim.turn", int64(at.Turn))
+		}
 		a.PutInt("http.request.resend_count", int64(at.ResendCount))
+		if at.InputTokens >= 0 {
+			a.PutInt("gen_ai.usage.input_tokens", at.InputTokens)
+			a.PutInt("gen_ai.usage.output_tokens", at.OutputTokens)
+			a.PutInt("gen_ai.usage.cache_read.input_tokens", at.CacheReadTokens)
+			a.PutInt("gen_ai.usage.cache_creation.input_tokens", at.CacheWriteTokens)
+		}
+		if at.TTFT >= 0 {
+			a.PutDouble("gen_ai.server.time_to_first_token", at.TTFT.Seconds())
+		}
+		if at.RetryAfter >= 0 {
+			a.PutEmptySlice("http.response.header.retry-after").AppendEmpty().SetStr(strconv.FormatFloat(at.RetryAfter.Seconds(), 'f', -1, 64))
+		}
 		switch at.Outcome {
 		case retry.OK:
 			a.PutInt("http.response.status_code", 200)

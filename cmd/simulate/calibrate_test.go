@@ -61,3 +61,41 @@ func TestCalibrateBadInput(t *testing.T) {
 		t.Errorf("no file: exit %d, %q", code, stderr)
 	}
 }
+
+// The bundled coding agent, exported and calibrated as a user runs it:
+// the scenario's run is a fitted agent loop (the model answers each turn
+// with a fitted chance; the system prompt comes back from the cached
+// tokens), and the calibration table compares turns and calls per turn.
+func TestCalibrateAgentLoopCLI(t *testing.T) {
+	dir := t.TempDir()
+	scen, err := filepath.Abs(filepath.Join("..", "..", "scenarios", "coding-agent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	otlp := filepath.Join(dir, "agent.otlp.jsonl")
+	if _, stderr, code := runCLI(t, dir, "run", scen, "--runs", "800", "--otlp", otlp, "--trace-runs", "800"); code != 0 {
+		t.Fatalf("run --otlp: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "agent.yaml")
+	stdout, stderr, code := runCLI(t, dir, "calibrate", otlp, "--out", out, "--replications", "2", "--report", filepath.Join(dir, "fit"))
+	if code != 0 {
+		t.Fatalf("calibrate: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "fit", "turns.csv")); err != nil || !strings.HasPrefix(string(b), "rule,turn,at_risk,ends,") || !strings.Contains(string(b), "\nanswer,1,800,") {
+		t.Errorf("turns.csv: %v\n%s", err, b)
+	}
+	for _, want := range []string{"turns per run", "tool calls per turn", "model cached input share"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"    loop:", "      answer: 0.", "        system: 6000  # MEASURED", "choose: [{tool: read_file", "prompt_cache: {ttl: 5m"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the scenario lacks %q:\n%s", want, b)
+		}
+	}
+}

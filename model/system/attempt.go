@@ -596,7 +596,7 @@ func (m *Model) attemptEnded(ri int32) {
 	o, elapsed := m.account(ri, r)
 	if o == retry.OK {
 		if r.traced {
-			m.traceAttempt(r, &m.stepCfg[r.step], o, elapsed, -1, "success")
+			m.traceAttempt(ri, r, &m.stepCfg[r.step], o, elapsed, -1, "success")
 		}
 		m.nextStep(ri, r)
 		return
@@ -611,7 +611,7 @@ func (m *Model) attemptEnded(ri int32) {
 		if d.Retry {
 			sleep = d.Sleep
 		}
-		m.traceAttempt(r, &m.stepCfg[r.step], o, elapsed, sleep, d.Reason.String())
+		m.traceAttempt(ri, r, &m.stepCfg[r.step], o, elapsed, sleep, d.Reason.String())
 	}
 	m.advance(ri, r, o, d)
 }
@@ -769,12 +769,12 @@ func (m *Model) traceRefusal(r *run, st *Step, why string) {
 		Run: r.id, Step: st.Name, Tool: m.cfg.Tools[r.tool].Name, Attempt: int(r.cur.n),
 		Start: now, Remaining: r.dl.Remaining(now), Served: -1, Outcome: retry.Refused, Backoff: -1,
 		ResendCount: int(r.cur.n) - 1, Decision: why, HasDeadline: m.classes[r.class].deadline > 0, Lane: lane(r),
-		Turn: m.turnOf(r),
+		Turn: m.turnOf(r), InputTokens: -1, OutputTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1, TTFT: -1, RetryAfter: -1,
 	}
 	m.opt.Tracer.Attempt(rec)
 }
 
-func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff time.Duration, decision string) {
+func (m *Model) traceAttempt(ri int32, r *run, st *Step, o retry.Outcome, latency, backoff time.Duration, decision string) {
 	a := &r.cur
 	rec := &m.rec
 	*rec = AttemptRecord{
@@ -794,6 +794,21 @@ func (m *Model) traceAttempt(r *run, st *Step, o retry.Outcome, latency, backoff
 		HasDeadline: m.classes[r.class].deadline > 0,
 		Lane:        lane(r),
 		Turn:        m.turnOf(r),
+		InputTokens: -1, OutputTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1, TTFT: -1, RetryAfter: -1,
+	}
+	tp := &m.toolPlans[r.tool]
+	if o == retry.OK && tp.tokens != nil && !a.hit {
+		tc := &m.held[ri].tok
+		rec.InputTokens, rec.OutputTokens, rec.CacheReadTokens, rec.CacheWriteTokens = tc.in, tc.out, tc.cacheRead, tc.cacheWrite
+		if tp.tokens.PerOutputToken != nil {
+			rec.TTFT = max(latency-tc.outTime, 0)
+		}
+	}
+	if a.hasRA && o != retry.Timeout {
+		rec.RetryAfter = a.retryAfter
+		if tp.retryAfter != nil {
+			rec.RetryAfter = seconds(tp.retryAfter.Quantile(a.raU))
+		}
 	}
 	m.opt.Tracer.Attempt(rec)
 }

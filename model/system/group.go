@@ -209,7 +209,7 @@ func (m *Model) hedgeFailed(ci int32, c *run, o retry.Outcome, elapsed time.Dura
 		if fatal {
 			why = "hedge_fatal"
 		}
-		m.traceAttempt(c, st, o, elapsed, -1, why)
+		m.traceAttempt(ci, c, st, o, elapsed, -1, why)
 	}
 	if !fatal {
 		m.memberEnded(ci, outcome)
@@ -381,7 +381,7 @@ func (m *Model) cancelMember(ci int32, gs *groupRun) {
 			m.res.Groups[gs.g].Cancelled++
 		}
 		if c.traced {
-			m.traceAttempt(c, &m.stepCfg[c.step], retry.Timeout, elapsed, -1, "cancelled")
+			m.traceAttempt(ci, c, &m.stepCfg[c.step], retry.Timeout, elapsed, -1, "cancelled")
 		}
 	}
 	m.release(ci, c, byCancel, retry.Timeout, elapsed)
@@ -411,7 +411,7 @@ func (m *Model) traceGroup(r *run, g *Group, el time.Duration, decision string) 
 		Run: r.id, Step: g.Name, Tool: "", Attempt: 1, Start: now - el, Granted: el,
 		Remaining: r.dl.Remaining(now - el), Served: -1, Outcome: o, Latency: el, Backoff: -1,
 		Decision: decision, HasDeadline: m.classes[r.class].deadline > 0, Group: true,
-		Turn: m.turnOf(r),
+		Turn: m.turnOf(r), InputTokens: -1, OutputTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1, TTFT: -1, RetryAfter: -1,
 	}
 	m.opt.Tracer.Attempt(rec)
 }

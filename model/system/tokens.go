@@ -148,6 +148,9 @@ type tokenCall struct {
 	// ttft is, for a streaming call, the time from the start of its
 	// service to its first token (noLimit: it hangs and sends none).
 	ttft time.Duration
+	// outTime is the time the call's output takes (its tokens times the
+	// time per output token), for the trace's time to first token.
+	outTime time.Duration
 }
 
 // tokenTool is a tool's token state in one replication.
@@ -358,6 +361,7 @@ func (m *Model) prepareTokens(ri int32, r *run, tp *toolPlan) time.Duration {
 		return 0
 	}
 	d := m.drawTokens(ri, r, tp.tokens)
+	tc.outTime = d
 	if tp.promptCache != nil {
 		m.cacheLookup(ri, r, tp, m.tk.steps[r.step].loop, m.s.Now())
 	}

@@ -50,6 +50,17 @@ type AttemptRecord struct {
 	// (Step is its name, Tool empty): Latency is its time, from its start
 	// to its end.
 	Group bool
+	// InputTokens and OutputTokens are the usage a successful call to a
+	// tool with tokens reported; CacheReadTokens and CacheWriteTokens the
+	// part of its input read from and written to the prompt cache. All
+	// are -1 for other attempts.
+	InputTokens, OutputTokens, CacheReadTokens, CacheWriteTokens int64
+	// TTFT is a successful model call's time to its first token (its
+	// latency less the time its output took), or -1: another attempt, or
+	// a tool without a time per output token.
+	TTFT time.Duration
+	// RetryAfter is the Retry-After the attempt's answer carried, or -1.
+	RetryAfter time.Duration
 }
 
 // RunRecord describes one traced run from arrival to its end.
