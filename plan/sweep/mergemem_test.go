@@ -239,3 +239,48 @@ func TestMergeShardsRefusesBitFlips(t *testing.T) {
 	}
 	t.Logf("%d bytes, %d flips: %d merged, %d disagreements", len(b), flips, accepted, wrong)
 }
+
+// FuzzMergeShards feeds a damaged first shard, beside an undamaged
+// second, to the streaming merge: it must not panic, and must accept the
+// files exactly when ReadRecord and Merge do, handing on the points and
+// results Merge gives. `go test ./plan/sweep -run XXX -fuzz
+// '^FuzzMergeShards$'` fuzzes it.
+func FuzzMergeShards(f *testing.F) {
+	path := writeScenario(f, integrityYAML)
+	spec := sweep.Spec{Scenario: path, Axes: []sweep.Axis{{Key: "workers", Values: []string{"2", "3"}}}, Replications: 1, Level: 0.95}
+	var files [2][]byte
+	for i := range files {
+		s := spec
+		s.Shard, s.Shards = i, 2
+		r, err := sweep.Run(s, sweep.Options{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := r.WriteTo(&b); err != nil {
+			f.Fatal(err)
+		}
+		files[i] = b.Bytes()
+	}
+	other, err := sweep.ReadRecord("shard 1", bytes.NewReader(files[1]))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(files[0])
+	lines := bytes.SplitAfter(files[0], []byte("\n"))
+	f.Add(bytes.Join([][]byte{lines[0], lines[len(lines)-2]}, nil)) // the point dropped
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := streamResults(data, files[1])
+		rec, err := sweep.ReadRecord("shard 0", bytes.NewReader(data))
+		var whole *sweep.Record
+		if err == nil {
+			whole, err = sweep.Merge([]*sweep.Record{rec, other})
+		}
+		if ok != (err == nil) {
+			t.Fatalf("MergeShards accepts %v, ReadRecord and Merge %v", ok, err)
+		}
+		if ok && !reflect.DeepEqual(got, whole.Points) {
+			t.Fatalf("MergeShards hands on other results than Merge")
+		}
+	})
+}
