@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/budgetsim/budgetsim/model/cost"
 	"github.com/budgetsim/budgetsim/model/ratelimit"
@@ -21,13 +22,21 @@ import (
 // per-call cap of ratelimit.MaxCallTokens, outputs cut to max_output), an
 // amount beyond the range would wrap or be billed as nothing, so a budget
 // would no longer hold: the scenario is refused at load, naming the price.
+//
+// The same holds for a metered tool's drawn usage (usage, plus each of
+// dims' draws times its price), alone and with the tokens it bills: see
+// usageCheck.
 func (l *loader) moneyCheck(root *yaml.Node, cfg *system.Config) {
 	limit := cost.MaxAmount.Float64()
 	steps := cfg.PlanSteps()
 	for ti := range cfg.Tools {
 		t := &cfg.Tools[ti]
 		c, tk := t.Cost, t.Tokens
-		if c == nil || tk == nil || !tokenPriced(c) {
+		if c == nil {
+			continue
+		}
+		if tk == nil || !tokenPriced(c) {
+			l.usageCheck(root, t, 0)
 			continue
 		}
 		// An input token costs at most the highest of its prices (plain,
@@ -63,6 +72,7 @@ func (l *loader) moneyCheck(root *yaml.Node, cfg *system.Config) {
 		n := mapPath(root, "tools", t.Name, "cost")
 		path := "tools." + t.Name + ".cost"
 		switch {
+		case l.usageCheck(root, t, bill):
 		case reserve > limit:
 			l.d.errorf(n, path, "a call can reserve %s cost units (reserve %s + %.0f input tokens × %g + %d reserved output tokens × %g), beyond the %s units the ledger holds: lower the prices or bound the tokens (a bounded input distribution, tokens.reserve_output)",
 				fmtUnits(reserve), c.Reserve, maxIn, c.InputToken, tk.ReserveOutput, c.OutputToken, cost.MaxAmount)
@@ -71,6 +81,74 @@ func (l *loader) moneyCheck(root *yaml.Node, cfg *system.Config) {
 				fmtUnits(bill), maxIn, c.InputToken, maxOut, c.OutputToken, cost.MaxAmount)
 		}
 	}
+}
+
+// unboundedUsageQuantile is the quantile of an unbounded usage
+// distribution (lognormal, exponential, Pareto, …) that usageCheck takes
+// as its largest draw: the value one call in a billion exceeds.
+const unboundedUsageQuantile = 1 - 1e-9
+
+// largestDraw is the largest value usageCheck assumes d draws: its largest
+// value when it is bounded, else its unboundedUsageQuantile.
+func largestDraw(d interface{ Quantile(float64) float64 }) float64 {
+	q := d.Quantile(1)
+	if math.IsInf(q, 1) {
+		q = d.Quantile(unboundedUsageQuantile)
+	}
+	if math.IsNaN(q) || q < 0 {
+		return 0
+	}
+	return q
+}
+
+// usageCheck refuses a metered tool whose drawn usage the cost ledger
+// cannot hold: a call's usage is its usage draw plus, for each of dims,
+// the draw times the price; the simulation bills a usage beyond the
+// ledger's range (cost.MaxAmount) as the call's reserve and counts an
+// overrun, so its cost figures would be silently wrong. Each distribution
+// is taken at its largest value, or at unboundedUsageQuantile when it has
+// none. tokens is the most the call can bill for its tokens (moneyCheck),
+// which is added to the usage. The error names the largest term (usage,
+// or one dim, at its line) when the usage alone is beyond the range, and
+// the cost block otherwise. It reports whether it found an error.
+func (l *loader) usageCheck(root *yaml.Node, t *system.Tool, tokens float64) bool {
+	c := t.Cost
+	limit := cost.MaxAmount.Float64()
+	total, top := 0.0, 0.0
+	var terms []string
+	node, path := mapPath(root, "tools", t.Name, "cost"), "tools."+t.Name+".cost"
+	topNode, topPath := node, path
+	if c.Usage != nil {
+		total = largestDraw(c.Usage)
+		top = total
+		terms = append(terms, "usage up to "+fmtUnits(total))
+		topNode, topPath = mapPath(root, "tools", t.Name, "cost", "usage"), path+".usage"
+	}
+	for _, d := range c.Dims {
+		x := largestDraw(d.Usage)
+		v := float64(x * d.Price)
+		total += v
+		terms = append(terms, fmt.Sprintf("dims.%s up to %s × price %g", d.Name, fmtUnits(x), d.Price))
+		if v > top {
+			top = v
+			topNode, topPath = mapPath(root, "tools", t.Name, "cost", "dims", d.Name), path+".dims."+d.Name
+		}
+	}
+	if len(terms) == 0 {
+		return false
+	}
+	why := strings.Join(terms, " + ")
+	switch {
+	case total > limit:
+		l.d.errorf(topNode, topPath, "a call's usage can reach %s cost units (%s), beyond the %s units the ledger holds; such a call would be billed its reserve and counted as an overrun: lower the price or bound the distribution (an unbounded one is taken at its %g quantile)",
+			fmtUnits(total), why, cost.MaxAmount, unboundedUsageQuantile)
+	case float64(total+tokens) > limit:
+		l.d.errorf(node, path, "a call can bill %s cost units (%s, plus %s for its tokens), beyond the %s units the ledger holds: lower the prices or bound the usage and the tokens",
+			fmtUnits(total+tokens), why, fmtUnits(tokens), cost.MaxAmount)
+	default:
+		return false
+	}
+	return true
 }
 
 // maxTokens is the largest token count a call draws from d, as the

@@ -50,3 +50,57 @@ func TestMoneyBeyondTheLedgerIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// meteredTool is a tool billed by drawn usage and priced dimensions.
+const meteredTool = `name: usage
+runs: 10
+arrivals: {rate: 1/s}
+workers: 1
+steps:
+  - {name: call, tool: api}
+tools:
+  api:
+    latency: {dist: constant, value: 100ms}
+    cost:
+      reserve: 1000
+      usage: {dist: uniform, min: 10, max: 70}
+      dims:
+        fee: {price: 0.5, dist: constant, value: 1}
+        output_tokens: {price: 0.002, dist: lognormal, median: 400, p99: 1500}
+`
+
+// TestUsageBeyondTheLedgerIsRefused: a metered tool whose drawn usage
+// (usage, plus each dim's draw × its price) can exceed what the cost
+// ledger holds is refused at load, naming the largest term and its line:
+// a bounded distribution at its largest value, an unbounded one at its
+// one-in-a-billion quantile (not at infinity: realistic unbounded dims
+// pass). Usage plus the tokens a model API bills is checked together.
+func TestUsageBeyondTheLedgerIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		sets []string
+		want string // "" for no error
+	}{
+		{"realistic usage", meteredTool, nil, ""},
+		{"bounded usage beyond", strings.Replace(meteredTool, "max: 70", "max: 1e13", 1), nil, "usage.yaml:12: tools.api.cost.usage: a call's usage can reach 1e+13 cost units (usage up to 1e+13 + dims.fee up to 1 × price 0.5"},
+		{"dim price × bounded draw", strings.Replace(meteredTool, "price: 0.5, dist: constant, value: 1}", "price: 1e9, dist: constant, value: 1e5}", 1), nil, "usage.yaml:14: tools.api.cost.dims.fee: a call's usage can reach 1e+14 cost units"},
+		{"unbounded dim at its quantile", meteredTool, []string{"tools.api.cost.dims.output_tokens.price=1e9"}, "tools.api.cost.dims.output_tokens: a call's usage can reach 1.208e+13 cost units"},
+		{"unbounded dim below it", meteredTool, []string{"tools.api.cost.dims.output_tokens.price=1e8"}, ""},
+		{"usage with tokens", strings.Replace(metered, "cost: {", "cost: {usage: {dist: constant, value: 9223372036850}, ", 1), nil, "money.yaml:11: tools.llm.cost: a call can bill 9.223e+12 cost units (usage up to 9.223e+12, plus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := "usage.yaml"
+			if strings.HasPrefix(tc.src, "name: money") {
+				file = "money.yaml"
+			}
+			_, err := scenarios.Parse(file, []byte(tc.src), tc.sets, nil)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -57,8 +57,9 @@ func (e *env) merge(args []string) error {
 		sort.Strings(found)
 		files = append(files, found...)
 	}
-	// The files are read point by point, all at once: memory holds about
-	// one point of the sweep, whatever its size.
+	// The files are read point by point, all at once, and a point's
+	// replications one at a time: memory holds one replication's result
+	// and the point's pooled figures, whatever the number of shards.
 	var shards []*sweep.ShardReader
 	for _, name := range files {
 		f, err := os.Open(name)
@@ -90,7 +91,8 @@ func (e *env) merge(args []string) error {
 	return err
 }
 
-// mergeShards merges shard files point by point into summaries, and
+// mergeShards merges shard files point by point, a replication at a time
+// (sweep.MergeShards), into summaries, and
 // writes and prints them as sweep does once every file has checked out.
 func (e *env) mergeShards(shards []*sweep.ShardReader, dir, format string) error {
 	var sum *sweep.Summarizer

@@ -61,11 +61,11 @@ tools:
     rate_limit: {itpm: 3000}
 `
 	s := summarize(t, loadText(t, text), 1)
-	if w := warningWith(s, "step answer: every call to llm reserves at least 4000 tokens against its itpm limit of 3000"); w == "" {
+	if w := warningWith(s, "step answer: every call to llm counts at least 4000 tokens against its itpm limit of 3000 (counted as input, the generic rule)"); w == "" {
 		t.Errorf("no warning that no call can fit: %q", s.Warnings)
 	}
 	s = summarize(t, loadText(t, text, "tools.llm.rate_limit={itpm: 5000}"), 1)
-	if w := warningWith(s, "step answer: calls to llm may reserve up to 6000 tokens against its itpm limit of 5000"); w == "" {
+	if w := warningWith(s, "step answer: calls to llm may count up to 6000 tokens against its itpm limit of 5000"); w == "" {
 		t.Errorf("no warning that the largest calls cannot fit: %q", s.Warnings)
 	}
 	s = summarize(t, loadText(t, text, "tools.llm.rate_limit={itpm: 60000}"), 1)

@@ -19,8 +19,9 @@ type ToolOffer struct {
 	// TokenLoad, for a model API with per-minute limits, is what the
 	// arrivals need of the limit nearest its allowance, TokenBinding
 	// ("rpm", "tpm", "itpm" or "otpm"): the calls, or their mean tokens
-	// (a step's own token counts, input_from an earlier step's mean),
-	// per minute over the limit. At 1 or more the limit caps the calls
+	// (a step's own token counts, input_from an earlier step's mean)
+	// counted as the tool's rate_limit.profile counts them
+	// (stepTokenCharges), per minute over the limit. At 1 or more the limit caps the calls
 	// below what the arrivals send, whatever the workers
 	// (model/analytic's TokenLimits.CallCap).
 	TokenLoad    float64
@@ -37,6 +38,7 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 	var out []ToolOffer
 	steps, shares := cfg.PlanSteps(), cfg.stepShares()
 	tokIn, tokOut := cfg.stepTokenMeans(steps)
+	charges := cfg.stepTokenCharges(steps, tokIn, tokOut)
 	for i := range cfg.Tools {
 		t := &cfg.Tools[i]
 		calls, inTokens, outTokens, busy := 0.0, 0.0, 0.0, 0.0
@@ -48,10 +50,22 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 				busy += float64(shares[j] * cfg.stepMeanLatency(st))
 			}
 		}
+		tpm, itpm, otpm := inTokens+outTokens, inTokens, outTokens
+		if charges[i] != nil {
+			tpm, itpm, otpm = 0, 0, 0
+			for j, st := range steps {
+				if st.Tool == i {
+					tpm += float64(shares[j] * charges[i][j].tpm)
+					itpm += float64(shares[j] * charges[i][j].itpm)
+					otpm += float64(shares[j] * charges[i][j].otpm)
+				}
+			}
+		}
 		if t.Cache != nil {
 			calls *= 1 - t.Cache.HitRatio
-			inTokens *= 1 - t.Cache.HitRatio
-			outTokens *= 1 - t.Cache.HitRatio
+			tpm *= 1 - t.Cache.HitRatio
+			itpm *= 1 - t.Cache.HitRatio
+			otpm *= 1 - t.Cache.HitRatio
 			busy *= 1 - t.Cache.HitRatio
 		}
 		o := ToolOffer{Tool: i, CallRate: cfg.Arrivals.Rate * calls}
@@ -71,9 +85,9 @@ func OfferedToolLoads(cfg *Config) []ToolOffer {
 				need  float64
 			}{
 				{"rpm", tl.Limits.RPM, calls},
-				{"tpm", tl.Limits.TPM, inTokens + outTokens},
-				{"itpm", tl.Limits.ITPM, inTokens},
-				{"otpm", tl.Limits.OTPM, outTokens},
+				{"tpm", tl.Limits.TPM, tpm},
+				{"itpm", tl.Limits.ITPM, itpm},
+				{"otpm", tl.Limits.OTPM, otpm},
 			} {
 				if l.limit <= 0 {
 					continue

@@ -40,7 +40,8 @@
 //     Format: a header, one line per point, each with its CRC-32C, and a
 //     trailer with the SHA-256 of the file (Record.WriteTo). ReadRecord
 //     and ShardReader refuse any damage; MergeShards merges files point by
-//     point.
+//     point, and a point's replications one at a time, in replication
+//     order across the shards.
 //
 // WriteTable writes the summaries as "simulate sweep" prints them;
 // WriteWarnings writes the caveats a reader of sweep.json alone must not

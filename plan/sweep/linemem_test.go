@@ -48,12 +48,12 @@ func TestShardLineMemory(t *testing.T) {
 	if alloc > 4*uint64(size) {
 		t.Errorf("reading a %d-byte line allocated %d bytes (%.1f×), want at most 4×", size, alloc, float64(alloc)/float64(size))
 	}
-	// Merging two shards at the bound: one line read (4×, the bound
-	// above) and both lines' decoded results held (2×) must stay within
-	// half the 4 GB budget, the other half the garbage collector's
-	// headroom.
+	// Reading a whole record's line at the bound (4×, the bound above)
+	// with room for a second line's results (2×) must stay within half
+	// the 4 GB budget, the other half the garbage collector's headroom.
+	// (A merge streams its lines: TestMergeStreamsAPointSplitAcrossShards.)
 	if sweep.MaxShardLineBytes*6 > 2<<30 {
-		t.Errorf("MaxShardLineBytes %d: merging two shards at the bound would not fit 2 GiB", sweep.MaxShardLineBytes)
+		t.Errorf("MaxShardLineBytes %d: two lines at the bound would not fit 2 GiB", sweep.MaxShardLineBytes)
 	}
 	// Writing the line allocates the encoder's buffer, not copies of it.
 	runtime.ReadMemStats(&before)

@@ -63,6 +63,9 @@ type RawPoint struct {
 	// loaded it in this process: the Summarizer then need not load it
 	// again. Not recorded.
 	cfg *system.Config
+	// read, for a point MergeShards hands on, reads its results from the
+	// shard files one at a time (EachResult). Not recorded.
+	read func(f func(Replica) error) error
 }
 
 // ShardFile returns the file name of shard i of n: "shard-i-of-n.json".
@@ -152,15 +155,23 @@ func Merge(recs []*Record) (*Record, error) {
 // MergeShards merges the shard files of one sweep, read by shards (in any
 // order), point by point. Once the headers check out (as Merge checks its
 // records), start receives the whole sweep's record without points and
-// returns add, which then receives each point in grid order with all its
-// replications; memory holds about one point (one line of each file
-// ahead). Any damaged file is refused (see ShardReader); a file's checksum
-// is checked at its end, so a caller must not publish anything add
-// produced before MergeShards returns nil. It returns the merged record
-// without its points.
+// returns add, which then receives each point in grid order. A point's
+// lines are checked in full (each file's line, and the point's
+// replications across the files) before add receives it, without its
+// results: add reads them with the point's EachResult, one at a time in
+// replication order, each from its file, so that memory holds one
+// replication's result and where the point's others lie, whatever the
+// number of shards. Every shard must be read from an io.ReaderAt (see
+// NewShardReader). Any damaged file is refused (see ShardReader); a file's
+// checksum is checked at its end, so a caller must not publish anything
+// add produced before MergeShards returns nil. It returns the merged
+// record without its points.
 func MergeShards(shards []*ShardReader, start func(whole *Record) (add func(rp *RawPoint) error, err error)) (*Record, error) {
 	heads := make([]*Record, len(shards))
 	for i, s := range shards {
+		if s.ra == nil {
+			return nil, fmt.Errorf("merge: %s: not a file that can be read again at any offset (an io.ReaderAt)", s.name)
+		}
 		heads[i] = s.Header
 	}
 	out, byShard, err := mergeHeaders(heads)
@@ -171,9 +182,9 @@ func MergeShards(shards []*ShardReader, start func(whole *Record) (add func(rp *
 	if err != nil {
 		return nil, err
 	}
-	ahead := make([]*RawPoint, len(byShard))
+	ahead := make([]*piece, len(byShard))
 	next := func(k int) error {
-		p, err := shards[byShard[k]].Next()
+		p, err := shards[byShard[k]].nextPiece()
 		if errors.Is(err, io.EOF) {
 			p, err = nil, nil
 		}
@@ -186,19 +197,16 @@ func MergeShards(shards []*ShardReader, start func(whole *Record) (add func(rp *
 		}
 	}
 	for i := range len(out.Spec.Points()) {
-		var pieces []*RawPoint
+		var pieces []*piece
 		for k, p := range ahead {
-			if p != nil && p.Index == i {
+			if p != nil && p.pl.Index == i {
 				pieces = append(pieces, p)
 				if err := next(k); err != nil {
 					return nil, err
 				}
 			}
 		}
-		p, err := mergePoint(&out.Spec, i, pieces)
-		if err == nil && len(p.Results) != p.Planned {
-			err = fmt.Errorf("point %d has %d replications, want %d", p.Index, len(p.Results), p.Planned)
-		}
+		p, err := mergePieces(&out.Spec, i, pieces)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
@@ -208,7 +216,7 @@ func MergeShards(shards []*ShardReader, start func(whole *Record) (add func(rp *
 	}
 	for k, p := range ahead {
 		if p != nil { // a reader checks that indexes are in the grid
-			return nil, fmt.Errorf("merge: shard %d: point %d after the grid's last", byShard[k], p.Index)
+			return nil, fmt.Errorf("merge: shard %d: point %d after the grid's last", byShard[k], p.pl.Index)
 		}
 	}
 	return out, nil

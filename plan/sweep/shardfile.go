@@ -22,14 +22,15 @@ const Format = "budgetsim-sweep-record/2"
 
 // MaxShardLineBytes bounds one line of a shard file: its header, or one
 // point's results in that shard (about 40 KB per replication), 256 MiB.
-// Reading a line allocates about 2.75 times its size (the line, copied
-// once from the reader's chunks, and its decoded results); merge holds a
-// point's decoded results from every shard at once (about 0.75 of their
-// lines), so that two shards' lines at the bound stay near 1.5 GiB, within
-// docs/limits.md's 4 GB with the garbage collector's headroom. A point
-// with more results than fit (more than about 6 000 replications of 20 000
-// runs in one shard) needs more shards, which split a point's
-// replications between them (except under the stop rule).
+// Reading a whole line (ReadRecord) allocates about 2.75 times its size
+// (the line, copied once from the reader's chunks, and its decoded
+// results), and writing one (sweep --shard) holds the point's results and
+// the encoder's buffer: both stay well within docs/limits.md's 4 GB. A
+// merge (MergeShards) never holds a line: it streams each and reads one
+// replication at a time. A point with more results than fit (more than
+// about 6 000 replications of 20 000 runs in one shard) needs more
+// shards, which split a point's replications between them (except under
+// the stop rule).
 const MaxShardLineBytes = 256 << 20
 
 // The shard file format. Every line ends in "\n":
@@ -264,6 +265,8 @@ type ShardReader struct {
 
 	name string
 	r    *bufio.Reader
+	ra   io.ReaderAt // the file read at random, for MergeShards; nil if r is not one
+	pos  int64       // bytes of the file read through r
 	h    hash.Hash
 	line int
 	n    int // points read
@@ -273,14 +276,17 @@ type ShardReader struct {
 	err  error // sticky: the first error, or io.EOF once verified
 }
 
-// NewShardReader reads and checks the header of the shard file r; name
-// labels errors.
+// NewShardReader reads and checks the header of the shard file r, read
+// from its start; name labels errors. MergeShards needs r to be an
+// io.ReaderAt too (an *os.File, a *bytes.Reader): it reads each
+// replication's result again, at its place in the file, when it pools it.
 func NewShardReader(name string, r io.Reader) (*ShardReader, error) {
 	return newShardReader(name, r, MaxShardLineBytes)
 }
 
 func newShardReader(name string, r io.Reader, maxLine int) (*ShardReader, error) {
 	s := &ShardReader{name: name, r: bufio.NewReaderSize(r, 64<<10), h: sha256.New(), prev: -1, max: maxLine}
+	s.ra, _ = r.(io.ReaderAt)
 	b, err := s.readLine()
 	if err != nil {
 		return nil, err
@@ -433,6 +439,7 @@ func (s *ShardReader) readLine() ([]byte, error) {
 			return nil, s.errorf("line longer than %d bytes (the limit of a shard file's line, MaxShardLineBytes): use more shards", s.max)
 		}
 		if err == nil {
+			s.pos += int64(total + len(chunk))
 			if chunks == nil {
 				return chunk[:len(chunk)-1], nil // valid until the next read: used before it
 			}
@@ -502,7 +509,11 @@ func (s *ShardReader) next() (*RawPoint, error) {
 	if err := unmarshalPoint(body, &pl); err != nil {
 		return nil, s.errorf("point: %v", err)
 	}
-	if err := s.check(&pl); err != nil {
+	reps := make([]int, len(pl.Results))
+	for i, r := range pl.Results {
+		reps[i] = r.Replication
+	}
+	if err := s.check(&pl, reps); err != nil {
 		return nil, s.errorf("point %d: %v", pl.Index, err)
 	}
 	s.n++
@@ -513,8 +524,9 @@ func (s *ShardReader) next() (*RawPoint, error) {
 	return &RawPoint{Index: pl.Index, Warmup: pl.Warmup, Planned: pl.Planned, Note: pl.Note, Results: pl.Results}, nil
 }
 
-// check verifies that point p belongs where the line puts it.
-func (s *ShardReader) check(p *pointLine) error {
+// check verifies that point p, whose results are replications reps (in
+// the line's order), belongs where the line puts it.
+func (s *ShardReader) check(p *pointLine, reps []int) error {
 	spec := &s.Header.Spec
 	if p.Index <= s.prev || p.Index >= len(s.grid) {
 		return fmt.Errorf("index out of order or outside the grid of %d points (the previous point is %d)", len(s.grid), s.prev)
@@ -533,14 +545,14 @@ func (s *ShardReader) check(p *pointLine) error {
 		return fmt.Errorf("planned %d replications, outside what the spec allows", p.Planned)
 	}
 	prev := -1
-	for _, r := range p.Results {
+	for _, r := range reps {
 		switch {
-		case r.Replication <= prev || r.Replication >= limit:
-			return fmt.Errorf("replication %d out of order or outside [0, %d)", r.Replication, limit)
-		case spec.RelError == 0 && spec.owner(unit{p.Index, r.Replication}) != spec.Shard:
-			return fmt.Errorf("replication %d belongs to shard %d of %d, not %d", r.Replication, spec.owner(unit{p.Index, r.Replication}), spec.Shards, spec.Shard)
+		case r <= prev || r >= limit:
+			return fmt.Errorf("replication %d out of order or outside [0, %d)", r, limit)
+		case spec.RelError == 0 && spec.owner(unit{p.Index, r}) != spec.Shard:
+			return fmt.Errorf("replication %d belongs to shard %d of %d, not %d", r, spec.owner(unit{p.Index, r}), spec.Shards, spec.Shard)
 		}
-		prev = r.Replication
+		prev = r
 	}
 	return nil
 }

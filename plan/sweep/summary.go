@@ -245,28 +245,31 @@ func (s *Summarizer) Done(rp *RawPoint, interrupted bool) error {
 }
 
 // Add summarises one point from the encoded results it holds (a record's
-// RawPoint): each is decoded in order, checked against the point's
-// scenario (Result.CheckAgainst) and pooled by Result, then the point is
-// closed by Done. Replications Result already pooled for the point come
-// first (a point an interrupt cut short after Run handed some on). A point
-// without results is skipped.
+// RawPoint, or one MergeShards hands on: RawPoint.EachResult): each is
+// decoded in order, checked against the point's scenario
+// (Result.CheckAgainst) and pooled by Result, then the point is closed by
+// Done. Replications Result already pooled for the point come first (a
+// point an interrupt cut short after Run handed some on). A point without
+// results is skipped.
 func (s *Summarizer) Add(rp *RawPoint, interrupted bool) error {
-	if len(rp.Results) > 0 {
+	err := rp.EachResult(func(rep Replica) error {
 		op, err := s.point(rp)
 		if err != nil {
 			return err
 		}
-		for _, rep := range rp.Results {
-			r, err := DecodeResult(rep.Result)
-			if err == nil {
-				err = r.CheckAgainst(op.cfg)
-			}
-			if err != nil {
-				return fmt.Errorf("point %s replication %d: %w", op.label, rep.Replication, err)
-			}
-			op.acc.Add(r)
-			r.Recycle()
+		r, err := DecodeResult(rep.Result)
+		if err == nil {
+			err = r.CheckAgainst(op.cfg)
 		}
+		if err != nil {
+			return fmt.Errorf("point %s replication %d: %w", op.label, rep.Replication, err)
+		}
+		op.acc.Add(r)
+		r.Recycle()
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return s.Done(rp, interrupted)
 }
