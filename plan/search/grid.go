@@ -133,6 +133,11 @@ type Difference struct {
 // beyond the noise).
 func (d *Difference) Above() bool { return d != nil && float64(d.CI[0]) > 0 }
 
+// NotBelow reports whether the whole interval is at or above 0 (b is no
+// smaller: an interval of exactly [0, 0] is two configurations with the
+// same figure in every replication).
+func (d *Difference) NotBelow() bool { return d != nil && float64(d.CI[0]) >= 0 }
+
 // Below reports whether the whole interval is below 0.
 func (d *Difference) Below() bool { return d != nil && float64(d.CI[1]) < 0 }
 
@@ -144,12 +149,17 @@ const (
 	// WithinNoise: another candidate's point estimates are both cheaper
 	// and faster, but not beyond the paired intervals on both.
 	WithinNoise = "within noise"
-	// Dominated: another candidate is cheaper and faster, each beyond its
-	// paired interval.
+	// Dominated: another candidate is cheaper or faster beyond its paired
+	// interval, and no worse on the other: that interval lies wholly at
+	// or above 0 too.
 	Dominated = "dominated"
 	// OffFrontier: the candidate's figures cannot be compared (not an
 	// answer: overloaded, stopped, runs in flight; or no cost or p99).
 	OffFrontier = "not compared"
+	// MissesSuccess: the candidate misses a success objective, so it is
+	// not placed: its p99 is over the fewer runs it completed, and it
+	// would "beat" configurations that complete the runs it fails.
+	MissesSuccess = "misses success"
 )
 
 // Candidate is one configuration evaluated.
@@ -244,11 +254,13 @@ func (a *GridAnswer) CostLabel() string {
 // replication by replication (over the replications both ran).
 //
 // The cheapest is the feasible configuration with the lowest pooled cost
-// per successful run. Candidate B is dominated by A when A's paired
-// differences show it cheaper and its p99 lower, each interval wholly on
-// that side of 0; a candidate that is beaten on both only by the point
+// per successful run. Candidate B is dominated by A when the paired
+// differences B − A of cost and p99 lie wholly at or above 0 and one of
+// them wholly above 0 (worse on one beyond its interval, and not better
+// on the other within its interval); a candidate beaten only by the point
 // estimates is "within noise", and stays off the frontier line but is not
-// called dominated.
+// called dominated. A candidate that misses a success objective is not
+// placed and dominates nothing.
 func SearchGrid(g Grid, eval Evaluator) (*GridAnswer, error) {
 	p := g.problem()
 	switch {
@@ -487,20 +499,36 @@ func comparable(c *Candidate) bool {
 	return c.NotAnAnswer == "" && !math.IsNaN(float64(c.Cost.Estimate)) && !math.IsNaN(float64(c.P99.Estimate))
 }
 
+// meetsSuccess reports whether c meets every success objective (its
+// interval clear of the threshold): the configurations the frontier
+// places.
+func meetsSuccess(c *Candidate) bool {
+	for _, ch := range c.Checks {
+		if ch.SLO.Figure == Success && (ch.Verdict != Pass) {
+			return false
+		}
+	}
+	return true
+}
+
 // frontier marks every candidate's place against the cost–p99 frontier
 // and lists the frontier by increasing p99.
 func frontier(ans *GridAnswer) {
 	cs := ans.Candidates
 	for i := range cs {
 		b := &cs[i]
-		if !comparable(b) {
+		switch {
+		case !comparable(b):
 			b.Frontier = OffFrontier
+			continue
+		case !meetsSuccess(b):
+			b.Frontier = MissesSuccess
 			continue
 		}
 		b.Frontier = OnFrontier
 		for j := range cs {
 			a := &cs[j]
-			if j == i || !comparable(a) {
+			if j == i || !comparable(a) || !meetsSuccess(a) {
 				continue
 			}
 			// a beats b on both by the point estimates (and strictly on
@@ -511,7 +539,7 @@ func frontier(ans *GridAnswer) {
 			}
 			dc := paired(a, b, costOf, float64(a.Cost.Estimate), float64(b.Cost.Estimate), ans.Level)
 			dp := paired(a, b, p99Of, float64(a.P99.Estimate), float64(b.P99.Estimate), ans.Level)
-			if dc.Above() && dp.Above() {
+			if dc.Above() && dp.NotBelow() || dc.NotBelow() && dp.Above() {
 				if b.Frontier != Dominated {
 					jj := j
 					b.Frontier, b.DominatedBy, b.CostDiff, b.P99Diff = Dominated, &jj, dc, dp
@@ -562,10 +590,15 @@ func gridWhy(ans *GridAnswer, slos []SLO, short []string) string {
 		}
 		c := &cs[best]
 		ch := c.Checks[k]
+		f := figureFormat(o)
+		if ch.Verdict == Unresolved {
+			parts = append(parts, fmt.Sprintf("%s is unresolved at its best, %s [%s, %s] at %s: its interval still straddles the threshold after %d replications, so it may be met there; raise --max-replications",
+				ch.Name, f(ch.Mean), f(ch.CI[0]), f(ch.CI[1]), c.Name(short), c.Replications))
+			continue
+		}
 		if ch.Verdict != Fail {
 			continue
 		}
-		f := figureFormat(o)
 		fig := o.Figure.String()
 		if o.Class != "" {
 			fig = o.Class + "'s " + fig

@@ -312,3 +312,24 @@ func TestGridRefuses(t *testing.T) {
 		t.Errorf("a grid of 729 configurations: %v", err)
 	}
 }
+
+// TestGridFrontierNeedsSuccess: a configuration that misses a success
+// objective is not placed and dominates nothing, however cheap and fast
+// the runs it completes are.
+func TestGridFrontierNeedsSuccess(t *testing.T) {
+	truths := []truth{
+		{cost: 0.5, p99: 5, success: 0.6, noise: 0.01}, // cheap and fast, but fails 40 % of runs
+		{cost: 1.0, p99: 10, success: 1, noise: 0.01},
+	}
+	g := search.Grid{SLOs: []search.SLO{{Figure: search.Success, Threshold: 0.9}}, Knobs: twoKnobs(1, 2), Replications: 4, MaxReplications: 4, Level: 0.95}
+	ans, err := search.SearchGrid(g, fakeEval(truths, map[int]int{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := ans.Candidates[0].Frontier, ans.Candidates[1].Frontier; a != search.MissesSuccess || b != search.OnFrontier {
+		t.Fatalf("places %q, %q; want %q, %q", a, b, search.MissesSuccess, search.OnFrontier)
+	}
+	if !ans.Found || ans.Cheapest != 1 || len(ans.Frontier) != 1 || ans.Frontier[0] != 1 {
+		t.Fatalf("cheapest %d, frontier %v; want 1 and [1]", ans.Cheapest, ans.Frontier)
+	}
+}

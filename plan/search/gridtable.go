@@ -47,15 +47,20 @@ func ReadGridPlanFile(r io.Reader, name string) (*GridPlanFile, error) {
 	return pf, nil
 }
 
-// Money formats an amount of cost with four significant digits.
+// Money formats an amount of cost with four significant digits, in
+// decimal notation down to 1e-9 ("0.1452", "0.00002078"), never with an
+// exponent a reader of a cost table would trip on.
 func Money(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
 		return "n/a"
-	}
-	if x == 0 {
+	case x == 0:
 		return "0"
+	case math.Abs(x) >= 1000 || math.Abs(x) < 1e-9:
+		return strconv.FormatFloat(x, 'g', 4, 64)
 	}
-	return strconv.FormatFloat(x, 'g', 4, 64)
+	decimals := max(0, 3-int(math.Floor(math.Log10(math.Abs(x)))))
+	return strconv.FormatFloat(x, 'f', decimals, 64)
 }
 
 // IntervalText is "est [lo, hi]" with f, or "est" without an interval.
@@ -192,7 +197,11 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 		}
 		for _, i := range ans.Ties {
 			t := &ans.Candidates[i]
-			fmt.Fprintf(w, "  not distinguishable: #%d %s costs %s %s more, paired\n", i+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur)
+			fmt.Fprintf(w, "  not distinguishable: #%d %s costs %s %s more%s, paired\n", i+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, ans.relative(t.CostVsCheapest))
+		}
+		if n := ans.nextCheapest(); n >= 0 {
+			t := &ans.Candidates[n]
+			fmt.Fprintf(w, "  next cheapest: #%d %s costs %s %s more%s, paired (its interval excludes 0)\n", n+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, ans.relative(t.CostVsCheapest))
 		}
 	case ans.Interrupted:
 		fmt.Fprintln(w, "cheapest: not final (interrupted before any configuration met every objective)")
@@ -209,11 +218,44 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 			fs = append(fs, fmt.Sprintf("#%d (%s, %s)", i+1, render.Seconds(float64(c.P99.Estimate)), Money(float64(c.Cost.Estimate))))
 		}
 		fmt.Fprintf(w, "frontier (p99, cost per successful run), fastest first: %s\n", strings.Join(fs, " → "))
-		fmt.Fprintf(w, "  dominated: another configuration is cheaper and faster, each beyond its paired %g%% interval; within noise: beaten on both only by point estimates\n", 100*ans.Level)
+		fmt.Fprintf(w, "  dominated: another configuration is cheaper or faster beyond its paired %g%% interval and no worse on the other (that interval at or above 0 too); within noise: beaten only by the point estimates; a configuration that misses a success objective is not placed\n", 100*ans.Level)
 	}
 	fmt.Fprintf(w, "note: %s\n", ans.Note)
 	for _, x := range ans.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", x)
 	}
 	return nil
+}
+
+// nextCheapest is the cheapest feasible candidate that is neither the
+// cheapest nor a tie, or −1: what the answer is told apart from.
+func (a *GridAnswer) nextCheapest() int {
+	next := -1
+	for i := range a.Candidates {
+		c := &a.Candidates[i]
+		if !c.Feasible || i == a.Cheapest || a.isTie(i) || c.CostVsCheapest == nil {
+			continue
+		}
+		if next < 0 || c.Cost.Estimate < a.Candidates[next].Cost.Estimate {
+			next = i
+		}
+	}
+	return next
+}
+
+// relative is " (+0.01 % of the cheapest's cost)" for a difference from
+// the cheapest: a difference can be real and still too small to matter.
+func (a *GridAnswer) relative(d *Difference) string {
+	if d == nil || !a.Found {
+		return ""
+	}
+	base := float64(a.Candidates[a.Cheapest].Cost.Estimate)
+	if !(base > 0) {
+		return ""
+	}
+	pct := strconv.FormatFloat(100*float64(d.Mean)/base, 'g', 2, 64)
+	if d.Mean >= 0 {
+		pct = "+" + pct
+	}
+	return " (" + pct + " % of the cheapest's cost)"
 }
