@@ -592,8 +592,12 @@ func gridWhy(ans *GridAnswer, slos []SLO, short []string) string {
 		ch := c.Checks[k]
 		f := figureFormat(o)
 		if ch.Verdict == Unresolved {
-			parts = append(parts, fmt.Sprintf("%s is unresolved at its best, %s [%s, %s] at %s: its interval still straddles the threshold after %d replications, so it may be met there; raise --max-replications",
-				ch.Name, f(ch.Mean), f(ch.CI[0]), f(ch.CI[1]), c.Name(short), c.Replications))
+			more := "raise --max-replications"
+			if c.Replications < ans.MaxReplications {
+				more = "no more were run there, since another objective fails"
+			}
+			parts = append(parts, fmt.Sprintf("%s is unresolved at its best, %s [%s, %s] at %s: its interval still straddles the threshold after %d replications, so it may be met there (%s)",
+				ch.Name, f(ch.Mean), f(ch.CI[0]), f(ch.CI[1]), c.Name(short), c.Replications, more))
 			continue
 		}
 		if ch.Verdict != Fail {
@@ -628,7 +632,28 @@ func gridWhy(ans *GridAnswer, slos []SLO, short []string) string {
 		parts = append(parts, b.String())
 	}
 	if len(parts) == 0 && len(slos) > 0 {
-		return "each objective is met by some configuration, but no configuration meets them all together (the table shows which each fails)"
+		// Configurations that fail no objective but leave one unresolved
+		// might meet them all with more replications.
+		var open []string
+		for i := range cs {
+			c := &cs[i]
+			if c.Feasible || c.NotAnAnswer != "" {
+				continue
+			}
+			failed, straddles := false, false
+			for _, ch := range c.Checks {
+				failed = failed || ch.Verdict == Fail
+				straddles = straddles || ch.Verdict == Unresolved
+			}
+			if straddles && !failed {
+				open = append(open, fmt.Sprintf("#%d %s", i+1, c.Name(short)))
+			}
+		}
+		msg := "each objective is met by some configuration, but no configuration meets them all together (the table shows which each fails)"
+		if len(open) > 0 {
+			msg += fmt.Sprintf("; %s fail none of them but leave an interval straddling its threshold after %d replications, so might meet them all: raise --max-replications", strings.Join(open, ", "), ans.MaxReplications)
+		}
+		return msg
 	}
 	return strings.Join(parts, "; ")
 }

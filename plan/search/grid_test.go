@@ -333,3 +333,33 @@ func TestGridFrontierNeedsSuccess(t *testing.T) {
 		t.Fatalf("cheapest %d, frontier %v; want 1 and [1]", ans.Cheapest, ans.Frontier)
 	}
 }
+
+// TestGridWhyUnresolved: an objective whose best interval still straddles
+// its threshold at the replication cap is said to be unresolved there,
+// not unreachable.
+func TestGridWhyUnresolved(t *testing.T) {
+	truths := []truth{
+		{cost: 1, p99: 10, success: 0.9, noise: 0.01},
+		{cost: 1, p99: 49.5, success: 1, noise: 0.3}, // p99 on the threshold, noisy
+	}
+	g := search.Grid{SLOs: []search.SLO{{Figure: search.LatencyP99, Threshold: 50}, {Figure: search.Success, Threshold: 0.95}}, Knobs: twoKnobs(1, 2), Replications: 4, MaxReplications: 8, Level: 0.95}
+	ans, err := search.SearchGrid(g, fakeEval(truths, map[int]int{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each objective is met somewhere (#1 meets p99, #2 success), and #2
+	// fails none: it might meet both with more replications.
+	if ans.Found || !strings.Contains(ans.Why, "all together") || !strings.Contains(ans.Why, "#2 ") || !strings.Contains(ans.Why, "raise --max-replications") {
+		t.Fatalf("found %v, why %q: want #2 named as open", ans.Found, ans.Why)
+	}
+	truths[0].p99, truths[0].noise = 49.5, 0.3 // now neither resolves p99
+	ans, err = search.SearchGrid(g, fakeEval(truths, map[int]int{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its best mean is at #1, which stopped at 4 replications because its
+	// success fails.
+	if !strings.Contains(ans.Why, "p99<=50s is unresolved at its best") || !strings.Contains(ans.Why, "after 4 replications") || !strings.Contains(ans.Why, "another objective fails") {
+		t.Fatalf("why %q: want p99 unresolved after 4 replications, stopped by the failing objective", ans.Why)
+	}
+}
