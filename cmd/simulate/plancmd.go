@@ -266,7 +266,7 @@ func (e *env) planGrid(scenario string, sf *cli.ScenarioFlags, objectives []sear
 	var variants scenarios.Variants
 	for _, c := range g.Configurations() {
 		if _, err := variants.Load(scenario, append(sf.AllSets(), c.Sets...)); err != nil {
-			return cli.Usagef("--over/--tier: configuration %s: %v", strings.Join(c.Sets, " "), err)
+			return cli.Usagef("--over/--tiers: configuration %s: %v", strings.Join(c.Sets, " "), err)
 		}
 	}
 	lookLevel := search.Problem{SLOs: objectives, Replications: g.Replications, MaxReplications: g.MaxReplications, Level: g.Level}.LookLevel()

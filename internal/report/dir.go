@@ -48,7 +48,7 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 			return nil, err
 		}
 	default:
-		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv, or " + search.GridFile + ") nor a sweep (sweep.csv): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
+		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep (sweep.csv), nor a cheapest-configuration plan (" + search.GridFile + "): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
 	}
 	if d.VariantsOmitted > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("The per-variant charts draw the first %d variants; the other %d are left out of them (memory and legibility). The tables list every variant.", charts.MaxSeriesVariants, d.VariantsOmitted))

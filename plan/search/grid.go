@@ -254,7 +254,7 @@ func (a *GridAnswer) CostLabel() string {
 // replication by replication (over the replications both ran).
 //
 // The cheapest is the feasible configuration with the lowest pooled cost
-// per successful run. Candidate B is dominated by A when the paired
+// per successful run (of equal costs, the lowest p99). Candidate B is dominated by A when the paired
 // differences B − A of cost and p99 lie wholly at or above 0 and one of
 // them wholly above 0 (worse on one beyond its interval, and not better
 // on the other within its interval); a candidate beaten only by the point
@@ -439,7 +439,9 @@ func cheapest(ans *GridAnswer, short []string) {
 		if !c.Feasible || math.IsNaN(float64(c.Cost.Estimate)) {
 			continue
 		}
-		if best < 0 || c.Cost.Estimate < cs[best].Cost.Estimate {
+		// Equal costs (a knob that does not change the bill): the faster.
+		if best < 0 || c.Cost.Estimate < cs[best].Cost.Estimate ||
+			c.Cost.Estimate == cs[best].Cost.Estimate && c.P99.Estimate < cs[best].P99.Estimate {
 			best = i
 		}
 	}

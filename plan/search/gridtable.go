@@ -197,6 +197,10 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 		}
 		for _, i := range ans.Ties {
 			t := &ans.Candidates[i]
+			if d := t.CostVsCheapest; d.CI[0] == 0 && d.CI[1] == 0 {
+				fmt.Fprintf(w, "  not distinguishable: #%d %s costs the same in every replication\n", i+1, t.Name(short))
+				continue
+			}
 			fmt.Fprintf(w, "  not distinguishable: #%d %s costs %s %s more%s, paired\n", i+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, ans.relative(t.CostVsCheapest))
 		}
 		if n := ans.nextCheapest(); n >= 0 {
