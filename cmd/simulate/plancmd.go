@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation", run: (*env).plan, graceful: true})
+	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation; --maximize the largest load, --minimize cost --over … the cheapest configuration", run: (*env).plan, graceful: true})
 }
 
 func (e *env) plan(args []string) error {
@@ -46,7 +46,7 @@ func (e *env) plan(args []string) error {
 	fs.Var(&precision, "precision", "stop when the bracket around the answer is narrower than this `fraction` of it (0.01 or 1%), or one step of an integer key: a large count (tpm) is not searched to a single token")
 	fs.Var(&precision, "tolerance", "the former name of --precision")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
-	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
+	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR` (with --minimize cost: grid.json, every configuration, the cheapest and the frontier)")
 	scenario, err := cli.ScenarioArg(fs, sf, args, "plan")
 	if err != nil {
 		return err
