@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/gridcharts"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
@@ -143,19 +144,9 @@ func gridReport(r *Report, d *charts.Dir) error {
 		"The highlighted row is the cheapest configuration meeting every objective. Under each figure: its interval over the replications (sectioning for cost and p99, Student-t for success).",
 		"vs the cheapest: this configuration's cost per successful run minus the cheapest's, paired replication by replication (common random numbers); a tie when the interval holds 0.",
 		"Place: dominated when another configuration (#n) is cheaper or faster beyond its paired interval and no worse on the other (that interval at or above 0 too); within noise when beaten by the point estimates only; frontier otherwise. A configuration that misses a success objective is not placed: its p99 is over the fewer runs it completes.")
-	var pts []charts.FrontierPoint
-	for i, c := range ans.Candidates {
-		if c.Frontier == search.OffFrontier {
-			continue
-		}
-		pts = append(pts, charts.FrontierPoint{Label: "#" + strconv.Itoa(i+1),
-			Cost: float64(c.Cost.Estimate), CostLo: float64(c.Cost.CI[0]), CostHi: float64(c.Cost.CI[1]),
-			P99: float64(c.P99.Estimate), P99Lo: float64(c.P99.CI[0]), P99Hi: float64(c.P99.CI[1]),
-			State: c.Frontier, Feasible: c.Feasible, Cheapest: ans.Found && i == ans.Cheapest})
-	}
 	fig := draw(figure{name: "frontier", title: "Cost per successful run vs p99",
 		caption: "Every configuration that can be compared, labelled by its row number; the frontier (dashed) joins the configurations no other beats on both cost and p99.",
-		build:   func() (*charts.Chart, error) { return charts.FrontierChart(pts, unit) }})
+		build:   func() (*charts.Chart, error) { return charts.FrontierChart(gridcharts.Points(ans), unit) }})
 	if fig.Skipped != "" {
 		r.Warnings = append(r.Warnings, "frontier chart not drawn: "+fig.Skipped)
 	}
