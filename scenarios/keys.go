@@ -263,6 +263,8 @@ func buildSections() []*Section {
 				Doc: "What one run may spend. A call reserves its tool's `reserve` before it is dialed; a call that does not fit what is left is refused locally."},
 			{Name: "scenario_budget", Kind: KindAmount, Default: "none", Example: "1000000",
 				Doc: "What all runs together may spend, reserved the same way."},
+			{Name: "currency", Kind: KindString, Default: "units", Example: "USD",
+				Doc: "The currency of the tools' prices, for the outputs' labels only (tables, JSON, pages): a cost per successful run reads \"0.041 USD\" instead of \"0.041 units\". Nothing is converted."},
 		}},
 		{Name: "arrivals", Path: "arrivals", Doc: "When runs arrive. The process decides which other keys apply.", Keys: []Key{
 			{Name: "process", Kind: KindWord, Values: processes, Default: "poisson", Example: "poisson",

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -461,6 +462,14 @@ func (l *loader) scenario(root *yaml.Node) (*system.Config, string) {
 			}
 			if v := cf.get("scenario_budget"); v != nil {
 				cfg.ScenarioBudget = l.amount(v, "cost.scenario_budget")
+			}
+			if v := cf.get("currency"); v != nil {
+				if c, ok := d.scalar(v, "cost.currency"); ok {
+					if !currencyLabel(c) {
+						d.errorf(v, "cost.currency", "must be a short label of 1 to 12 characters without spaces (USD, EUR, €), got %q", c)
+					}
+					cfg.Currency = c
+				}
 			}
 			cf.finish()
 		}
@@ -1859,4 +1868,17 @@ func (l *loader) arrivalErr(err error, n *yaml.Node, prefix string) {
 		return
 	}
 	l.d.errorf(n, strings.TrimSuffix(strings.TrimSuffix(prefix, ": "), "."), "%v", err)
+}
+
+// currencyLabel reports whether s can label costs: 1 to 12 printable
+// characters without spaces (USD, EUR, €, credits).
+func currencyLabel(s string) bool {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return false
+		}
+		n++
+	}
+	return n >= 1 && n <= 12
 }

@@ -205,7 +205,7 @@ func TestParseTools(t *testing.T) {
 		{name: "cost/dims", tool: "cost: {reserve: 5, dims: {input: {dist: constant, value: 1}, output: 3}}", want: "t.yaml:8: tools.t.cost.dims.input.price: required: cost units per unit of usage\nt.yaml:8: tools.t.cost.dims.output: must be a mapping {price, dist, …}, got \"3\""},
 		{name: "capabilities/mapping", tool: "capabilities: {a: 1}", want: "t.yaml:8: tools.t.capabilities: must be a list, got a mapping"},
 		{name: "requires/missing-capability", tool: "capabilities: [text]", step: "requires: [images]", want: "t.yaml:6: steps.a.requires: tool \"t\" declares capabilities [text], not all of [images]"},
-		{name: "scenario-cost", top: "cost: {run_budget: 1.0000001, scenario_budget: -1, per_hour: 5}", want: "t.yaml:4: cost.run_budget: cost: amount \"1.0000001\": more than 6 decimal places: invalid amount syntax\nt.yaml:4: cost.scenario_budget: must be ≥ 0, got -1\nt.yaml:4: cost.per_hour: unknown key; allowed here: run_budget, scenario_budget"},
+		{name: "scenario-cost", top: "cost: {run_budget: 1.0000001, scenario_budget: -1, per_hour: 5}", want: "t.yaml:4: cost.run_budget: cost: amount \"1.0000001\": more than 6 decimal places: invalid amount syntax\nt.yaml:4: cost.scenario_budget: must be ≥ 0, got -1\nt.yaml:4: cost.per_hour: unknown key; allowed here: currency, run_budget, scenario_budget"},
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/buildinfo"
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/gridcharts"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
 
@@ -191,6 +192,7 @@ type inputs struct {
 	dir   *charts.Dir // nil without DIR
 	trace *charts.Trace
 	fit   *fitcharts.Report // simulate calibrate --report's files; nil without
+	grid  *gridcharts.Grid  // simulate plan --minimize cost's grid.json; nil without
 	o     *options
 }
 
@@ -205,6 +207,9 @@ func readInputs(o *options) (*inputs, error) {
 			return nil, err
 		}
 		if in.fit, err = fitcharts.Read(o.dir); err != nil {
+			return nil, err
+		}
+		if in.grid, err = gridcharts.Read(o.dir); err != nil {
 			return nil, err
 		}
 		if len(o.slos) > 0 {
@@ -254,6 +259,7 @@ func (in *inputs) charts() []charts.Build {
 	}
 	if in.o.window == nil {
 		bs = append(bs, in.fit.Builds()...)
+		bs = append(bs, in.grid.Builds()...)
 	}
 	if in.trace != nil {
 		bs = append(bs, charts.Build{From: in.o.trace, Build: func() (*charts.Chart, error) {

@@ -13,17 +13,18 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/compare"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 func init() {
-	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation", run: (*env).plan, graceful: true})
+	register(command{name: "plan", synopsis: "simulate plan SCENARIO --slo 'p99<=2s' [--slo …] --search workers=1..200   the smallest capacity meeting the SLOs, confirmed by simulation; --maximize the largest load, --minimize cost --over … the cheapest configuration", run: (*env).plan, graceful: true})
 }
 
 func (e *env) plan(args []string) error {
-	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] --search key=lo..hi [--replications R] [--max-replications M] [--level 0.95] [--format table|markdown|json] [--out DIR]")
+	fs, sf := newScenarioFlagSet("plan", e.stderr, "plan SCENARIO --slo 'p99<=2s' [--slo 'success>=0.99' …] (--search key=lo..hi | --maximize key=lo..hi | --minimize cost --over key=v1,v2,… […]) [--replications R] [--max-replications M] [--level 0.95] [--format table|markdown|json] [--out DIR]")
 	if f := fs.Lookup("replications"); f != nil {
 		f.DefValue = strconv.Itoa(search.DefaultReplications)
 		f.Usage = "replications of each probe at first (≥ 2); a probe whose interval straddles a threshold gets more"
@@ -36,12 +37,16 @@ func (e *env) plan(args []string) error {
 	maximizeOnce := &cli.OnceString{Why: "plan answers one question at a time"}
 	fs.Var(maximizeOnce, "maximize", "instead of --search: the largest value of a key that makes things harder as it grows that still meets every objective, `key=lo..hi`: arrivals.rate=1/s..50/s is the highest arrival rate the configuration holds")
 	maximizeFlag := &maximizeOnce.Value
+	minimize := fs.String("minimize", "", "instead of --search: `cost` finds the cheapest configuration (by cost per successful run) meeting every objective over the --over knobs, and the cost–latency frontier")
+	var overs cli.StringList
+	fs.Var(&overs, "over", "with --minimize: a knob and the values to try, `key=v1,v2,…` as --vary takes them (tools.model.concurrency=8,16,32, or named: key=small={…},large={…}); repeatable: every combination is simulated")
+	tiers := fs.String("tiers", "", "with --minimize: tiers from a variants `FILE` (a list of {name, set: {key: value}}, as compare --variants reads), each tried as one value of the knob 'tier': a provider's plan, its limits and prices together")
 	maxReps := fs.Int("max-replications", 0, "a probe whose confidence interval straddles a threshold is re-run with doubled replications up to this `cap` (default 8 × --replications)")
 	precision := precisionFlag(search.DefaultTolerance)
 	fs.Var(&precision, "precision", "stop when the bracket around the answer is narrower than this `fraction` of it (0.01 or 1%), or one step of an integer key: a large count (tpm) is not searched to a single token")
 	fs.Var(&precision, "tolerance", "the former name of --precision")
 	noAnalytic := fs.Bool("no-analytic", false, "do not start from the Erlang C estimate even when the scenario is an M/M/c queue")
-	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR`")
+	outDir := fs.String("out", "", "write sweep.csv (one line per probe, the sweep schema) and plan.json to `DIR` (with --minimize cost: grid.json, every configuration, the cheapest and the frontier)")
 	scenario, err := cli.ScenarioArg(fs, sf, args, "plan")
 	if err != nil {
 		return err
@@ -62,7 +67,10 @@ func (e *env) plan(args []string) error {
 		return cli.Usagef("--max-replications: must be in [--replications (%d), 10000], got %d", sf.Replications, *maxReps)
 	}
 
-	if len(slos) == 0 {
+	if *minimize == "" && (len(overs) > 0 || *tiers != "") {
+		return cli.Usagef("--over and --tiers are the knobs of --minimize cost: add --minimize cost (plan --search sizes one key)")
+	}
+	if len(slos) == 0 && *minimize == "" {
 		return cli.Usagef("plan needs at least one --slo (e.g. --slo 'p99<=2s' --slo 'success>=0.99')")
 	}
 	var objectives []search.SLO
@@ -72,6 +80,12 @@ func (e *env) plan(args []string) error {
 			return cli.Usagef("--slo %v", err)
 		}
 		objectives = append(objectives, o)
+	}
+	if *minimize != "" {
+		if *searchFlag != "" || *maximizeFlag != "" {
+			return cli.Usagef("--minimize asks a different question from --search and --maximize: give one")
+		}
+		return e.planGrid(scenario, sf, objectives, *minimize, overs, *tiers, *maxReps, *outDir)
 	}
 	maximize := *maximizeFlag != ""
 	switch {
@@ -189,4 +203,125 @@ func (p *precisionFlag) Set(s string) error {
 	}
 	*p = precisionFlag(x * scale)
 	return nil
+}
+
+// planGrid is plan --minimize cost: every configuration of the --over
+// knobs (and --tier bundles) simulated, the cheapest meeting every
+// objective and the cost–latency frontier.
+func (e *env) planGrid(scenario string, sf *cli.ScenarioFlags, objectives []search.SLO, minimize string, overs []string, tiers string, maxReps int, outDir string) error {
+	if minimize != "cost" {
+		return cli.Usagef("--minimize: only cost (cost per successful run) can be minimized, got %q", minimize)
+	}
+	if len(overs) == 0 && tiers == "" {
+		return cli.Usagef("--minimize cost needs knobs: --over key=v1,v2,… (e.g. --over tools.model.concurrency=8,16,32), repeatable, or --tiers FILE")
+	}
+	var knobs []search.Knob
+	for _, o := range overs {
+		a, err := compare.ParseVary(o)
+		if err != nil {
+			return cli.Usagef("--over %v", err)
+		}
+		if len(a.Choices) < 2 {
+			return cli.Usagef("--over %s: give at least two values to choose between (one value is a --set)", o)
+		}
+		knobs = append(knobs, knobOf(a, a.Key))
+	}
+	if tiers != "" {
+		a, err := compare.ReadVariants(tiers)
+		if err != nil {
+			return fmt.Errorf("--tiers %w", err)
+		}
+		knobs = append(knobs, knobOf(a, search.TierKey))
+	}
+	g := search.Grid{SLOs: objectives, Knobs: knobs, Replications: sf.Replications, MaxReplications: maxReps, Level: sf.Level}
+	if n := g.Size(); n > search.MaxConfigurations {
+		return cli.Usagef("--over: the grid has %d configurations, more than %d: give fewer values", n, search.MaxConfigurations)
+	}
+	base, err := scenarios.Load(scenario, sf.AllSets())
+	if err != nil {
+		return err
+	}
+	var classes []string
+	for _, c := range base.Config.Classes {
+		classes = append(classes, c.Name)
+	}
+	if err := search.CheckClasses(objectives, classes); err != nil {
+		return cli.Usagef("--slo %v", err)
+	}
+	metered := false
+	for _, t := range base.Config.Tools {
+		metered = metered || t.Cost != nil
+	}
+	if !metered {
+		return fmt.Errorf("%s: no tool has a cost (tools.NAME.cost), so there is no cost to minimize", scenario)
+	}
+	g.Currency = base.Config.Currency
+	if outDir != "" {
+		if err := cli.CheckOutDir(outDir); err != nil {
+			return err
+		}
+	}
+	// Every configuration is loaded before any is simulated, so a bad
+	// value fails at once, naming its flag, not after an hour.
+	var variants scenarios.Variants
+	for _, c := range g.Configurations() {
+		if _, err := variants.Load(scenario, append(sf.AllSets(), c.Sets...)); err != nil {
+			return cli.Usagef("--over/--tiers: configuration %s: %v", strings.Join(c.Sets, " "), err)
+		}
+	}
+	lookLevel := search.Problem{SLOs: objectives, Replications: g.Replications, MaxReplications: g.MaxReplications, Level: g.Level}.LookLevel()
+	gs := &search.GridSimulator{Scenario: scenario, Sets: sf.AllSets(), Level: lookLevel, Parallel: sf.Parallel, Interrupt: e.interrupted}
+	prog := cli.NewProgress(e.stderr, "plan", time.Now)
+	total := g.Size()
+	gs.Progress = func(c search.Configuration, done, n int) {
+		prog.Status(fmt.Sprintf("configuration %d/%d: %d/%d replications", c.Index+1, total, done, n))
+	}
+	ans, err := search.SearchGrid(g, gs.Evaluate)
+	prog.Done()
+	if ans == nil {
+		return err
+	}
+	interrupted := errors.Is(err, search.ErrInterrupted)
+	if err != nil && !interrupted {
+		return err
+	}
+	prov := provenance.Of(base)
+	file := search.GridPlanFile{Provenance: &prov, GridAnswer: ans}
+	var outErr error
+	if outDir != "" {
+		outErr = writeFiles(outDir, outFile{search.GridFile, func(w io.Writer) error { return render.JSON(w, file) }})
+	}
+	if sf.Format == "json" {
+		if err := render.JSON(e.stdout, file); err != nil {
+			return err
+		}
+	} else if err := search.WriteGridTable(e.stdout, scenario, prov.Line(), ans); err != nil {
+		return err
+	}
+	switch {
+	case outErr != nil:
+		return outFailed(outDir, outErr)
+	case interrupted:
+		return cli.ErrInterrupted
+	case !ans.Found:
+		fmt.Fprintf(e.stderr, "simulate: no configuration of the grid meets every objective\n")
+		return cli.ErrFailed
+	}
+	return nil
+}
+
+// knobOf is a --over axis or a --tiers file as a knob of the grid: each
+// choice's label is its name, or its value when it sets the axis's key
+// alone.
+func knobOf(a compare.Axis, key string) search.Knob {
+	k := search.Knob{Key: key}
+	for _, c := range a.Choices {
+		label := c.Label()
+		if c.Name == "" && len(c.Set) == 1 && len(c.Unset) == 0 && c.Set[0].Key == a.Key {
+			label = c.Set[0].Value
+		}
+		v := compare.Variant{Choices: []compare.Choice{c}}
+		k.Settings = append(k.Settings, search.Setting{Label: label, Sets: v.Overrides()})
+	}
+	return k
 }

@@ -425,7 +425,7 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 		fmt.Fprintln(w)
 	}
 	if c := s.Cost; c != nil {
-		if err := Table(w, []string{"cost", "units"}, [][]string{
+		if err := Table(w, []string{"cost", c.Unit()}, [][]string{
 			{"spent (settled)", Number(c.Spent)},
 			{"reserved, unsettled (timed out: usage unknown)", Number(c.Unsettled)},
 			{"wasted on failed attempts", Number(c.Wasted)},

@@ -33,6 +33,10 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 	r := &Report{Version: version, File: d.Path,
 		Source: "This results directory records no scenario text (it was written without provenance): see the scenario the command that wrote it named."}
 	switch {
+	case hasGrid(d.Path):
+		if err := gridReport(r, d); err != nil {
+			return nil, err
+		}
 	case d.Target != nil && d.Has("sweep.csv"):
 		if err := planReport(r, d); err != nil {
 			return nil, err
@@ -44,7 +48,7 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 			return nil, err
 		}
 	default:
-		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep (sweep.csv): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
+		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep (sweep.csv), nor a cheapest-configuration plan (" + search.GridFile + "): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
 	}
 	if d.VariantsOmitted > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("The per-variant charts draw the first %d variants; the other %d are left out of them (memory and legibility). The tables list every variant.", charts.MaxSeriesVariants, d.VariantsOmitted))
@@ -73,7 +77,9 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 		}
 		figs = append(figs, f)
 	}
-	r.Sections = append(r.Sections, Section{ID: "charts", Title: "Charts", Figures: figs})
+	if len(figs) > 0 || !hasGrid(d.Path) { // a grid plan draws its chart in its own section
+		r.Sections = append(r.Sections, Section{ID: "charts", Title: "Charts", Figures: figs})
+	}
 	return r, nil
 }
 

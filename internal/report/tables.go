@@ -286,7 +286,7 @@ func capacitySection(s *summary.Summary) Section {
 	if c := s.Cost; c != nil {
 		sec.Tables = append(sec.Tables, Table{
 			Caption: "Cost",
-			Header:  []string{"cost", "units"},
+			Header:  []string{"cost", c.Unit()},
 			Rows: []Row{
 				row("spent (settled)", render.Number(c.Spent)),
 				row("reserved, unsettled (timed out: usage unknown)", render.Number(c.Unsettled)),

@@ -364,6 +364,7 @@ func (a *Accumulator) resources(s *Summary) {
 	}
 	if metered {
 		c := a.cost
+		c.Currency = a.cfg.Currency
 		if s.Runs.Completed > 0 {
 			c.PerSuccess = c.Spent / float64(s.Runs.Completed)
 		}

@@ -239,6 +239,17 @@ type CostSummary struct {
 	system.CostStats
 	// PerSuccess is spent / completed runs.
 	PerSuccess float64 `json:"per_successful_run"`
+	// Currency is the scenario's cost.currency ("" for the abstract units
+	// of the prices): the label of every amount here.
+	Currency string `json:"currency,omitempty"`
+}
+
+// Unit is the label of the amounts: the currency, or "units".
+func (c *CostSummary) Unit() string {
+	if c.Currency == "" {
+		return "units"
+	}
+	return c.Currency
 }
 
 // Recovery measures whether and when goodput came back after an outage:

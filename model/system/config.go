@@ -56,6 +56,9 @@ type Config struct {
 	// with a Cost reserve their declared maximum from both before dialing.
 	RunBudget      cost.Amount
 	ScenarioBudget cost.Amount
+	// Currency labels every cost in the outputs ("USD"); "" means the
+	// abstract units of the tools' prices. The simulation does not read it.
+	Currency string
 	// Groups are the plan's parallel steps and hedged steps: the places
 	// where a run has more than one call outstanding (group.go).
 	Groups []Group

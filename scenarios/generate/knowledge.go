@@ -96,6 +96,7 @@ var includeChances = map[string]float64{
 	"tool.description":       0.1,
 	"scenario.classes":       0.3,
 	"scenario.tenants":       0.3,
+	"tenant.weight":          0.8,
 	"member.timeout":         0.3,
 	"step.timeout":           0.6,
 	"scenario.deadline":      0.4,
