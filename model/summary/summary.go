@@ -559,6 +559,9 @@ func warnings(cfg *system.Config, s *Summary) []string {
 	}
 	w = append(w, toolWarnings(cfg, s)...)
 	w = append(w, tailWarnings(cfg)...)
+	if a := s.Attempts; a.Attempts > 0 && 2*a.FirstTokenTimeouts >= a.Attempts {
+		w = append(w, fmt.Sprintf("%s of the attempts were cut by a first_token_timeout before their first token: the timeout counts the time a call waits at its tool, and at a saturated tool the cut calls' retries and the work they leave behind keep the queue long (docs/agents.md, Streaming)", pct(float64(a.FirstTokenTimeouts)/float64(a.Attempts))))
+	}
 	if n := s.Latency.N; n > 0 && n < 10000 {
 		runs := "runs"
 		if n == 1 {

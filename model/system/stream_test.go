@@ -2,6 +2,8 @@ package system_test
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/model/summary"
@@ -56,6 +58,9 @@ func TestFirstTokenTimeout(t *testing.T) {
 			}
 			if want := 1000 * (100*0.01 + 80*0.02); s.Cost == nil || math.Abs(s.Cost.Unsettled-want) > 1e-6 || s.Cost.Spent != 0 {
 				t.Errorf("cost %+v; want %v held unsettled, nothing spent", s.Cost, want)
+			}
+			if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, "100% of the attempts were cut by a first_token_timeout") }) {
+				t.Errorf("warnings %q: none says the first-token timeout cut every attempt", s.Warnings)
 			}
 		})
 	}
