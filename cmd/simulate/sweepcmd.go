@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -230,6 +231,6 @@ func writeShard(dir string, rec *sweep.Record, sw *sweep.ShardWriter) error {
 // writeSweep writes sweep.csv and sweep.json into dir, each atomically.
 func writeSweep(dir string, sums []sweep.PointSummary, points []sweep.PointFile) error {
 	return writeFiles(dir,
-		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
-		outFile{"sweep.json", func(w io.Writer) error { return render.JSON(w, points) }})
+		outFile{outputs.SweepCSV.Name, func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
+		outFile{outputs.SweepJSON.Name, func(w io.Writer) error { return outputs.WriteJSON(w, points) }})
 }

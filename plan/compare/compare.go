@@ -75,6 +75,29 @@ type Summary struct {
 	Step *PairedDifference `json:"difference_from_previous,omitempty"`
 }
 
+// Previous returns variant i's paired difference from the variant before
+// it (Difference for the second, Step from the third on); nil for the
+// first and without replications.
+func Previous(out []Summary, i int) *PairedDifference {
+	switch {
+	case i == 1:
+		return out[1].Difference
+	case i >= 2:
+		return out[i].Step
+	}
+	return nil
+}
+
+// Figures returns the variants' summaries and names, in order: the rows
+// of summary.csv.
+func Figures(out []Summary) (sums []summary.Summary, names []string) {
+	sums, names = make([]summary.Summary, len(out)), make([]string, len(out))
+	for i, v := range out {
+		sums[i], names[i] = v.Summary, v.Name
+	}
+	return sums, names
+}
+
 // Result is a comparison's outcome.
 type Result struct {
 	Scenario string

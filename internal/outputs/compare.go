@@ -1,30 +1,26 @@
-package compare
+package outputs
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
-	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
-// Files writes a comparison's files into a directory, each
-// atomically: latency_cdf.csv, series.csv and (once a variant has a tool
+// CompareFiles writes a comparison's files (simulate compare --out) into a
+// directory, each atomically: latency_cdf.csv, series.csv and (once a variant has a tool
 // with a capacity or a rate limit) tools.csv, (once a variant has an
 // outage) outages.csv, (once a variant has a circuit breaker) breakers.csv
 // and (once a variant has adaptive concurrency) limits.csv grow variant by
 // variant in temporary files; Commit
 // adds compare.json and summary.csv and renames them all into place.
-type Files struct {
+type CompareFiles struct {
 	dir                string
 	group              atomicfile.Group // every file, put in place together
 	cdf, series, tools *csvFile
@@ -59,18 +55,18 @@ func (c *csvFile) flush() error {
 	return c.cw.Error()
 }
 
-// NewFiles creates dir if need be and starts latency_cdf.csv and
+// NewCompareFiles creates dir if need be and starts latency_cdf.csv and
 // series.csv there, in temporary files.
-func NewFiles(dir string) (*Files, error) {
+func NewCompareFiles(dir string) (*CompareFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	cf := &Files{dir: dir}
+	cf := &CompareFiles{dir: dir}
 	var err error
-	if cf.cdf, err = newCSVFile(&cf.group, filepath.Join(dir, "latency_cdf.csv"), render.CDFHeader); err != nil {
+	if cf.cdf, err = newCSVFile(&cf.group, LatencyCDFCSV.Path(dir), LatencyCDFCSV.Columns); err != nil {
 		return nil, err
 	}
-	if cf.series, err = newCSVFile(&cf.group, filepath.Join(dir, "series.csv"), render.SeriesHeader); err != nil {
+	if cf.series, err = newCSVFile(&cf.group, SeriesCSV.Path(dir), SeriesCSV.Columns); err != nil {
 		cf.Abort()
 		return nil, err
 	}
@@ -78,65 +74,62 @@ func NewFiles(dir string) (*Files, error) {
 }
 
 // Add appends one variant's rows.
-func (cf *Files) Add(label string, cfg *system.Config, lat *stats.Histogram, series *system.Series) error {
-	if err := render.CDFRows(cf.cdf.cw, label, lat); err != nil {
+func (cf *CompareFiles) Add(label string, cfg *system.Config, lat *stats.Histogram, series *system.Series) error {
+	if err := CDFRows(cf.cdf.cw, label, lat); err != nil {
 		return err
 	}
-	if err := render.SeriesRows(cf.series.cw, label, series); err != nil {
+	if err := SeriesRows(cf.series.cw, label, series); err != nil {
 		return err
 	}
-	if render.HasAdaptive(cfg) {
+	if HasAdaptive(cfg) {
 		if cf.limits == nil {
 			var err error
-			if cf.limits, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "limits.csv"), render.LimitsHeader); err != nil {
+			if cf.limits, err = newCSVFile(&cf.group, LimitsCSV.Path(cf.dir), LimitsCSV.Columns); err != nil {
 				return err
 			}
 		}
-		if err := render.LimitRows(cf.limits.cw, cfg, label, series); err != nil {
+		if err := LimitRows(cf.limits.cw, cfg, label, series); err != nil {
 			return err
 		}
 	}
-	if render.HasOutages(cfg) {
+	if HasOutages(cfg) {
 		if cf.outages == nil {
 			var err error
-			if cf.outages, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "outages.csv"), render.OutagesHeader); err != nil {
+			if cf.outages, err = newCSVFile(&cf.group, OutagesCSV.Path(cf.dir), OutagesCSV.Columns); err != nil {
 				return err
 			}
 		}
-		if err := render.OutageRows(cf.outages.cw, cfg, label); err != nil {
+		if err := OutageRows(cf.outages.cw, cfg, label); err != nil {
 			return err
 		}
 	}
-	if render.HasBreakers(cfg) {
+	if HasBreakers(cfg) {
 		if cf.breakers == nil {
 			var err error
-			if cf.breakers, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "breakers.csv"), render.BreakersHeader); err != nil {
+			if cf.breakers, err = newCSVFile(&cf.group, BreakersCSV.Path(cf.dir), BreakersCSV.Columns); err != nil {
 				return err
 			}
 		}
-		if err := render.BreakerRows(cf.breakers.cw, cfg, label, series); err != nil {
+		if err := BreakerRows(cf.breakers.cw, cfg, label, series); err != nil {
 			return err
 		}
 	}
-	if !render.HasLimitedTools(cfg) {
+	if !HasLimitedTools(cfg) {
 		return nil
 	}
 	if cf.tools == nil {
 		var err error
-		if cf.tools, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "tools.csv"), render.ToolsHeader); err != nil {
+		if cf.tools, err = newCSVFile(&cf.group, ToolsCSV.Path(cf.dir), ToolsCSV.Columns); err != nil {
 			return err
 		}
 	}
-	return render.ToolRows(cf.tools.cw, cfg, label, series)
+	return ToolRows(cf.tools.cw, cfg, label, series)
 }
 
-// Commit writes compare.json and summary.csv and puts every file in place.
-func (cf *Files) Commit(out []Summary) error {
-	sums := make([]summary.Summary, len(out))
-	labels := make([]string, len(out))
-	for i, v := range out {
-		sums[i], labels[i] = v.Summary, v.Name
-	}
+// Commit writes compare.json (variants, as JSON: plan/compare's
+// summaries) and summary.csv (one row of sums per variant, labelled by
+// labels) and puts every file in place.
+func (cf *CompareFiles) Commit(variants any, sums []summary.Summary, labels []string) error {
 	hasTools, hasOutages, hasBreakers, hasClasses, hasLimits := cf.tools != nil, cf.outages != nil, cf.breakers != nil, cf.classCDF != nil, cf.limits != nil
 	err := func() error {
 		for _, c := range []*csvFile{cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF, cf.limits} {
@@ -146,18 +139,18 @@ func (cf *Files) Commit(out []Summary) error {
 				}
 			}
 		}
-		f, err := cf.group.Create(filepath.Join(cf.dir, "compare.json"))
+		f, err := cf.group.Create(CompareJSON.Path(cf.dir))
 		if err != nil {
 			return err
 		}
-		if err := render.JSON(f, out); err != nil {
+		if err := WriteJSON(f, variants); err != nil {
 			return err
 		}
-		f, err = cf.group.Create(filepath.Join(cf.dir, "summary.csv"))
+		f, err = cf.group.Create(SummaryCSV.Path(cf.dir))
 		if err != nil {
 			return err
 		}
-		return render.SummaryCSV(f, sums, labels)
+		return WriteSummaryCSV(f, sums, labels)
 	}()
 	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF, cf.limits = nil, nil, nil, nil, nil, nil, nil
 	if err != nil {
@@ -171,7 +164,7 @@ func (cf *Files) Commit(out []Summary) error {
 	for _, f := range []struct {
 		name string
 		has  bool
-	}{{"tools.csv", hasTools}, {"outages.csv", hasOutages}, {"breakers.csv", hasBreakers}, {"class_latency_cdf.csv", hasClasses}, {"limits.csv", hasLimits}} {
+	}{{ToolsCSV.Name, hasTools}, {OutagesCSV.Name, hasOutages}, {BreakersCSV.Name, hasBreakers}, {ClassLatencyCDFCSV.Name, hasClasses}, {LimitsCSV.Name, hasLimits}} {
 		if f.has {
 			continue
 		}
@@ -183,7 +176,7 @@ func (cf *Files) Commit(out []Summary) error {
 }
 
 // Abort removes the temporary files not yet committed.
-func (cf *Files) Abort() {
+func (cf *CompareFiles) Abort() {
 	cf.group.Abort()
 	cf.cdf, cf.series, cf.tools, cf.outages, cf.breakers, cf.classCDF, cf.limits = nil, nil, nil, nil, nil, nil, nil
 }
@@ -191,19 +184,19 @@ func (cf *Files) Abort() {
 // AddClasses appends the completion-time CDF of each class of work of
 // one variant to class_latency_cdf.csv, labelled "VARIANT · CLASS"
 // (nothing for a variant without classes).
-func (cf *Files) AddClasses(label string, acc *summary.Accumulator) error {
+func (cf *CompareFiles) AddClasses(label string, acc *summary.Accumulator) error {
 	names, hists := acc.ClassLatencies()
 	if len(names) == 0 {
 		return nil
 	}
 	if cf.classCDF == nil {
 		var err error
-		if cf.classCDF, err = newCSVFile(&cf.group, filepath.Join(cf.dir, "class_latency_cdf.csv"), render.CDFHeader); err != nil {
+		if cf.classCDF, err = newCSVFile(&cf.group, ClassLatencyCDFCSV.Path(cf.dir), ClassLatencyCDFCSV.Columns); err != nil {
 			return err
 		}
 	}
 	for i, name := range names {
-		if err := render.CDFRows(cf.classCDF.cw, ClassLabel(label, name), hists[i]); err != nil {
+		if err := CDFRows(cf.classCDF.cw, ClassLabel(label, name), hists[i]); err != nil {
 			return err
 		}
 	}
@@ -211,17 +204,5 @@ func (cf *Files) AddClasses(label string, acc *summary.Accumulator) error {
 }
 
 // ClassLabel labels class class of variant variant in a comparison's
-// per-class files and tables.
+// class_latency_cdf.csv and per-class tables: "VARIANT · CLASS".
 func ClassLabel(variant, class string) string { return variant + " · " + class }
-
-// ReadJSON reads compare.json, as Commit writes it: the variants in
-// order, each with its summary and paired differences. The report page
-// reads its figures from here rather than recomputing them.
-func ReadJSON(r io.Reader, name string) ([]Summary, error) {
-	var out []Summary
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&out); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return out, nil
-}
