@@ -27,7 +27,7 @@ type CDFPoint struct {
 
 // CDF is one variant's completion-time distribution, as `simulate --out`
 // writes it to latency_cdf.csv (one point per non-empty histogram bucket,
-// see render.CDFCSV and stats.Histogram.CDFPoints).
+// see WriteCDF and stats.Histogram.CDFPoints).
 type CDF struct {
 	Variant string
 	Points  []CDFPoint // in increasing order of Value

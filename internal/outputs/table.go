@@ -122,7 +122,7 @@ func (t *table) errorf(col, format string, args ...any) error {
 
 // str returns a cell's text, without the single quote that keeps text
 // starting with =, +, -, @ from being read as a formula by a spreadsheet
-// (render.CSVText).
+// (CSVText).
 func (t *table) str(col string) string {
 	s := strings.TrimSpace(t.rec[t.cols[col]])
 	if len(s) > 1 && s[0] == '\'' && strings.IndexByte("=+-@\t\r", s[1]) >= 0 {

@@ -87,7 +87,8 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 
 // compareReport fills r with a comparison's header, verdict, variants,
 // paired differences and scenario: every figure compare prints, read from
-// compare.json (plan/compare.ReadJSON) as compare wrote it.
+// compare.json as compare wrote it (plan/compare.Summary), the first
+// charts.MaxSeriesVariants variants of it (readVariants).
 func compareReport(r *Report, d *charts.Dir) error {
 	out, total, err := readVariants(d.Path, charts.MaxSeriesVariants)
 	if err != nil {
@@ -314,7 +315,7 @@ func differencesTable(out []compare.Summary, level float64) (Table, bool) {
 }
 
 // planReport fills r with a plan's decision and its evidence, read from
-// plan.json (plan/search.ReadPlanFile) as plan wrote it: the answer, why
+// plan.json (outputs.ReadJSON into plan/search.PlanFile) as plan wrote it: the answer, why
 // (the confidence note, or what stops the objectives when nothing meets
 // them), and every probe with its offered load, bottleneck and each
 // objective's interval and verdict.
@@ -325,6 +326,9 @@ func planReport(r *Report, d *charts.Dir) error {
 	}
 	if !found {
 		return fmt.Errorf("%s: %w", outputs.PlanJSON.Path(d.Path), fs.ErrNotExist)
+	}
+	if pf.Answer == nil {
+		return fmt.Errorf("%s: no answer in it: not a plan.json simulate plan wrote", outputs.PlanJSON.Path(d.Path))
 	}
 	ans := pf.Answer
 	param := ans.Parameter

@@ -1,6 +1,8 @@
 // Package compare runs variants of one scenario on common random numbers
-// and compares them: each variant's summary, its paired difference from
-// the first, and the files and table that show them. A variant is a set of
+// and compares them: each variant's summary and its paired differences
+// from the first and from the one before it, returned as data (Result);
+// internal/outputs writes the files (CompareFiles) and
+// internal/render/comparison the tables and verdicts. A variant is a set of
 // overrides, from --vary axes (ParseVary) or a variants file
 // (ParseVariants), and may carry a short name that tables, JSON and chart
 // legends show instead of its overrides.
