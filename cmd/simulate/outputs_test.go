@@ -8,14 +8,41 @@ import (
 	"testing"
 
 	"github.com/budgetsim/budgetsim/internal/outputs"
+	"github.com/budgetsim/budgetsim/plan/compare"
+	"github.com/budgetsim/budgetsim/plan/search"
+	"github.com/budgetsim/budgetsim/plan/sweep"
 )
+
+// jsonTypes reads each JSON file into the type its writer wrote and
+// writes it again.
+var jsonTypes = map[*outputs.File]func(*testing.T, []byte) []byte{
+	outputs.SummaryJSON: jsonAgain[summaryFile],
+	outputs.CompareJSON: jsonAgain[[]compare.Summary],
+	outputs.SweepJSON:   jsonAgain[[]sweep.PointFile],
+	outputs.PlanJSON:    jsonAgain[search.PlanFile],
+	outputs.GridJSON:    jsonAgain[search.GridPlanFile],
+}
+
+func jsonAgain[T any](t *testing.T, data []byte) []byte {
+	t.Helper()
+	v, err := outputs.ReadJSON[T](bytes.NewReader(data), "file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := outputs.WriteJSON(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
 
 // TestOutputsRoundTrip holds the commands to the contract of package
 // outputs: every file a command's --out writes is declared there; each
 // declared file is written by every command its declaration names (by
 // one of the runs below that has the feature the file is for: outages,
 // breakers, adaptive limits, classes); and every file written reads back
-// through its declared reader with its declared columns.
+// through its declared reader with its declared columns, and a JSON file
+// into its writer's type as written, byte for byte.
 func TestOutputsRoundTrip(t *testing.T) {
 	tmp := t.TempDir()
 	dirs := map[string][]string{} // command → the directories it wrote
@@ -70,6 +97,11 @@ func TestOutputsRoundTrip(t *testing.T) {
 				}
 				if err := f.Check(bytes.NewReader(data)); err != nil {
 					t.Errorf("%s --out: %v", cmd, err)
+				}
+				if rt, ok := jsonTypes[f]; ok {
+					if again := rt(t, data); !bytes.Equal(again, data) {
+						t.Errorf("%s --out: %s does not read back into its writer's type as written", cmd, f.Name)
+					}
 				}
 			}
 		}

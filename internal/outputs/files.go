@@ -78,12 +78,14 @@ func readAs[T any](read func(io.Reader, string) (T, error)) func(io.Reader, stri
 // The files of a results directory. Per-variant CSV files have a variant
 // column first: the variant's name for compare, the scenario's for run.
 var (
-	// SummaryJSON is run's summary.
+	// SummaryJSON is run's summary, written by cmd/simulate (its
+	// summaryFile, with WriteJSON) and read by ReadSummaries.
 	SummaryJSON = &File{Name: "summary.json",
 		Holds:     "the summary `run` prints (`--format json`), after the provenance of what produced it",
 		WrittenBy: []string{"run"},
 		ReadBy:    []string{"latency_cdf (success rates)", "in_system (Little's-law level)", "tail", "tokens", "the provenance note of every chart"}}
-	// SummaryCSV is one row of main figures per variant.
+	// SummaryCSV is one row of main figures per variant, written by
+	// WriteSummaryCSV; no chart reads it (Check compares its header).
 	SummaryCSV = &File{Name: "summary.csv",
 		Columns: []string{"scenario", "variant", "seed", "replications", "arrived", "completed", "rejected", "expired", "refused",
 			"deadline_exceeded", "failed", "in_flight", "success_rate",
@@ -93,54 +95,67 @@ var (
 		Holds:     "one row per variant (per scenario for `run`) with the main figures in seconds, for a spreadsheet",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"spreadsheets (no chart)"}}
-	// CompareJSON is compare's variants.
+	// CompareJSON is compare's variants, written by CompareFiles.Commit
+	// (plan/compare.Summary) and read by ReadSummaries (the charts) and
+	// ReadArray into plan/compare.Summary (the page), a variant at a
+	// time.
 	CompareJSON = &File{Name: "compare.json",
 		Holds:     "every variant of a comparison in order: its name, overrides, provenance, summary and paired differences from the first and the previous variant",
 		WrittenBy: []string{"compare"},
 		ReadBy:    []string{"report: verdict, variants, differences, scenario", "latency_cdf (success rates)", "in_system", "tail", "tokens", "the provenance note of every chart"}}
-	// LatencyCDFCSV is the completion-time CDF of each variant.
+	// LatencyCDFCSV is the completion-time CDF of each variant, written
+	// by WriteCDF and CDFRows and read by ReadCDF.
 	LatencyCDFCSV = &File{Name: "latency_cdf.csv",
 		Columns:   []string{"variant", "value_s", "fraction"},
 		Holds:     "each variant's completion-time CDF, one row per non-empty histogram bucket",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"latency_cdf"}}
-	// ClassLatencyCDFCSV is the completion-time CDF of each class of work.
+	// ClassLatencyCDFCSV is the completion-time CDF of each class of
+	// work, written by WriteCDF and CompareFiles.AddClasses and read by
+	// ReadCDF.
 	ClassLatencyCDFCSV = &File{Name: "class_latency_cdf.csv",
 		Columns:   []string{"variant", "value_s", "fraction"},
 		Holds:     "for classes of work, each class's completion-time CDF (labelled `variant · class` by compare)",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"class_latency_cdf"}}
-	// SeriesCSV is each variant's time series.
+	// SeriesCSV is each variant's time series, written by WriteSeries
+	// and SeriesRows and read by ReadSeries.
 	SeriesCSV = &File{Name: "series.csv",
 		Columns:   []string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed", "ended"},
 		Holds:     "each variant's time series of replication 0: per bin, the measured runs that arrived, the attempts dialed, the runs that completed and those that ended",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"in_system", "attempt_rate", "the warm-up shading and the outage windows of the time-series charts"}}
-	// ToolsCSV is each limited tool's utilisation over time.
+	// ToolsCSV is each limited tool's utilisation over time, written by
+	// WriteTools and ToolRows and read by ReadTools.
 	ToolsCSV = &File{Name: "tools.csv",
 		Columns:   []string{"variant", "tool", "t_s", "width_s", "utilisation"},
 		Holds:     "for tools with a capacity or a rate limit, utilisation over time (busy servers / concurrency, calls / rate limit)",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"utilisation"}}
-	// OutagesCSV is each tool's outage windows.
+	// OutagesCSV is each tool's outage windows, written by WriteOutages
+	// and OutageRows and read by ReadOutages.
 	OutagesCSV = &File{Name: "outages.csv",
 		Columns:   []string{"variant", "tool", "start_s", "end_s", "mode"},
 		Holds:     "for tools with outages, the windows the charts shade and zoom into",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"the outage shading of the time-series charts", "the zoomed *_outage charts"}}
-	// BreakersCSV is each circuit breaker's state over time.
+	// BreakersCSV is each circuit breaker's state over time, written by
+	// WriteBreakers and BreakerRows and read by ReadBreakers.
 	BreakersCSV = &File{Name: "breakers.csv",
 		Columns:   []string{"variant", "tool", "t_s", "width_s", "open", "half_open", "refused"},
 		Holds:     "for tools with a circuit breaker, the share of each bin it spent open and half-open, and the calls it refused",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"breakers"}}
-	// LimitsCSV is each adaptive concurrency limit over time.
+	// LimitsCSV is each adaptive concurrency limit over time, written by
+	// WriteLimits and LimitRows and read by ReadLimits.
 	LimitsCSV = &File{Name: "limits.csv",
 		Columns:   []string{"variant", "tool", "t_s", "width_s", "limit"},
 		Holds:     "for tools with adaptive concurrency, each bin's mean limit",
 		WrittenBy: []string{"run", "compare"},
 		ReadBy:    []string{"concurrency_limit"}}
-	// SweepCSV is a sweep's or a plan's points.
+	// SweepCSV is a sweep's or a plan's points, written by
+	// plan/sweep.WriteCSV (whose header is these columns) and read by
+	// ReadSweep.
 	SweepCSV = &File{Name: "sweep.csv",
 		Columns: []string{"parameter", "value", "replications", "success_rate", "success_lo", "success_hi",
 			"latency_p50_s", "latency_p99_s", "latency_p99_lo_s", "latency_p99_hi_s", "latency_p999_s",
@@ -149,7 +164,9 @@ var (
 		Holds:     "one row per point of a sweep (per probe of a plan): the figures with their intervals, the bottleneck, the binding model-API limit and the cost per successful run",
 		WrittenBy: []string{"sweep", "plan", "merge"},
 		ReadBy:    []string{"sweep_latency", "sweep_success", "report: decision, evidence"}}
-	// SweepJSON is a sweep's points in full.
+	// SweepJSON is a sweep's points in full, written by cmd/simulate
+	// (plan/sweep.PointFile, with WriteJSON) and read by
+	// ReadSweepProvenance.
 	SweepJSON = &File{Name: "sweep.json",
 		Holds:     "every point of a sweep with its whole summary and the provenance of what produced it",
 		WrittenBy: []string{"sweep", "merge"},
@@ -162,7 +179,9 @@ var (
 		Holds:     "a cost plan's (`plan --minimize cost`) knobs and objectives, every configuration with its figures and intervals, the cheapest meeting every objective (or why none does) and the cost–latency frontier, after its provenance",
 		WrittenBy: []string{"plan"},
 		ReadBy:    []string{"frontier", "report: the cheapest configuration, the configurations"}}
-	// PlanJSON is a plan's answer.
+	// PlanJSON is a plan's answer, written by cmd/simulate
+	// (plan/search.PlanFile, with WriteJSON) and read by ReadPlan (the
+	// charts) and ReadJSON into plan/search.PlanFile (the page).
 	PlanJSON = &File{Name: "plan.json",
 		Holds:     "a plan's objectives, answer, probes and the reason when no value meets the objectives, after its provenance",
 		WrittenBy: []string{"plan"},
