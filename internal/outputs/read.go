@@ -122,11 +122,13 @@ func (s Series) HasInSystem() bool { return len(s.Bins) > 0 && !math.IsNaN(s.Bin
 // HasEnded reports whether the bins carry an "ended" column.
 func (s Series) HasEnded() bool { return len(s.Bins) > 0 && s.Bins[0].Ended >= 0 }
 
-// MaxSeriesVariants is how many variants ReadDir keeps of series.csv and
-// the other per-variant files, the first in each file: a comparison of
-// 10 000 variants writes hundreds of megabytes of bins and curves, more
-// than a chart can show or memory should hold. The other variants' rows
-// are skipped and counted (Dir.VariantsOmitted).
+// MaxSeriesVariants is how many variants plot and report keep of
+// compare.json, series.csv and the other per-variant files, the first in
+// each file (charts.ReadDir, with ReadSummariesUpTo, ReadSeriesUpTo and
+// FirstVariants): a comparison of 10 000 variants writes hundreds of
+// megabytes of summaries, bins and curves, more than a chart or a page
+// can show or memory should hold. The other variants are skipped and
+// counted (charts.Dir.VariantsOmitted).
 const MaxSeriesVariants = 32
 
 // ReadSeries reads series.csv (columns variant, t_s, width_s, arrivals,
