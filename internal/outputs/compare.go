@@ -14,12 +14,14 @@ import (
 )
 
 // CompareFiles writes a comparison's files (simulate compare --out) into a
-// directory, each atomically: latency_cdf.csv, series.csv and (once a variant has a tool
-// with a capacity or a rate limit) tools.csv, (once a variant has an
-// outage) outages.csv, (once a variant has a circuit breaker) breakers.csv
-// and (once a variant has adaptive concurrency) limits.csv grow variant by
-// variant in temporary files; Commit
-// adds compare.json and summary.csv and renames them all into place.
+// directory, each atomically: latency_cdf.csv, series.csv and (once a
+// variant has a tool with a capacity or a rate limit) tools.csv, (once a
+// variant has an outage) outages.csv, (once a variant has a circuit
+// breaker) breakers.csv, (once a variant has adaptive concurrency)
+// limits.csv and (once a variant has classes of work)
+// class_latency_cdf.csv grow variant by variant in temporary files;
+// Commit adds compare.json and summary.csv and renames them all into
+// place.
 type CompareFiles struct {
 	dir                string
 	group              atomicfile.Group // every file, put in place together
@@ -36,13 +38,15 @@ type csvFile struct {
 	cw *csv.Writer
 }
 
-func newCSVFile(g *atomicfile.Group, path string, header []string) (*csvFile, error) {
-	f, err := g.Create(path)
+// newCSVFile starts the CSV file "of" of directory dir, in group g, with
+// its declared header.
+func newCSVFile(g *atomicfile.Group, dir string, of *File) (*csvFile, error) {
+	f, err := g.Create(of.Path(dir))
 	if err != nil {
 		return nil, err
 	}
 	c := &csvFile{f: f, cw: csv.NewWriter(f)}
-	if err := c.cw.Write(header); err != nil {
+	if err := c.cw.Write(of.Columns); err != nil {
 		f.Abort()
 		return nil, err
 	}
@@ -63,10 +67,10 @@ func NewCompareFiles(dir string) (*CompareFiles, error) {
 	}
 	cf := &CompareFiles{dir: dir}
 	var err error
-	if cf.cdf, err = newCSVFile(&cf.group, LatencyCDFCSV.Path(dir), LatencyCDFCSV.Columns); err != nil {
+	if cf.cdf, err = newCSVFile(&cf.group, dir, LatencyCDFCSV); err != nil {
 		return nil, err
 	}
-	if cf.series, err = newCSVFile(&cf.group, SeriesCSV.Path(dir), SeriesCSV.Columns); err != nil {
+	if cf.series, err = newCSVFile(&cf.group, dir, SeriesCSV); err != nil {
 		cf.Abort()
 		return nil, err
 	}
@@ -84,7 +88,7 @@ func (cf *CompareFiles) Add(label string, cfg *system.Config, lat *stats.Histogr
 	if HasAdaptive(cfg) {
 		if cf.limits == nil {
 			var err error
-			if cf.limits, err = newCSVFile(&cf.group, LimitsCSV.Path(cf.dir), LimitsCSV.Columns); err != nil {
+			if cf.limits, err = newCSVFile(&cf.group, cf.dir, LimitsCSV); err != nil {
 				return err
 			}
 		}
@@ -95,7 +99,7 @@ func (cf *CompareFiles) Add(label string, cfg *system.Config, lat *stats.Histogr
 	if HasOutages(cfg) {
 		if cf.outages == nil {
 			var err error
-			if cf.outages, err = newCSVFile(&cf.group, OutagesCSV.Path(cf.dir), OutagesCSV.Columns); err != nil {
+			if cf.outages, err = newCSVFile(&cf.group, cf.dir, OutagesCSV); err != nil {
 				return err
 			}
 		}
@@ -106,7 +110,7 @@ func (cf *CompareFiles) Add(label string, cfg *system.Config, lat *stats.Histogr
 	if HasBreakers(cfg) {
 		if cf.breakers == nil {
 			var err error
-			if cf.breakers, err = newCSVFile(&cf.group, BreakersCSV.Path(cf.dir), BreakersCSV.Columns); err != nil {
+			if cf.breakers, err = newCSVFile(&cf.group, cf.dir, BreakersCSV); err != nil {
 				return err
 			}
 		}
@@ -119,7 +123,7 @@ func (cf *CompareFiles) Add(label string, cfg *system.Config, lat *stats.Histogr
 	}
 	if cf.tools == nil {
 		var err error
-		if cf.tools, err = newCSVFile(&cf.group, ToolsCSV.Path(cf.dir), ToolsCSV.Columns); err != nil {
+		if cf.tools, err = newCSVFile(&cf.group, cf.dir, ToolsCSV); err != nil {
 			return err
 		}
 	}
@@ -191,7 +195,7 @@ func (cf *CompareFiles) AddClasses(label string, acc *summary.Accumulator) error
 	}
 	if cf.classCDF == nil {
 		var err error
-		if cf.classCDF, err = newCSVFile(&cf.group, ClassLatencyCDFCSV.Path(cf.dir), ClassLatencyCDFCSV.Columns); err != nil {
+		if cf.classCDF, err = newCSVFile(&cf.group, cf.dir, ClassLatencyCDFCSV); err != nil {
 			return err
 		}
 	}
