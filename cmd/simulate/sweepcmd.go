@@ -12,6 +12,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/outputs"
+	"github.com/budgetsim/budgetsim/internal/render/sweeps"
 
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -163,11 +164,11 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 		outErr = writeSweep(dir, sums, points)
 	}
 	if format == "json" {
-		sweep.WriteWarnings(e.stderr, "simulate: warning: ", sums) // stdout is the JSON alone
+		sweeps.WriteWarnings(e.stderr, "simulate: warning: ", sums) // stdout is the JSON alone
 		if err := render.JSON(e.stdout, points); err != nil {
 			return err
 		}
-	} else if err := sweep.WriteTable(e.stdout, rec, base.Line(), sums); err != nil {
+	} else if err := sweeps.WriteTable(e.stdout, rec, base.Line(), sums); err != nil {
 		return err
 	}
 	if outErr != nil {
