@@ -5,7 +5,8 @@
 //
 //	plot DIR [--out OUTDIR] [--format png,svg] [--slo OBJECTIVE …] [--trace FILE [--run N]]
 //
-// It renders every chart whose input exists in DIR into OUTDIR (default
+// Those files and their columns are declared in internal/outputs
+// (docs/outputs.md lists them). It renders every chart whose input exists in DIR into OUTDIR (default
 // DIR) and prints the files written, one per line:
 //
 //	latency_cdf.csv               latency_cdf      completion-time CDF, p50/p99/p99.9 marked
@@ -14,9 +15,9 @@
 //	sweep.csv                     sweep_latency    p99 with its interval vs the parameter
 //	                              sweep_success    success rate vs the parameter
 //	plan.json (simulate plan)     (on the two above) the objectives as lines, the answer marked
-//	tail.csv, or the summary's    tail             where the p99 run's time went
-//	  "tail" block
+//	summary.json or compare.json  tail             where the p99 run's time went
 //	tools.csv                     utilisation      per-tool utilisation over time
+//	breakers.csv                  breakers         circuit breaker state over time
 //	limits.csv                    concurrency_limit  adaptive concurrency limit over time
 //	outages.csv                   (on the time series) outage windows shaded; the warm-up too
 //	--trace FILE (JSONL)          timeline_run_N   one run: queue, attempts, leases, backoff, deadline

@@ -18,6 +18,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/gridcharts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
 
@@ -152,7 +153,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%s: --window: no time series to draw (no series.csv, tools.csv, breakers.csv or limits.csv)", o.dir)
 	}
 	if len(builds) == 0 {
-		return fmt.Errorf("%s: nothing to plot: no latency_cdf.csv, series.csv, sweep.csv, tail.csv or tools.csv (and no --trace)", o.dir)
+		return fmt.Errorf("%s: nothing to plot: no latency_cdf.csv, series.csv, sweep.csv or tools.csv and no tail in a summary (and no --trace)", o.dir)
 	}
 	var made []*charts.Chart
 	for _, b := range builds {
@@ -203,7 +204,7 @@ func readInputs(o *options) (*inputs, error) {
 			return nil, err
 		}
 		var err error
-		if in.dir, err = charts.ReadDir(o.dir, charts.ParseObjective); err != nil {
+		if in.dir, err = charts.ReadDir(o.dir, search.ParseObjective); err != nil {
 			return nil, err
 		}
 		if in.fit, err = fitcharts.Read(o.dir); err != nil {
@@ -218,7 +219,7 @@ func readInputs(o *options) (*inputs, error) {
 			}
 			in.dir.Target.Objectives = nil
 			for _, s := range o.slos {
-				obj, _ := charts.ParseObjective(s) // checked by the flag
+				obj, _ := search.ParseObjective(s) // checked by the flag
 				in.dir.Target.Objectives = append(in.dir.Target.Objectives, obj)
 			}
 		}
@@ -229,7 +230,7 @@ func readInputs(o *options) (*inputs, error) {
 			return nil, err
 		}
 		defer f.Close()
-		if in.trace, err = charts.ReadTrace(charts.Bounded(f, o.trace, charts.MaxInputSize), o.trace); err != nil {
+		if in.trace, err = charts.ReadTrace(outputs.Bounded(f, o.trace, outputs.MaxInputSize), o.trace); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/plan/search"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -27,7 +28,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 // copyResults copies testdata/results (written by `simulate compare
 // seed-plan --vary steps.fetch.timeout=100ms,300ms --out results`, plus
-// small sweep.csv, tail.csv, tools.csv and a seed-plan trace) into a
+// small sweep.csv, tools.csv and a seed-plan trace) into a
 // temporary directory and returns its path.
 func copyResults(t *testing.T) string {
 	t.Helper()
@@ -153,8 +154,8 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 	// A malformed input writes no chart at all.
-	if ents, _ := os.ReadDir(bad); len(ents) != 7 {
-		t.Errorf("after the malformed tools.csv, %s holds %d files, want the 7 inputs only", bad, len(ents))
+	if ents, _ := os.ReadDir(bad); len(ents) != 6 {
+		t.Errorf("after the malformed tools.csv, %s holds %d files, want the 6 inputs only", bad, len(ents))
 	}
 }
 
@@ -268,7 +269,7 @@ func TestSeriesBounded(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		d, err := charts.ReadDir(dir, charts.ParseObjective)
+		d, err := charts.ReadDir(dir, search.ParseObjective)
 		if err != nil {
 			t.Fatal(err)
 		}

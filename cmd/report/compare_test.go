@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/comparison"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/compare"
@@ -36,7 +38,7 @@ func writeComparison(t *testing.T, name, vary string, spec compare.Spec) (string
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), name)
-	files, err := compare.NewFiles(dir)
+	files, err := outputs.NewCompareFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,8 @@ func writeComparison(t *testing.T, name, vary string, spec compare.Spec) (string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := files.Commit(res.Variants); err != nil {
+	sums, names := compare.Figures(res.Variants)
+	if err := files.Commit(res.Variants, sums, names); err != nil {
 		t.Fatal(err)
 	}
 	return dir, res.Variants
@@ -77,11 +80,11 @@ func TestReportCompareDecides(t *testing.T) {
 		}
 		// The page shows compare.json's figures with their intervals.
 		want = append(want,
-			compare.Signed(d.SuccessRate.Mean, render.Percent),
-			"["+compare.Signed(d.SuccessRate.Lo, render.Percent)+", "+compare.Signed(d.SuccessRate.Hi, render.Percent)+"]",
-			"["+compare.Signed(d.AttemptsPerRun.Lo, render.Number)+", "+compare.Signed(d.AttemptsPerRun.Hi, render.Number)+"]")
+			comparison.Signed(d.SuccessRate.Mean, render.Percent),
+			"["+comparison.Signed(d.SuccessRate.Lo, render.Percent)+", "+comparison.Signed(d.SuccessRate.Hi, render.Percent)+"]",
+			"["+comparison.Signed(d.AttemptsPerRun.Lo, render.Number)+", "+comparison.Signed(d.AttemptsPerRun.Hi, render.Number)+"]")
 		if p := compare.Previous(out, i+1); p != nil {
-			want = append(want, "Δ success "+compare.SignedInterval(p.SuccessRate, render.Percent))
+			want = append(want, "Δ success "+comparison.SignedInterval(p.SuccessRate, render.Percent))
 		}
 	}
 	for _, w := range want {

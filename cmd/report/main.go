@@ -42,6 +42,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/cli"
 	"github.com/budgetsim/budgetsim/internal/report"
+	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -128,7 +129,7 @@ func reportDir(stdout io.Writer, dir, out, date, title, note string) error {
 	if err := atomicfile.CheckPublished(dir); err != nil {
 		return err
 	}
-	d, err := charts.ReadDir(dir, charts.ParseObjective)
+	d, err := charts.ReadDir(dir, search.ParseObjective)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/comparison"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/compare"
@@ -53,7 +55,7 @@ func (e *env) compare(args []string) error {
 	spec := compare.Spec{Scenario: scenario, Sets: sf.AllSets(), Variants: variants, Replications: sf.Replications, Level: sf.Level, Parallel: sf.Parallel}
 	prog := cli.NewProgress(e.stderr, "compare", time.Now)
 	opt := compare.Options{Interrupt: e.interrupted, Progress: prog.Update}
-	var files *compare.Files
+	var files *outputs.CompareFiles
 	var outErr error // the first failure to write --out
 	if *outDir != "" {
 		// The per-variant files are written as the variants complete, so
@@ -61,7 +63,7 @@ func (e *env) compare(args []string) error {
 		if err := cli.CheckOutDir(*outDir); err != nil {
 			return err
 		}
-		if files, err = compare.NewFiles(*outDir); err != nil {
+		if files, err = outputs.NewCompareFiles(*outDir); err != nil {
 			return err
 		}
 		defer files.Abort() // a no-op once committed
@@ -90,12 +92,13 @@ func (e *env) compare(args []string) error {
 		fmt.Fprintf(e.stderr, "simulate: compare interrupted: %d of %d variants have no result (%s)\n", len(res.Missing), len(variants), render.FirstFew(res.Missing, 10))
 	}
 	if files != nil && outErr == nil {
-		outErr = files.Commit(res.Variants)
+		sums, names := compare.Figures(res.Variants)
+		outErr = files.Commit(res.Variants, sums, names)
 	}
 	if sf.Format == "json" {
 		err = render.JSON(e.stdout, res.Variants)
 	} else {
-		err = compare.WriteTable(e.stdout, res)
+		err = comparison.WriteTable(e.stdout, res)
 	}
 	if err != nil {
 		return err

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/report"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
@@ -40,11 +40,11 @@ func TestPlanGrid(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, search.GridFile))
+	data, err := os.ReadFile(outputs.GridJSON.Path(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf, err := search.ReadGridPlanFile(bytes.NewReader(data), search.GridFile)
+	pf, err := search.ReadGridPlanFile(bytes.NewReader(data), outputs.GridJSON.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPlanGrid(t *testing.T) {
 		t.Error("plan --format json differs from the grid.json of the same scenario and seed")
 	}
 	// The page: the decision, the table and the frontier chart.
-	d, err := charts.ReadDir(dir, charts.ParseObjective)
+	d, err := charts.ReadDir(dir, search.ParseObjective)
 	if err != nil {
 		t.Fatal(err)
 	}

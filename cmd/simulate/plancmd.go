@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
@@ -181,8 +182,8 @@ func (e *env) plan(args []string) error {
 
 func writePlanFiles(dir string, prov provenance.Record, ans *search.Answer) error {
 	return writeFiles(dir,
-		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, ans.Rows()) }},
-		outFile{"plan.json", func(w io.Writer) error { return render.JSON(w, search.PlanFile{Provenance: &prov, Answer: ans}) }})
+		outFile{outputs.SweepCSV.Name, func(w io.Writer) error { return sweep.WriteCSV(w, ans.Rows()) }},
+		outFile{outputs.PlanJSON.Name, func(w io.Writer) error { return outputs.WriteJSON(w, search.PlanFile{Provenance: &prov, Answer: ans}) }})
 }
 
 // precisionFlag is --precision: a fraction in (0, 1), written as one
@@ -289,7 +290,7 @@ func (e *env) planGrid(scenario string, sf *cli.ScenarioFlags, objectives []sear
 	file := search.GridPlanFile{Provenance: &prov, GridAnswer: ans}
 	var outErr error
 	if outDir != "" {
-		outErr = writeFiles(outDir, outFile{search.GridFile, func(w io.Writer) error { return render.JSON(w, file) }})
+		outErr = writeFiles(outDir, outFile{outputs.GridJSON.Name, func(w io.Writer) error { return outputs.WriteJSON(w, file) }})
 	}
 	if sf.Format == "json" {
 		if err := render.JSON(e.stdout, file); err != nil {

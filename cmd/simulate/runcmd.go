@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 
 	"github.com/budgetsim/budgetsim/internal/atomicfile"
 	"github.com/budgetsim/budgetsim/internal/provenance"
@@ -58,7 +59,7 @@ func (e *env) run(args []string) error {
 		if err := cli.CheckOutFile("--trace", *tracePath); err != nil {
 			return err
 		}
-		if *outDir != "" && sameDir(filepath.Dir(*tracePath), *outDir) && slices.Contains(runOutputs, filepath.Base(*tracePath)) {
+		if *outDir != "" && sameDir(filepath.Dir(*tracePath), *outDir) && slices.ContainsFunc(runOutputs, func(f *outputs.File) bool { return f.Name == filepath.Base(*tracePath) }) {
 			return cli.Usagef("--trace %s: --out %s writes that file too; name another", *tracePath, *outDir)
 		}
 	}
@@ -163,7 +164,7 @@ type summaryFile struct {
 }
 
 // runOutputs are the files run --out writes.
-var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "class_latency_cdf.csv", "tools.csv", "series.csv", "outages.csv", "breakers.csv", "limits.csv"}
+var runOutputs = []*outputs.File{outputs.SummaryJSON, outputs.SummaryCSV, outputs.LatencyCDFCSV, outputs.ClassLatencyCDFCSV, outputs.ToolsCSV, outputs.SeriesCSV, outputs.OutagesCSV, outputs.BreakersCSV, outputs.LimitsCSV}
 
 // writeOutputs writes the summary and the time series into dir as one
 // group: no file replaces its previous version until all are written, and
@@ -175,36 +176,36 @@ var runOutputs = []string{"summary.json", "summary.csv", "latency_cdf.csv", "cla
 func writeOutputs(dir string, sc *scenarios.Scenario, sum summary.Summary, lat *stats.Histogram, first *system.Result, classes []string, classLat []*stats.Histogram) error {
 	name := []string{sum.Scenario}
 	files := []outFile{
-		{"summary.json", func(w io.Writer) error { return render.JSON(w, summaryFile{provenance.Of(sc), sum}) }},
-		{"summary.csv", func(w io.Writer) error { return render.SummaryCSV(w, []summary.Summary{sum}, nil) }},
-		{"latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, name, []*stats.Histogram{lat}) }},
+		{outputs.SummaryJSON.Name, func(w io.Writer) error { return outputs.WriteJSON(w, summaryFile{provenance.Of(sc), sum}) }},
+		{outputs.SummaryCSV.Name, func(w io.Writer) error { return outputs.WriteSummaryCSV(w, []summary.Summary{sum}, nil) }},
+		{outputs.LatencyCDFCSV.Name, func(w io.Writer) error { return outputs.WriteCDF(w, name, []*stats.Histogram{lat}) }},
 	}
 	if len(classes) > 0 {
-		files = append(files, outFile{"class_latency_cdf.csv", func(w io.Writer) error { return render.CDFCSV(w, classes, classLat) }})
+		files = append(files, outFile{outputs.ClassLatencyCDFCSV.Name, func(w io.Writer) error { return outputs.WriteCDF(w, classes, classLat) }})
 	}
 	if first != nil {
 		series := []*system.Series{first.Series}
-		if render.HasLimitedTools(sc.Config) {
-			files = append(files, outFile{"tools.csv", func(w io.Writer) error { return render.ToolsCSV(w, []*system.Config{sc.Config}, name, series) }})
+		if outputs.HasLimitedTools(sc.Config) {
+			files = append(files, outFile{outputs.ToolsCSV.Name, func(w io.Writer) error { return outputs.WriteTools(w, []*system.Config{sc.Config}, name, series) }})
 		}
-		files = append(files, outFile{"series.csv", func(w io.Writer) error { return render.SeriesCSVVariants(w, name, series) }})
-		if render.HasOutages(sc.Config) { // shaded on the time-series charts
-			files = append(files, outFile{"outages.csv", func(w io.Writer) error { return render.OutagesCSV(w, sc.Config, name[0]) }})
+		files = append(files, outFile{outputs.SeriesCSV.Name, func(w io.Writer) error { return outputs.WriteSeries(w, name, series) }})
+		if outputs.HasOutages(sc.Config) { // shaded on the time-series charts
+			files = append(files, outFile{outputs.OutagesCSV.Name, func(w io.Writer) error { return outputs.WriteOutages(w, sc.Config, name[0]) }})
 		}
-		if render.HasBreakers(sc.Config) {
-			files = append(files, outFile{"breakers.csv", func(w io.Writer) error { return render.BreakersCSV(w, sc.Config, name[0], first.Series) }})
+		if outputs.HasBreakers(sc.Config) {
+			files = append(files, outFile{outputs.BreakersCSV.Name, func(w io.Writer) error { return outputs.WriteBreakers(w, sc.Config, name[0], first.Series) }})
 		}
-		if render.HasAdaptive(sc.Config) {
-			files = append(files, outFile{"limits.csv", func(w io.Writer) error { return render.LimitsCSV(w, sc.Config, name[0], first.Series) }})
+		if outputs.HasAdaptive(sc.Config) {
+			files = append(files, outFile{outputs.LimitsCSV.Name, func(w io.Writer) error { return outputs.WriteLimits(w, sc.Config, name[0], first.Series) }})
 		}
 	}
 	if err := writeFiles(dir, files...); err != nil {
 		return err
 	}
 	var stale []string
-	for _, n := range runOutputs {
-		if !slices.ContainsFunc(files, func(f outFile) bool { return f.name == n }) {
-			stale = append(stale, n)
+	for _, o := range runOutputs {
+		if !slices.ContainsFunc(files, func(f outFile) bool { return f.name == o.Name }) {
+			stale = append(stale, o.Name)
 		}
 	}
 	return removeStale(dir, stale...)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/cli"
+	"github.com/budgetsim/budgetsim/internal/outputs"
+	"github.com/budgetsim/budgetsim/internal/render/sweeps"
 
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -162,11 +164,11 @@ func (e *env) printSweep(rec *sweep.Record, sums []sweep.PointSummary, dir, form
 		outErr = writeSweep(dir, sums, points)
 	}
 	if format == "json" {
-		sweep.WriteWarnings(e.stderr, "simulate: warning: ", sums) // stdout is the JSON alone
+		sweeps.WriteWarnings(e.stderr, "simulate: warning: ", sums) // stdout is the JSON alone
 		if err := render.JSON(e.stdout, points); err != nil {
 			return err
 		}
-	} else if err := sweep.WriteTable(e.stdout, rec, base.Line(), sums); err != nil {
+	} else if err := sweeps.WriteTable(e.stdout, rec, base.Line(), sums); err != nil {
 		return err
 	}
 	if outErr != nil {
@@ -230,6 +232,6 @@ func writeShard(dir string, rec *sweep.Record, sw *sweep.ShardWriter) error {
 // writeSweep writes sweep.csv and sweep.json into dir, each atomically.
 func writeSweep(dir string, sums []sweep.PointSummary, points []sweep.PointFile) error {
 	return writeFiles(dir,
-		outFile{"sweep.csv", func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
-		outFile{"sweep.json", func(w io.Writer) error { return render.JSON(w, points) }})
+		outFile{outputs.SweepCSV.Name, func(w io.Writer) error { return sweep.WriteCSV(w, sweep.Rows(sums)) }},
+		outFile{outputs.SweepJSON.Name, func(w io.Writer) error { return outputs.WriteJSON(w, points) }})
 }

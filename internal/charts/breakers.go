@@ -2,55 +2,12 @@ package charts
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// BreakerSample is one row of breakers.csv: the share of a bin a tool's
-// circuit breaker spent open and half-open, and the calls it refused in
-// the bin.
-type BreakerSample struct {
-	Variant, Tool  string
-	Start, Width   time.Duration
-	Open, HalfOpen float64
-	Refused        int64
-}
-
-// ReadBreakers reads breakers.csv (columns variant, tool, t_s, width_s,
-// open, half_open, refused), in file order.
-func ReadBreakers(r io.Reader, name string) ([]BreakerSample, error) {
-	t, err := newTable(r, name, []string{"variant", "tool", "t_s", "width_s", "open", "half_open", "refused"})
-	if err != nil {
-		return nil, err
-	}
-	var out []BreakerSample
-	for {
-		ok, err := t.next()
-		if err != nil || !ok {
-			return out, err
-		}
-		var s BreakerSample
-		if s.Variant, s.Tool, s.Start, s.Width, err = t.toolBin(); err != nil {
-			return nil, err
-		}
-		// Shares are written with 6 significant digits: a sum of two may
-		// pass 1 by rounding.
-		if s.Open, err = t.fraction("open"); err != nil {
-			return nil, err
-		}
-		if s.HalfOpen, err = t.fraction("half_open"); err != nil {
-			return nil, err
-		}
-		if s.Refused, err = t.count("refused"); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-}
 
 // BreakerChart draws each tool's circuit breaker over virtual time from
 // breakers.csv, as a step line between three levels: closed, half-open and

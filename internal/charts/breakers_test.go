@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // TestReadBreakers: breakers.csv parses; a share above 1 or a negative
 // count is an error naming the line and the column.
 func TestReadBreakers(t *testing.T) {
 	const header = "variant,tool,t_s,width_s,open,half_open,refused\n"
-	got, err := ReadBreakers(strings.NewReader(header+"v,api,0,0.5,0.25,0.5,7\n"), "breakers.csv")
+	got, err := outputs.ReadBreakers(strings.NewReader(header+"v,api,0,0.5,0.25,0.5,7\n"), "breakers.csv")
 	want := BreakerSample{Variant: "v", Tool: "api", Start: 0, Width: 500 * time.Millisecond, Open: 0.25, HalfOpen: 0.5, Refused: 7}
 	if err != nil || len(got) != 1 || got[0] != want {
 		t.Errorf("ReadBreakers = %+v, %v; want [%+v]", got, err, want)
@@ -21,7 +23,7 @@ func TestReadBreakers(t *testing.T) {
 		{"v,api,0,0.5,0,0,-1\n", "refused"},
 		{"v,api,0,0,0,0,0\n", "width_s"},
 	} {
-		_, err := ReadBreakers(strings.NewReader(header+tt.row), "breakers.csv")
+		_, err := outputs.ReadBreakers(strings.NewReader(header+tt.row), "breakers.csv")
 		if err == nil || !strings.Contains(err.Error(), "breakers.csv:2") || !strings.Contains(err.Error(), tt.col) {
 			t.Errorf("row %q: %v; want an error at breakers.csv:2 naming %s", tt.row, err, tt.col)
 		}

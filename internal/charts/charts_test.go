@@ -2,6 +2,7 @@ package charts
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/xml"
 	"errors"
 	"flag"
@@ -12,10 +13,12 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -98,7 +101,7 @@ func legendLabels(ch *Chart) string {
 
 func mustCDF(t *testing.T, name string) []CDF {
 	t.Helper()
-	d, err := ReadCDF(open(t, name), name)
+	d, err := outputs.ReadCDF(open(t, name), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +110,7 @@ func mustCDF(t *testing.T, name string) []CDF {
 
 func mustSeries(t *testing.T, name string) []Series {
 	t.Helper()
-	s, err := ReadSeries(open(t, name), name)
+	s, err := outputs.ReadSeries(open(t, name), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +150,7 @@ func TestCDFChart(t *testing.T) {
 // TestCDFChartZeros checks the log axis is never handed a zero: zero
 // completion times are dropped with a footnote, and the chart renders.
 func TestCDFChartZeros(t *testing.T) {
-	in := []CDF{{Variant: "a", Points: []CDFPoint{{0, 0.2}, {0.1, 0.6}, {0.3, 1}}}}
+	in := []CDF{{Variant: "a", Points: []CDFPoint{{Value: 0, Fraction: 0.2}, {Value: 0.1, Fraction: 0.6}, {Value: 0.3, Fraction: 1}}}}
 	ch, err := CDFChart(in, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +161,14 @@ func TestCDFChartZeros(t *testing.T) {
 	if err := ch.Render(new(bytes.Buffer), "png"); err != nil {
 		t.Errorf("Render: %v", err)
 	}
-	_, err = CDFChart([]CDF{{Variant: "a", Points: []CDFPoint{{0, 1}}}}, nil)
+	_, err = CDFChart([]CDF{{Variant: "a", Points: []CDFPoint{{Value: 0, Fraction: 1}}}}, nil)
 	if !errors.Is(err, ErrNoData) {
 		t.Errorf("CDFChart(only zeros) error = %v, want ErrNoData", err)
 	}
 }
 
 func TestSweepCharts(t *testing.T) {
-	ps, err := ReadSweep(open(t, "sweep.csv"), "sweep.csv")
+	ps, err := outputs.ReadSweep(open(t, "sweep.csv"), "sweep.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,11 +379,34 @@ func TestTimelineChart(t *testing.T) {
 	}
 }
 
-func TestTailChart(t *testing.T) {
-	st, err := ReadTail(open(t, "tail.csv"), "tail.csv")
+// readTailStages reads a table of tail stages (columns variant, stage,
+// seconds) from testdata: the breakdown of a sweep's points by hand.
+func readTailStages(t *testing.T, name string) []TailStage {
+	t.Helper()
+	recs, err := csv.NewReader(open(t, name)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var out []TailStage
+	for _, r := range recs[1:] {
+		s := TailStage{Stage: r[col["stage"]]}
+		if i, ok := col["variant"]; ok {
+			s.Variant = r[i]
+		}
+		if s.Seconds, err = strconv.ParseFloat(r[col["seconds"]], 64); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestTailChart(t *testing.T) {
+	st := readTailStages(t, "tail.csv")
 	ch, err := TailChart(st)
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +433,7 @@ func TestTailChart(t *testing.T) {
 }
 
 func TestUtilisationChart(t *testing.T) {
-	ts, err := ReadTools(open(t, "tools.csv"), "tools.csv")
+	ts, err := outputs.ReadTools(open(t, "tools.csv"), "tools.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

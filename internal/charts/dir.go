@@ -1,17 +1,13 @@
 package charts
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/provenance"
 )
 
@@ -44,68 +40,26 @@ type Dir struct {
 	Target *Target
 
 	tailFrom string
+	hasTail  bool // a summary records a tail breakdown
 	// has records which files exist (a file with only a header parses
 	// to nothing but still gets its chart attempted, and skipped).
-	has map[string]bool
+	has map[*outputs.File]bool
 }
 
-// Has reports whether the directory holds file name (one this package
+// Has reports whether the directory holds file f (one this package
 // reads).
-func (d *Dir) Has(name string) bool { return d.has[name] }
-
-// readFile opens dir/name and parses it; found is false when the file does
-// not exist.
-func readFile[T any](dir, name string, parse func(io.Reader, string) (T, error)) (v T, found bool, err error) {
-	path := filepath.Join(dir, name)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return v, false, nil
-	}
-	if err != nil {
-		return v, false, err
-	}
-	defer f.Close()
-	v, err = parse(Bounded(f, path, MaxInputSize), path)
-	return v, true, err
-}
+func (d *Dir) Has(f *outputs.File) bool { return d.has[f] }
 
 // keepFirst wraps parse so that it keeps the rows of the first
-// MaxSeriesVariants variants of its file (firstVariants), counting the
-// others in d.VariantsOmitted.
+// MaxSeriesVariants variants of its file (outputs.FirstVariants),
+// counting the others in d.VariantsOmitted.
 func keepFirst[T any](d *Dir, parse func(io.Reader, string) (T, error)) func(io.Reader, string) (T, error) {
 	return func(r io.Reader, name string) (T, error) {
-		fv := &firstVariants{Reader: r, max: MaxSeriesVariants}
+		fv := outputs.FirstVariants(r, MaxSeriesVariants)
 		v, err := parse(fv, name)
-		d.VariantsOmitted = max(d.VariantsOmitted, fv.omitted)
+		d.VariantsOmitted = max(d.VariantsOmitted, fv.Omitted())
 		return v, err
 	}
-}
-
-// MaxInputSize bounds each file this package reads: results files are
-// megabytes, so a larger one is not budgetsim's output, and reading it
-// whole could exhaust memory.
-const MaxInputSize = 1 << 30
-
-// Bounded returns r, which reads at most limit bytes: a read past them
-// fails with an error that names the file and the limit.
-func Bounded(r io.Reader, name string, limit int64) io.Reader {
-	return &boundedReader{r: io.LimitReader(r, limit+1), name: name, limit: limit}
-}
-
-// boundedReader is Bounded's reader; read counts the bytes read so far.
-type boundedReader struct {
-	r           io.Reader
-	name        string
-	limit, read int64
-}
-
-func (b *boundedReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.read += int64(n)
-	if b.read > b.limit {
-		return n - int(b.read-b.limit), fmt.Errorf("%s: larger than %d bytes, too large for a budgetsim results file", b.name, b.limit)
-	}
-	return n, err
 }
 
 // ReadDir reads every input dir holds, checking them all before anything
@@ -113,94 +67,84 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 // parses plan.json's objectives (ParseObjective reads plan/search's
 // grammar; tests may pass any function).
 func ReadDir(dir string, objective func(string) (Objective, error)) (*Dir, error) {
-	d := &Dir{Path: dir, has: map[string]bool{}}
+	d := &Dir{Path: dir, has: map[*outputs.File]bool{}}
 	var err error
 	var found bool
 	// compare.json describes several variants; a directory holding both
 	// is a compare run's, whose series.csv has one block per variant.
-	for _, name := range []string{"compare.json", "summary.json"} {
-		if d.Summaries, found, err = readFile(dir, name, ReadSummaries); err != nil {
+	readSummaries := func(r io.Reader, name string) ([]Summary, error) {
+		s, omitted, err := outputs.ReadSummariesUpTo(r, name, MaxSeriesVariants)
+		d.VariantsOmitted = max(d.VariantsOmitted, omitted)
+		return s, err
+	}
+	for _, f := range []*outputs.File{outputs.CompareJSON, outputs.SummaryJSON} {
+		if d.Summaries, found, err = outputs.ReadFile(dir, f, readSummaries); err != nil {
 			return nil, err
 		}
 		if found {
-			d.Compare, d.has[name] = name == "compare.json", true
+			d.Compare, d.has[f] = f == outputs.CompareJSON, true
 			break
 		}
 	}
 	if len(d.Summaries) > 0 {
 		d.Scenario = d.Summaries[0].Scenario
 	}
-	if d.CDFs, d.has["latency_cdf.csv"], err = readFile(dir, "latency_cdf.csv", keepFirst(d, ReadCDF)); err != nil {
+	if d.CDFs, d.has[outputs.LatencyCDFCSV], err = outputs.ReadFile(dir, outputs.LatencyCDFCSV, keepFirst(d, outputs.ReadCDF)); err != nil {
 		return nil, err
 	}
-	if d.ClassCDFs, d.has["class_latency_cdf.csv"], err = readFile(dir, "class_latency_cdf.csv", keepFirst(d, ReadCDF)); err != nil {
+	if d.ClassCDFs, d.has[outputs.ClassLatencyCDFCSV], err = outputs.ReadFile(dir, outputs.ClassLatencyCDFCSV, keepFirst(d, outputs.ReadCDF)); err != nil {
 		return nil, err
 	}
-	readBounded := func(r io.Reader, name string) ([]Series, error) {
-		s, omitted, err := readSeriesUpTo(r, name, MaxSeriesVariants)
+	readSeries := func(r io.Reader, name string) ([]Series, error) {
+		s, omitted, err := outputs.ReadSeriesUpTo(r, name, MaxSeriesVariants)
 		d.VariantsOmitted = max(d.VariantsOmitted, omitted)
 		return s, err
 	}
-	if d.Series, d.has["series.csv"], err = readFile(dir, "series.csv", readBounded); err != nil {
+	if d.Series, d.has[outputs.SeriesCSV], err = outputs.ReadFile(dir, outputs.SeriesCSV, readSeries); err != nil {
 		return nil, err
 	}
-	if d.Sweep, d.has["sweep.csv"], err = readFile(dir, "sweep.csv", ReadSweep); err != nil {
+	if d.Sweep, d.has[outputs.SweepCSV], err = outputs.ReadFile(dir, outputs.SweepCSV, outputs.ReadSweep); err != nil {
 		return nil, err
 	}
-	readPlan := func(r io.Reader, name string) (*Target, error) { return ReadPlan(r, name, objective) }
-	if d.Target, d.has["plan.json"], err = readFile(dir, "plan.json", readPlan); err != nil {
+	readPlan := func(r io.Reader, name string) (*Target, error) {
+		p, err := outputs.ReadPlan(r, name)
+		if err != nil {
+			return nil, err
+		}
+		return targetOf(p, name, objective)
+	}
+	if d.Target, d.has[outputs.PlanJSON], err = outputs.ReadFile(dir, outputs.PlanJSON, readPlan); err != nil {
 		return nil, err
 	}
-	if d.Tail, d.has["tail.csv"], err = readFile(dir, "tail.csv", ReadTail); err != nil {
-		return nil, err
-	}
-	d.tailFrom = filepath.Join(dir, "tail.csv")
-	if !d.has["tail.csv"] {
-		for _, s := range d.Summaries {
-			for _, st := range s.Tail.Stages {
-				if st.Seconds > 0 {
-					d.Tail = TailFromSummaries(d.Summaries)
-					d.tailFrom = "the summary's tail"
-					d.has["tail.csv"] = true
-				}
+	// The tail chart draws the summaries' breakdown of the p99 run.
+	for _, s := range d.Summaries {
+		for _, st := range s.Tail.Stages {
+			if st.Seconds > 0 {
+				d.Tail = TailFromSummaries(d.Summaries)
+				d.tailFrom = "the summary's tail"
+				d.hasTail = true
 			}
 		}
 	}
-	if d.Tools, d.has["tools.csv"], err = readFile(dir, "tools.csv", keepFirst(d, ReadTools)); err != nil {
+	if d.Tools, d.has[outputs.ToolsCSV], err = outputs.ReadFile(dir, outputs.ToolsCSV, keepFirst(d, outputs.ReadTools)); err != nil {
 		return nil, err
 	}
-	if d.Outages, d.has["outages.csv"], err = readFile(dir, "outages.csv", keepFirst(d, ReadOutages)); err != nil {
+	if d.Outages, d.has[outputs.OutagesCSV], err = outputs.ReadFile(dir, outputs.OutagesCSV, keepFirst(d, outputs.ReadOutages)); err != nil {
 		return nil, err
 	}
-	if d.Breakers, d.has["breakers.csv"], err = readFile(dir, "breakers.csv", keepFirst(d, ReadBreakers)); err != nil {
+	if d.Breakers, d.has[outputs.BreakersCSV], err = outputs.ReadFile(dir, outputs.BreakersCSV, keepFirst(d, outputs.ReadBreakers)); err != nil {
 		return nil, err
 	}
-	if d.Limits, d.has["limits.csv"], err = readFile(dir, "limits.csv", keepFirst(d, ReadLimits)); err != nil {
+	if d.Limits, d.has[outputs.LimitsCSV], err = outputs.ReadFile(dir, outputs.LimitsCSV, keepFirst(d, outputs.ReadLimits)); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// ReadPlan reads what the sweep charts draw of plan.json (simulate plan
-// --out): the objectives, each parsed by objective, and the answer.
-func ReadPlan(r io.Reader, name string, objective func(string) (Objective, error)) (*Target, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var p struct {
-		Provenance *provenance.Record `json:"provenance"`
-		Value      *float64           `json:"value"`
-		Found      bool               `json:"found"`
-		SLOs       []string           `json:"slos"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, jsonError(name, data, err)
-	}
-	t := &Target{Plan: true, Found: p.Found && p.Value != nil, Provenance: p.Provenance}
-	if t.Found {
-		t.Answer = *p.Value
-	}
+// targetOf is the sweep charts' target of plan p: its objectives, each
+// parsed by objective, and its answer.
+func targetOf(p *outputs.Plan, name string, objective func(string) (Objective, error)) (*Target, error) {
+	t := &Target{Plan: true, Found: p.Found, Answer: p.Answer, Provenance: p.Provenance}
 	for _, s := range p.SLOs {
 		o, err := objective(s)
 		if err != nil {
@@ -228,16 +172,16 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // utilisation and the circuit breakers' state (both shaded).
 func (d *Dir) Builds() []Build {
 	var bs []Build
-	at := func(name string) string { return filepath.Join(d.Path, name) }
-	if d.has["latency_cdf.csv"] {
-		bs = append(bs, Build{at("latency_cdf.csv"), func() (*Chart, error) { return CDFChart(d.CDFs, d.Summaries) }})
+	at := func(f *outputs.File) string { return f.Path(d.Path) }
+	if d.has[outputs.LatencyCDFCSV] {
+		bs = append(bs, Build{at(outputs.LatencyCDFCSV), func() (*Chart, error) { return CDFChart(d.CDFs, d.Summaries) }})
 	}
-	if d.has["class_latency_cdf.csv"] {
-		bs = append(bs, Build{at("class_latency_cdf.csv"), func() (*Chart, error) { return ClassCDFChart(d.ClassCDFs, d.Summaries, d.Compare) }})
+	if d.has[outputs.ClassLatencyCDFCSV] {
+		bs = append(bs, Build{at(outputs.ClassLatencyCDFCSV), func() (*Chart, error) { return ClassCDFChart(d.ClassCDFs, d.Summaries, d.Compare) }})
 	}
 	series, tools, limits := d.seriesBuilds()
 	bs = append(bs, series...)
-	if d.has["sweep.csv"] {
+	if d.has[outputs.SweepCSV] {
 		groups := SplitSweep(d.Sweep)
 		if len(groups) == 0 {
 			groups = [][]SweepPoint{nil} // header only: skipped with ErrNoData
@@ -248,7 +192,7 @@ func (d *Dir) Builds() []Build {
 				suffix = "_" + unsafeName.ReplaceAllString(g[0].Parameter, "_")
 			}
 			for _, f := range []func([]SweepPoint, *Target) (*Chart, error){SweepLatencyChart, SweepSuccessChart} {
-				bs = append(bs, Build{at("sweep.csv"), func() (*Chart, error) {
+				bs = append(bs, Build{at(outputs.SweepCSV), func() (*Chart, error) {
 					ch, err := f(g, d.Target)
 					if err == nil {
 						ch.Name += suffix
@@ -258,14 +202,14 @@ func (d *Dir) Builds() []Build {
 			}
 		}
 	}
-	if d.has["tail.csv"] {
+	if d.hasTail {
 		bs = append(bs, Build{d.tailFrom, func() (*Chart, error) { return TailChart(d.Tail, d.Summaries...) }})
 	}
 	bs = append(bs, tools...)
 	if HasTokenLimits(d.Summaries) {
-		from := at("summary.json")
+		from := at(outputs.SummaryJSON)
 		if d.Compare {
-			from = at("compare.json")
+			from = at(outputs.CompareJSON)
 		}
 		bs = append(bs, Build{from, func() (*Chart, error) { return TokenChart(d.Summaries) }})
 	}
@@ -278,7 +222,7 @@ func (d *Dir) Builds() []Build {
 // utilisation and circuit breakers (tools.csv, breakers.csv), and adaptive
 // limits (limits.csv), in three groups for Builds to place.
 func (d *Dir) seriesBuilds() (series, tools, limits []Build) {
-	at := func(name string) string { return filepath.Join(d.Path, name) }
+	at := func(f *outputs.File) string { return f.Path(d.Path) }
 	shaded := func(f func() (*Chart, error)) func() (*Chart, error) {
 		return func() (*Chart, error) {
 			ch, err := f()
@@ -288,18 +232,18 @@ func (d *Dir) seriesBuilds() (series, tools, limits []Build) {
 			return ch, err
 		}
 	}
-	if d.has["series.csv"] {
+	if d.has[outputs.SeriesCSV] {
 		series = append(series,
-			Build{at("series.csv"), shaded(func() (*Chart, error) { return InSystemChart(d.Series, d.Summaries) })},
-			Build{at("series.csv"), shaded(func() (*Chart, error) { return AttemptRateChart(d.Series) })})
+			Build{at(outputs.SeriesCSV), shaded(func() (*Chart, error) { return InSystemChart(d.Series, d.Summaries) })},
+			Build{at(outputs.SeriesCSV), shaded(func() (*Chart, error) { return AttemptRateChart(d.Series) })})
 	}
-	if d.has["tools.csv"] {
-		tools = append(tools, Build{at("tools.csv"), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
+	if d.has[outputs.ToolsCSV] {
+		tools = append(tools, Build{at(outputs.ToolsCSV), shaded(func() (*Chart, error) { return UtilisationChart(d.Tools) })})
 		// Many variants × tools overlap into a block: each variant's
 		// tools also on a chart of their own.
 		if vs := variantsOf(d.Tools); len(vs) > 1 && len(vs)*len(toolsOf(d.Tools)) > maxUtilisationLines {
 			for _, v := range vs {
-				tools = append(tools, Build{at("tools.csv"), shaded(func() (*Chart, error) {
+				tools = append(tools, Build{at(outputs.ToolsCSV), shaded(func() (*Chart, error) {
 					var mine []ToolSample
 					for _, s := range d.Tools {
 						if s.Variant == v {
@@ -316,11 +260,11 @@ func (d *Dir) seriesBuilds() (series, tools, limits []Build) {
 			}
 		}
 	}
-	if d.has["breakers.csv"] {
-		tools = append(tools, Build{at("breakers.csv"), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
+	if d.has[outputs.BreakersCSV] {
+		tools = append(tools, Build{at(outputs.BreakersCSV), shaded(func() (*Chart, error) { return BreakerChart(d.Breakers) })})
 	}
-	if d.has["limits.csv"] {
-		limits = append(limits, Build{at("limits.csv"), shaded(func() (*Chart, error) { return LimitChart(d.Limits) })})
+	if d.has[outputs.LimitsCSV] {
+		limits = append(limits, Build{at(outputs.LimitsCSV), shaded(func() (*Chart, error) { return LimitChart(d.Limits) })})
 	}
 	return series, tools, limits
 }

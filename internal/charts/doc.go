@@ -4,9 +4,10 @@
 // tool utilisation, one run's timeline from a trace, and where the p99
 // run's time went.
 //
-// It reads the files `simulate --out DIR` writes (ReadCDF, ReadSeries,
-// ReadSummaries, ReadSweep, ReadTail, ReadTools, ReadTrace), with errors
-// that name the file, line and column, and builds one Chart per figure.
+// It draws the files `simulate --out DIR` writes, as internal/outputs
+// reads them (ReadDir gathers a directory's; a trace is read here, by
+// ReadTrace), and builds one Chart per figure. It depends on no planning
+// package: a plan's objectives reach it parsed (ReadDir's objective).
 // A Chart is a gonum plot plus a title, a legend and footnotes drawn
 // outside the data area; Render writes it as PNG (150 DPI) or SVG, and
 // WriteFiles writes files atomically, so a failure (a gonum/plot panic on

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 func ExampleFormatSeconds() {
@@ -21,7 +22,7 @@ func ExampleFormatSeconds() {
 // fraction reaches p.
 func ExampleCDF_Quantile() {
 	const csv = "variant,value_s,fraction\nmmc,0.5,0.25\nmmc,1,0.5\nmmc,4,0.99\nmmc,9,1\n"
-	cdfs, err := charts.ReadCDF(strings.NewReader(csv), "latency_cdf.csv")
+	cdfs, err := outputs.ReadCDF(strings.NewReader(csv), "latency_cdf.csv")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,7 +39,7 @@ func ExampleCDFChart() {
 		return
 	}
 	defer f.Close()
-	cdfs, err := charts.ReadCDF(f, f.Name())
+	cdfs, err := outputs.ReadCDF(f, f.Name())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -24,7 +25,7 @@ func longLabel(i int) string {
 func TestLegendNeverRunsOff(t *testing.T) {
 	var cdfs []CDF
 	for i := range 12 {
-		cdfs = append(cdfs, CDF{Variant: longLabel(i), Points: []CDFPoint{{0.1 * float64(i+1), 0.5}, {0.2 * float64(i+1), 1}}})
+		cdfs = append(cdfs, CDF{Variant: longLabel(i), Points: []CDFPoint{{Value: 0.1 * float64(i+1), Fraction: 0.5}, {Value: 0.2 * float64(i+1), Fraction: 1}}})
 	}
 	cdfs[11].Variant = strings.Repeat("W", 300)
 	ch, err := CDFChart(cdfs, nil)
@@ -102,7 +103,7 @@ func TestTailKeysLongLabels(t *testing.T) {
 // TestCDFSuccessRate: with the summaries, each legend entry says how many
 // runs succeeded (floored, never overstated), and a note says why.
 func TestCDFSuccessRate(t *testing.T) {
-	cdfs := []CDF{{Variant: "naive", Points: []CDFPoint{{0.1, 1}}}, {Variant: "budgeted", Points: []CDFPoint{{0.5, 1}}}}
+	cdfs := []CDF{{Variant: "naive", Points: []CDFPoint{{Value: 0.1, Fraction: 1}}}, {Variant: "budgeted", Points: []CDFPoint{{Value: 0.5, Fraction: 1}}}}
 	var sums []Summary
 	for _, s := range []struct {
 		name string
@@ -129,7 +130,7 @@ func TestCDFSuccessRate(t *testing.T) {
 // vertical line; objectives of other figures are not drawn; a plan that
 // found nothing says so.
 func TestSweepTarget(t *testing.T) {
-	ps, err := ReadSweep(open(t, "sweep.csv"), "sweep.csv")
+	ps, err := outputs.ReadSweep(open(t, "sweep.csv"), "sweep.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +244,11 @@ func TestShadeTimeSeries(t *testing.T) {
 // TestReadOutages: outages.csv parses; a window that ends before it starts
 // is an error naming the line and the column.
 func TestReadOutages(t *testing.T) {
-	os, err := ReadOutages(strings.NewReader("variant,tool,start_s,end_s,mode\nv,api,60,70,stall\n"), "outages.csv")
+	os, err := outputs.ReadOutages(strings.NewReader("variant,tool,start_s,end_s,mode\nv,api,60,70,stall\n"), "outages.csv")
 	if err != nil || len(os) != 1 || os[0] != (Outage{Variant: "v", Tool: "api", Start: 60 * time.Second, End: 70 * time.Second, Mode: "stall"}) {
 		t.Errorf("ReadOutages = %+v, %v", os, err)
 	}
-	_, err = ReadOutages(strings.NewReader("variant,tool,start_s,end_s,mode\nv,api,60,50,stall\n"), "outages.csv")
+	_, err = outputs.ReadOutages(strings.NewReader("variant,tool,start_s,end_s,mode\nv,api,60,50,stall\n"), "outages.csv")
 	if err == nil || !strings.Contains(err.Error(), "outages.csv:2") || !strings.Contains(err.Error(), "end_s") {
 		t.Errorf("backwards window: %v", err)
 	}

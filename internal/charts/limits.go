@@ -2,45 +2,11 @@ package charts
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// LimitSample is one row of limits.csv (simulate run|compare --out): the
-// time-average adaptive concurrency limit of Tool over [Start,
-// Start+Width).
-type LimitSample struct {
-	Variant, Tool string
-	Start, Width  time.Duration
-	Limit         float64
-}
-
-// ReadLimits reads limits.csv (columns variant, tool, t_s, width_s,
-// limit), in file order.
-func ReadLimits(r io.Reader, name string) ([]LimitSample, error) {
-	t, err := newTable(r, name, []string{"variant", "tool", "t_s", "width_s", "limit"})
-	if err != nil {
-		return nil, err
-	}
-	var out []LimitSample
-	for {
-		ok, err := t.next()
-		if err != nil || !ok {
-			return out, err
-		}
-		var s LimitSample
-		if s.Variant, s.Tool, s.Start, s.Width, err = t.toolBin(); err != nil {
-			return nil, err
-		}
-		if s.Limit, err = t.nonNeg("limit"); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-}
 
 // LimitChart draws each tool's adaptive concurrency limit over virtual
 // time from limits.csv, as step lines: colours tell tools apart, dash

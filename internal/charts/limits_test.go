@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // TestLimitChart: limits.csv parses into samples, one line per variant
@@ -12,7 +14,7 @@ import (
 func TestLimitChart(t *testing.T) {
 	in := "variant,tool,t_s,width_s,limit\n" +
 		"aimd,llm,0,1,16\naimd,llm,1,1,8.5\nfixed,llm,0,1,16\nfixed,llm,1,1,16\n"
-	ls, err := ReadLimits(strings.NewReader(in), "limits.csv")
+	ls, err := outputs.ReadLimits(strings.NewReader(in), "limits.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +36,9 @@ func TestLimitChart(t *testing.T) {
 		{"a,llm,0,1,-3", "f.csv:2: limit"},
 		{"a,,0,1,3", "f.csv:2: tool"},
 	} {
-		_, err := ReadLimits(strings.NewReader("variant,tool,t_s,width_s,limit\n"+bad.row+"\n"), "f.csv")
+		_, err := outputs.ReadLimits(strings.NewReader("variant,tool,t_s,width_s,limit\n"+bad.row+"\n"), "f.csv")
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("ReadLimits(%q) error = %v, want it to name %q", bad.row, err, bad.want)
+			t.Errorf("outputs.ReadLimits(%q) error = %v, want it to name %q", bad.row, err, bad.want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package charts
 import (
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"time"
 
@@ -11,45 +10,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
-
-// Outage is one outage window of a tool, a row of outages.csv (simulate
-// run|compare --out): calls to Tool dialed in [Start, End) get Mode
-// ("stall", "timeout", "transient", …).
-type Outage struct {
-	Variant, Tool string
-	Start, End    time.Duration
-	Mode          string
-}
-
-// ReadOutages reads outages.csv (columns variant, tool, start_s, end_s,
-// mode), in file order.
-func ReadOutages(r io.Reader, name string) ([]Outage, error) {
-	t, err := newTable(r, name, []string{"variant", "tool", "start_s", "end_s", "mode"})
-	if err != nil {
-		return nil, err
-	}
-	var out []Outage
-	for {
-		ok, err := t.next()
-		if err != nil || !ok {
-			return out, err
-		}
-		o := Outage{Variant: t.str("variant"), Tool: t.str("tool"), Mode: t.str("mode")}
-		if o.Tool == "" {
-			return nil, t.errorf("tool", "must not be empty")
-		}
-		if o.Start, err = t.duration("start_s"); err != nil {
-			return nil, err
-		}
-		if o.End, err = t.duration("end_s"); err != nil {
-			return nil, err
-		}
-		if o.End <= o.Start {
-			return nil, t.errorf("end_s", "must be after start_s (%s), got %s", t.str("start_s"), t.str("end_s"))
-		}
-		out = append(out, o)
-	}
-}
 
 // Shading colours: translucent, so the lines stay visible through them.
 var (

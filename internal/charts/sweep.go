@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -243,13 +244,9 @@ func SweepSuccessChart(points []SweepPoint, target *Target) (*Chart, error) {
 	return ch, nil
 }
 
-// Objective is a service-level objective a sweep chart can draw: a line at
-// Threshold on the chart of its Figure.
-type Objective struct {
-	Text      string  // as written, for the legend: "p99<=3s"
-	Figure    string  // "p50", "p99", "p999" (seconds) or "success" (a fraction)
-	Threshold float64 // seconds, or the least success rate
-}
+// Objective is a service-level objective a sweep chart can draw
+// (outputs.Objective): a line at Threshold on the chart of its Figure.
+type Objective = outputs.Objective
 
 // Target is what a capacity plan looked for, drawn on the sweep charts of
 // its probes: the objectives and, when one was found, the answer. Without

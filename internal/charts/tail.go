@@ -11,6 +11,15 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// TailStage is one stage of the p99 run's time in system: Seconds spent
+// in Stage ("queue", "step:search", "backoff", …) by variant Variant (""
+// for a single run).
+type TailStage struct {
+	Variant string
+	Stage   string
+	Seconds float64
+}
+
 // TailFromSummaries returns the tail breakdown the summaries carry
 // (summary.json's "tail": mean seconds per stage of the runs in the 1 %
 // band around the p99), one group per summary labelled by its Label, for

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // TestTokenChart: a summary.json with a model API's limits gives one bar
@@ -13,7 +15,7 @@ func TestTokenChart(t *testing.T) {
 	const js = `{"scenario": "m", "tools": [{"name": "llm", "tokens": {"calls": 10, "binding": "tpm",
 	  "limits": [{"limit": "rpm", "per_minute": 500, "used_per_s": 1, "limit_per_s": 8.33, "utilisation": 0.12},
 	             {"limit": "tpm", "per_minute": 60000, "used_per_s": 990, "limit_per_s": 1000, "utilisation": 0.99}]}}]}`
-	sums, err := ReadSummaries(strings.NewReader(js), "summary.json")
+	sums, err := outputs.ReadSummaries(strings.NewReader(js), "summary.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestTokenChart(t *testing.T) {
 	if err := ch.Render(&buf, "svg"); err != nil || !strings.Contains(buf.String(), "binds") {
 		t.Errorf("render: %v; the binding limit must be marked", err)
 	}
-	plain, _ := ReadSummaries(strings.NewReader(`{"scenario": "p", "tools": [{"name": "api"}]}`), "summary.json")
+	plain, _ := outputs.ReadSummaries(strings.NewReader(`{"scenario": "p", "tools": [{"name": "api"}]}`), "summary.json")
 	if _, err := TokenChart(plain); !errors.Is(err, ErrNoData) || HasTokenLimits(plain) {
 		t.Errorf("no model API: %v, want ErrNoData", err)
 	}

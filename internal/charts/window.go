@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
 )
 
@@ -60,9 +61,9 @@ func (d *Dir) WindowBuilds(w Window, suffix string) []Build {
 	wd.Tools = inWindow(d.Tools, w, func(s ToolSample) time.Duration { return s.Start })
 	wd.Breakers = inWindow(d.Breakers, w, func(s BreakerSample) time.Duration { return s.Start })
 	wd.Limits = inWindow(d.Limits, w, func(s LimitSample) time.Duration { return s.Start })
-	wd.has = map[string]bool{}
-	for _, name := range []string{"series.csv", "tools.csv", "breakers.csv", "limits.csv"} {
-		wd.has[name] = d.has[name]
+	wd.has = map[*outputs.File]bool{}
+	for _, f := range []*outputs.File{outputs.SeriesCSV, outputs.ToolsCSV, outputs.BreakersCSV, outputs.LimitsCSV} {
+		wd.has[f] = d.has[f]
 	}
 	series, tools, limits := wd.seriesBuilds()
 	if len(series) == 2 {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // TestOutageWindows: one window per distinct outage (the same window in
@@ -34,7 +36,7 @@ func TestWindowBuildsClip(t *testing.T) {
 	for i := range 100 {
 		bins = append(bins, Bin{Start: time.Duration(i) * time.Second, Width: time.Second, Arrivals: 1, Attempts: int64(i), Completed: 1, Ended: 1})
 	}
-	d := &Dir{Path: "x", Series: []Series{{Variant: "v", Bins: bins}}, has: map[string]bool{"series.csv": true}}
+	d := &Dir{Path: "x", Series: []Series{{Variant: "v", Bins: bins}}, has: map[*outputs.File]bool{outputs.SeriesCSV: true}}
 	bs := d.WindowBuilds(Window{From: 40 * time.Second, To: 60 * time.Second}, "_w")
 	if len(bs) != 2 {
 		t.Fatalf("%d builds, want runs in the system and attempt rates", len(bs))
@@ -64,7 +66,7 @@ func TestUtilisationReadable(t *testing.T) {
 			}
 		}
 	}
-	d := &Dir{Path: "x", Tools: samples, has: map[string]bool{"tools.csv": true}}
+	d := &Dir{Path: "x", Tools: samples, has: map[*outputs.File]bool{outputs.ToolsCSV: true}}
 	var names []string
 	for _, b := range d.Builds() {
 		ch, err := b.Build()

@@ -1,6 +1,6 @@
 // Package gridcharts draws the chart of a cheapest-configuration plan
 // (simulate plan --minimize cost --out DIR): it reads the directory's
-// grid.json (plan/search.GridFile) and turns its configurations into the
+// grid.json (plan/outputs.GridJSON.Name) and turns its configurations into the
 // points of charts.FrontierChart, for cmd/plot and the report page.
 package gridcharts
 
@@ -8,10 +8,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
 
@@ -25,7 +25,7 @@ type Grid struct {
 // Read reads dir's grid.json; nil and no error when the directory has
 // none.
 func Read(dir string) (*Grid, error) {
-	path := filepath.Join(dir, search.GridFile)
+	path := outputs.GridJSON.Path(dir)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -34,7 +34,7 @@ func Read(dir string) (*Grid, error) {
 		return nil, err
 	}
 	defer f.Close()
-	pf, err := search.ReadGridPlanFile(charts.Bounded(f, path, charts.MaxInputSize), path)
+	pf, err := search.ReadGridPlanFile(outputs.Bounded(f, path, outputs.MaxInputSize), path)
 	if err != nil {
 		return nil, err
 	}

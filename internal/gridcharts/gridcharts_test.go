@@ -2,11 +2,10 @@ package gridcharts
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/budgetsim/budgetsim/plan/search"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // gridJSON is a grid.json of three configurations: the cheapest, one
@@ -28,7 +27,7 @@ func TestRead(t *testing.T) {
 	if err != nil || g != nil || len(g.Builds()) != 0 {
 		t.Fatalf("empty directory: %v, %v", g, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, search.GridFile), []byte(gridJSON), 0o644); err != nil {
+	if err := os.WriteFile(outputs.GridJSON.Path(dir), []byte(gridJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if g, err = Read(dir); err != nil {
@@ -49,7 +48,7 @@ func TestRead(t *testing.T) {
 	if !strings.Contains(ch.Plot.Y.Label.Text, "EUR") || ch.Name != "frontier" {
 		t.Errorf("chart %q, y label %q", ch.Name, ch.Plot.Y.Label.Text)
 	}
-	if err := os.WriteFile(filepath.Join(dir, search.GridFile), []byte(`{"knobs": []}`), 0o644); err != nil {
+	if err := os.WriteFile(outputs.GridJSON.Path(dir), []byte(`{"knobs": []}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "no knobs") {

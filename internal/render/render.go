@@ -7,7 +7,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -162,15 +162,9 @@ func anySlice(xs []string) []any {
 
 // JSON writes v as indented JSON followed by a newline. encoding/json
 // formats floats deterministically, so equal values give equal bytes.
-func JSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
-}
+// It is the format of the results directory's JSON files
+// (outputs.WriteJSON).
+func JSON(w io.Writer, v any) error { return outputs.WriteJSON(w, v) }
 
 // Seconds formats a time in seconds with a unit chosen for readability:
 // "850µs", "12.3ms", "1.234s", "2m05s", "16h48m53s" (whole seconds from 2 min on).

@@ -1,18 +1,14 @@
 package render
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/model/summary"
-	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
-	"github.com/budgetsim/budgetsim/sim/stats"
 )
 
 // ScenarioSummaryTable is SummaryTable under a title naming the scenario,
@@ -215,120 +211,6 @@ func perReplicationTable(w io.Writer, s *summary.Summary) error {
 	})
 }
 
-// CSVText makes user text (a scenario, variant or tool name) safe in a CSV
-// cell that a spreadsheet opens: text starting with =, +, -, @, a tab or a
-// carriage return would be read as a formula, so it gets a leading single
-// quote (OWASP's advice on CSV injection). Other text is unchanged;
-// numbers never pass through it.
-func CSVText(s string) string {
-	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
-		return "'" + s
-	}
-	return s
-}
-
-// SummaryCSV writes one row per summary with the main figures in seconds.
-// variants, when not nil, labels each row (same length as sums).
-func SummaryCSV(w io.Writer, sums []summary.Summary, variants []string) error {
-	cw := csv.NewWriter(w)
-	header := []string{"scenario", "variant", "seed", "replications", "arrived", "completed", "rejected", "expired", "refused",
-		"deadline_exceeded", "failed", "in_flight", "success_rate",
-		"latency_mean_s", "latency_p50_s", "latency_p90_s", "latency_p99_s", "latency_p999_s", "latency_max_s",
-		"wait_mean_s", "wait_p99_s", "offered_per_s", "admitted_per_s", "little_lambda_per_s", "throughput", "lambda_w", "time_avg_in_system",
-		"attempts", "attempts_per_run", "retries", "peak_attempt_rate", "partial"}
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	i := func(x int64) string { return strconv.FormatInt(x, 10) }
-	for k, s := range sums {
-		v := ""
-		if variants != nil {
-			v = variants[k]
-		}
-		r := s.Runs
-		row := []string{CSVText(s.Scenario), CSVText(v), strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Replications),
-			i(r.Arrived), i(r.Completed), i(r.Rejected), i(r.Expired), i(r.Refused), i(r.DeadlineExceeded), i(r.Failed), i(r.InFlight),
-			f(s.SuccessRate),
-			f(s.Latency.Mean), f(s.Latency.P50), f(s.Latency.P90), f(s.Latency.P99), f(s.Latency.P999), f(s.Latency.Max),
-			f(s.Wait.Mean), f(s.Wait.P99), f(s.Rates.OfferedPerSecond), f(s.Rates.AdmittedPerSecond), f(s.Little.ArrivalRate), f(s.Little.Throughput), f(s.Little.LambdaW), f(s.Little.TimeAvgInSystem),
-			i(s.Attempts.Attempts), f(s.Attempts.PerRun), i(s.Attempts.Retries), f(s.Attempts.PeakRate), strconv.FormatBool(s.Partial)}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// CDFHeader, SeriesHeader and ToolsHeader head latency_cdf.csv,
-// series.csv and tools.csv.
-var (
-	CDFHeader    = []string{"variant", "value_s", "fraction"}
-	SeriesHeader = []string{"variant", "t_s", "width_s", "arrivals", "attempts", "completed", "ended"}
-	ToolsHeader  = []string{"variant", "tool", "t_s", "width_s", "utilisation"}
-)
-
-// CDFCSV writes empirical CDFs, one row per non-empty histogram bucket:
-// variant, value_s, fraction. variants labels each histogram.
-func CDFCSV(w io.Writer, variants []string, hists []*stats.Histogram) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CDFHeader); err != nil {
-		return err
-	}
-	for i, h := range hists {
-		if err := CDFRows(cw, variants[i], h); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// CDFRows writes one variant's rows of latency_cdf.csv (see CDFCSV).
-func CDFRows(cw *csv.Writer, variant string, h *stats.Histogram) error {
-	for _, p := range h.CDFPoints(nil) {
-		if err := cw.Write([]string{CSVText(variant), strconv.FormatFloat(p.Value, 'g', -1, 64), strconv.FormatFloat(p.Fraction, 'g', -1, 64)}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// SeriesCSVVariants writes several time series with a variant column.
-func SeriesCSVVariants(w io.Writer, variants []string, series []*system.Series) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(SeriesHeader); err != nil {
-		return err
-	}
-	for i, s := range series {
-		if err := SeriesRows(cw, variants[i], s); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// SeriesRows writes one variant's rows of series.csv (see
-// SeriesCSVVariants).
-func SeriesRows(cw *csv.Writer, variant string, s *system.Series) error {
-	width := s.Width.Seconds()
-	for k, b := range s.Bins {
-		if err := cw.Write([]string{CSVText(variant),
-			strconv.FormatFloat(float64(k)*width, 'g', -1, 64),
-			strconv.FormatFloat(width, 'g', -1, 64),
-			strconv.FormatInt(b.Arrivals, 10),
-			strconv.FormatInt(b.Attempts, 10),
-			strconv.FormatInt(b.Completed, 10),
-			strconv.FormatInt(b.Ended, 10),
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // resourcesTable writes capacity (workers and tools), the p99 run's tail
 // breakdown, cost and recovery.
 // ToolLoad is a tool's load cell: the share of its capacity in use, or, for
@@ -453,127 +335,6 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 	return nil
 }
 
-// ToolsCSV writes per-tool utilisation over time for the tools with a
-// capacity (concurrency) or a rate limit: variant, tool, t_s, width_s,
-// utilisation. For a capacity it is server time spent in the bin /
-// (concurrency × bin width); for a rate limit, calls that reached the tool
-// in the bin / (rate × bin width); for both, the larger, as the summary's
-// load. Tools with neither have no utilisation and are left out. It writes
-// nothing but the header when no tool has one. cfgs, variants and series
-// are parallel (one per variant).
-func ToolsCSV(w io.Writer, cfgs []*system.Config, variants []string, series []*system.Series) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(ToolsHeader); err != nil {
-		return err
-	}
-	for i, s := range series {
-		if err := ToolRows(cw, cfgs[i], variants[i], s); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// minCallsPerRow is how many calls a rate-limited tool's row of tools.csv
-// holds at its limit, at least: its bins are grouped until then, since a
-// count of a few calls per bin swings by one call (at 2/s in 1.28 s bins,
-// between 78 % and 117 %) and draws a solid band instead of a line.
-const minCallsPerRow = 50
-
-// ToolBin is one row of tools.csv before formatting: tool Tool's
-// utilisation over the series' bins [First, First+Bins).
-type ToolBin struct {
-	Tool        string
-	First, Bins int
-	Utilisation float64
-}
-
-// ToolUtilisation returns the rows of tools.csv for series s of a
-// simulation of cfg, tool by tool in cfg's order (see ToolsCSV). A
-// rate-limited tool's rows group the series' bins so that each holds at
-// least minCallsPerRow calls at the limit.
-func ToolUtilisation(cfg *system.Config, s *system.Series) []ToolBin {
-	width := s.Width.Seconds()
-	var out []ToolBin
-	for t, tool := range cfg.Tools {
-		var busy []float64
-		var calls []int64
-		if t < len(s.ToolBusy) {
-			busy = s.ToolBusy[t]
-		}
-		if t < len(s.ToolCalls) {
-			calls = s.ToolCalls[t]
-		}
-		c := tool.Concurrency
-		var rate float64
-		if tool.RateLimit != nil {
-			rate = tool.RateLimit.Rate
-		}
-		if c <= 0 && rate <= 0 {
-			continue
-		}
-		bins, group := 0, 1
-		if c > 0 {
-			bins = len(busy)
-		}
-		if rate > 0 {
-			bins = max(bins, len(calls))
-			group = max(1, int(math.Ceil(minCallsPerRow/(rate*width))))
-		}
-		for k := 0; k < bins; k += group {
-			n := min(group, bins-k)
-			w := float64(n) * width
-			var b float64
-			var a int64
-			for i := k; i < k+n; i++ {
-				if i < len(busy) {
-					b += busy[i]
-				}
-				if i < len(calls) {
-					a += calls[i]
-				}
-			}
-			var u float64
-			if c > 0 {
-				u = b / (w * float64(c))
-			}
-			if rate > 0 {
-				u = max(u, float64(a)/(w*rate))
-			}
-			out = append(out, ToolBin{Tool: tool.Name, First: k, Bins: n, Utilisation: u})
-		}
-	}
-	return out
-}
-
-// ToolRows writes one variant's rows of tools.csv (see ToolsCSV and
-// ToolUtilisation); width_s is each row's width.
-func ToolRows(cw *csv.Writer, cfg *system.Config, variant string, s *system.Series) error {
-	width := s.Width.Seconds()
-	for _, b := range ToolUtilisation(cfg, s) {
-		if err := cw.Write([]string{CSVText(variant), CSVText(b.Tool),
-			strconv.FormatFloat(float64(b.First)*width, 'g', -1, 64),
-			strconv.FormatFloat(float64(b.Bins)*width, 'g', -1, 64),
-			strconv.FormatFloat(b.Utilisation, 'g', -1, 64),
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// HasLimitedTools reports whether any tool has a concurrency limit or a
-// rate limit: whether tools.csv has rows.
-func HasLimitedTools(cfg *system.Config) bool {
-	for _, t := range cfg.Tools {
-		if t.Concurrency > 0 || t.RateLimit != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // RefusalBreakdown formats the calls refused before dialing with their
 // reasons: "12 (floor 10, token wait 0, budget 2)", or "0"; a circuit
 // breaker's refusals are named when there are any.
@@ -608,55 +369,6 @@ func FallbackBreakdown(a summary.AttemptsSummary) string {
 		s += fmt.Sprintf(" (withheld %s)", Number(float64(a.UnsafeFallbacks)))
 	}
 	return s
-}
-
-// OutagesHeader heads outages.csv: one row per outage window of a tool,
-// for the charts to shade (its times in seconds of simulated time).
-var OutagesHeader = []string{"variant", "tool", "start_s", "end_s", "mode"}
-
-// HasOutages reports whether some tool of cfg has an outage window.
-func HasOutages(cfg *system.Config) bool {
-	for _, t := range cfg.Tools {
-		if len(t.Outages) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// OutageRows writes cfg's outage windows labelled variant: the tool, the
-// window and its mode ("stall", or the outcome a call inside it gets).
-func OutageRows(cw *csv.Writer, cfg *system.Config, variant string) error {
-	for _, t := range cfg.Tools {
-		for _, o := range t.Outages {
-			mode := o.Mode.String()
-			if o.Stall {
-				mode = "stall"
-			}
-			if o.Slow > 0 {
-				mode = "slow"
-			}
-			if err := cw.Write([]string{variant, t.Name,
-				strconv.FormatFloat(o.Start.Seconds(), 'g', -1, 64),
-				strconv.FormatFloat(o.End.Seconds(), 'g', -1, 64), mode}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// OutagesCSV writes outages.csv for one variant.
-func OutagesCSV(w io.Writer, cfg *system.Config, variant string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(OutagesHeader); err != nil {
-		return err
-	}
-	if err := OutageRows(cw, cfg, variant); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // GroupRow is a parallel or hedged step's row of the step table.

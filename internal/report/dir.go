@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/comparison"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/compare"
 	"github.com/budgetsim/budgetsim/plan/search"
@@ -37,21 +39,21 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 		if err := gridReport(r, d); err != nil {
 			return nil, err
 		}
-	case d.Target != nil && d.Has("sweep.csv"):
+	case d.Target != nil && d.Has(outputs.SweepCSV):
 		if err := planReport(r, d); err != nil {
 			return nil, err
 		}
-	case d.Has("sweep.csv") && !d.Has("plan.json") && !d.Compare && len(d.Sweep) > 0:
+	case d.Has(outputs.SweepCSV) && !d.Has(outputs.PlanJSON) && !d.Compare && len(d.Sweep) > 0:
 		sweepReport(r, d)
 	case d.Compare:
 		if err := compareReport(r, d); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep (sweep.csv), nor a cheapest-configuration plan (" + search.GridFile + "): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
+		return nil, errors.New(d.Path + ": neither a comparison (compare.json), a plan (plan.json and sweep.csv) nor a sweep (sweep.csv), nor a cheapest-configuration plan (" + outputs.GridJSON.Name + "): give a scenario to simulate one, or the directory 'simulate compare|plan|sweep --out' wrote")
 	}
 	if d.VariantsOmitted > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("The per-variant charts draw the first %d variants; the other %d are left out of them (memory and legibility). The tables list every variant.", charts.MaxSeriesVariants, d.VariantsOmitted))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("The per-variant charts draw the first %d variants; the other %d are left out of them (memory and legibility).", charts.MaxSeriesVariants, d.VariantsOmitted))
 	}
 	if date != "" {
 		r.Facts = append(r.Facts, Fact{"date", date})
@@ -85,20 +87,19 @@ func FromDir(d *charts.Dir, version, date string) (*Report, error) {
 
 // compareReport fills r with a comparison's header, verdict, variants,
 // paired differences and scenario: every figure compare prints, read from
-// compare.json (plan/compare.ReadJSON) as compare wrote it.
+// compare.json as compare wrote it (plan/compare.Summary), the first
+// charts.MaxSeriesVariants variants of it (readVariants).
 func compareReport(r *Report, d *charts.Dir) error {
-	f, err := os.Open(filepath.Join(d.Path, "compare.json"))
+	out, total, err := readVariants(d.Path, charts.MaxSeriesVariants)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	out, err := compare.ReadJSON(charts.Bounded(f, f.Name(), charts.MaxInputSize), f.Name())
-	if err != nil {
-		return err
+	if omitted := total - len(out); omitted > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("The verdict, the tables and the scenario show the first %d of the %d variants; the other %d are left out of the page (memory and legibility): compare fewer variants, or read compare.json.", len(out), total, omitted))
 	}
 	r.Scenario = d.Scenario
 	r.Title = "budgetsim comparison · " + d.Scenario
-	r.Description = fmt.Sprintf("%d variants of %s on common random numbers: every variant's replication i sees the same arrivals and draws, so differences come from the variants, not luck.", len(out), d.Scenario)
+	r.Description = fmt.Sprintf("%d variants of %s on common random numbers: every variant's replication i sees the same arrivals and draws, so differences come from the variants, not luck.", total, d.Scenario)
 	if len(out) == 0 {
 		return nil
 	}
@@ -116,7 +117,7 @@ func compareReport(r *Report, d *charts.Dir) error {
 			r.Warnings = append(r.Warnings, v.Name+": "+w)
 		}
 	}
-	if vs := compare.Verdicts(out); len(vs) > 0 {
+	if vs := comparison.Verdicts(out); len(vs) > 0 {
 		sec := Section{ID: "verdict", Title: "Verdict",
 			Intro: "Each variant against the one before it, figure by figure: the paired difference and its interval. An interval that holds 0 is no measurable difference."}
 		for _, v := range vs {
@@ -133,6 +134,31 @@ func compareReport(r *Report, d *charts.Dir) error {
 	}
 	compareSource(r, out)
 	return nil
+}
+
+// readVariants reads the first max variants of the directory's
+// compare.json (as compare wrote them, plan/compare.Summary) and counts
+// them all. The file is decoded one variant at a time, so memory holds
+// the variants kept and one more, however many it lists.
+func readVariants(dir string, max int) (kept []compare.Summary, total int, err error) {
+	read := func(r io.Reader, name string) (int, error) {
+		return outputs.ReadArray(r, name, func(dec *json.Decoder, i int) error {
+			if i >= max {
+				return dec.Decode(&struct{}{})
+			}
+			var v compare.Summary
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			kept = append(kept, v)
+			return nil
+		})
+	}
+	total, found, err := outputs.ReadFile(dir, outputs.CompareJSON, read)
+	if err == nil && !found {
+		err = fmt.Errorf("%s: %w", outputs.CompareJSON.Path(dir), fs.ErrNotExist)
+	}
+	return kept, total, err
 }
 
 // variantsTable is every variant's own figures, with their intervals.
@@ -250,7 +276,7 @@ func bindingLimit(tools []summary.ToolSummary, name string) Cell {
 // differencesTable is every variant's paired difference from the first,
 // each figure with its interval; ok is false without any.
 func differencesTable(out []compare.Summary, level float64) (Table, bool) {
-	cols := compare.PairedColumns(out)
+	cols := comparison.PairedColumns(out)
 	if cols == nil {
 		return Table{}, false
 	}
@@ -273,7 +299,7 @@ func differencesTable(out []compare.Summary, level float64) (Table, bool) {
 					cells = append(cells, Cell{Text: "–"})
 					continue
 				}
-				cell := Cell{Text: compare.Signed(iv.Mean, c.Format), Sub: "[" + compare.Signed(iv.Lo, c.Format) + ", " + compare.Signed(iv.Hi, c.Format) + "]"}
+				cell := Cell{Text: comparison.Signed(iv.Mean, c.Format), Sub: "[" + comparison.Signed(iv.Lo, c.Format) + ", " + comparison.Signed(iv.Hi, c.Format) + "]"}
 				if c.Name == "recovery after outage" && row.d.RecoveryUnpaired > 0 {
 					cell.Sub += fmt.Sprintf(" · %d rep. never recovered", row.d.RecoveryUnpaired)
 				}
@@ -289,19 +315,20 @@ func differencesTable(out []compare.Summary, level float64) (Table, bool) {
 }
 
 // planReport fills r with a plan's decision and its evidence, read from
-// plan.json (plan/search.ReadPlanFile) as plan wrote it: the answer, why
+// plan.json (outputs.ReadJSON into plan/search.PlanFile) as plan wrote it: the answer, why
 // (the confidence note, or what stops the objectives when nothing meets
 // them), and every probe with its offered load, bottleneck and each
 // objective's interval and verdict.
 func planReport(r *Report, d *charts.Dir) error {
-	f, err := os.Open(filepath.Join(d.Path, "plan.json"))
+	pf, found, err := outputs.ReadFile(d.Path, outputs.PlanJSON, outputs.ReadJSON[search.PlanFile])
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	pf, err := search.ReadPlanFile(charts.Bounded(f, f.Name(), charts.MaxInputSize), f.Name())
-	if err != nil {
-		return err
+	if !found {
+		return fmt.Errorf("%s: %w", outputs.PlanJSON.Path(d.Path), fs.ErrNotExist)
+	}
+	if pf.Answer == nil {
+		return fmt.Errorf("%s: no answer in it: not a plan.json simulate plan wrote", outputs.PlanJSON.Path(d.Path))
 	}
 	ans := pf.Answer
 	param := ans.Parameter
@@ -437,26 +464,19 @@ func sweepReport(r *Report, d *charts.Dir) {
 	}
 	pts := d.Sweep
 	r.Scenario = d.Scenario
-	if f, err := os.Open(filepath.Join(d.Path, "sweep.json")); err == nil {
-		// The scenario as the first point simulated it: sweep.json
-		// records each point's provenance.
-		var points []struct {
-			Provenance *provenance.Record `json:"provenance"`
-		}
-		if json.NewDecoder(charts.Bounded(f, f.Name(), charts.MaxInputSize)).Decode(&points) == nil && len(points) > 0 && points[0].Provenance != nil {
-			p := points[0].Provenance
-			r.Scenario = p.Scenario
-			setSource(r, p, p.Effective, p.SHA256)
-			r.SourceLabel = "The scenario as the first point, " + label(pts[0]) + ", simulated it (SHA-256 " + p.SHA256 + "); the other points differ only by the swept key."
-			var shared []string
-			for _, o := range p.Overrides {
-				if !strings.HasPrefix(o, pts[0].Parameter+"=") {
-					shared = append(shared, o)
-				}
+	// The scenario as the first point simulated it: sweep.json records
+	// each point's provenance.
+	if p, found, err := outputs.ReadFile(d.Path, outputs.SweepJSON, outputs.ReadSweepProvenance); found && err == nil && p != nil {
+		r.Scenario = p.Scenario
+		setSource(r, p, p.Effective, p.SHA256)
+		r.SourceLabel = "The scenario as the first point, " + label(pts[0]) + ", simulated it (SHA-256 " + p.SHA256 + "); the other points differ only by the swept key."
+		var shared []string
+		for _, o := range p.Overrides {
+			if !strings.HasPrefix(o, pts[0].Parameter+"=") {
+				shared = append(shared, o)
 			}
-			r.Overrides = shared
 		}
-		f.Close()
+		r.Overrides = shared
 	}
 	if r.Scenario == "" {
 		r.Scenario = "sweep of " + pts[0].Parameter

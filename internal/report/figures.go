@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/system"
 )
@@ -69,16 +70,16 @@ func figures(in *Input) []Figure {
 			func() (*charts.Chart, error) { return charts.ClassCDFChart(classCDFs, sums, false) }}
 		fs = append(fs[:1], append([]figure{cf}, fs[1:]...)...)
 	}
-	if render.HasLimitedTools(in.Scenario.Config) && rep0.Series != nil {
+	if outputs.HasLimitedTools(in.Scenario.Config) && rep0.Series != nil {
 		samples := toolSamplesOf(in.Scenario.Config, name, rep0.Series)
 		fs = append(fs, figure{"utilisation", "Tool utilisation",
 			"Each tool with a concurrency or a rate limit over virtual time, " + reps + ": busy servers / concurrency, or calls / rate limit (bins grouped to 50 calls at the limit); a tool pinned at 100% is the bottleneck, and more workers will not move it.",
 			func() (*charts.Chart, error) { return charts.UtilisationChart(samples) }})
 	}
-	if render.HasBreakers(in.Scenario.Config) && rep0.Series != nil {
+	if outputs.HasBreakers(in.Scenario.Config) && rep0.Series != nil {
 		var samples []charts.BreakerSample
 		w := rep0.Series.Width
-		for _, b := range render.BreakerBins(in.Scenario.Config, rep0.Series) {
+		for _, b := range outputs.BreakerBins(in.Scenario.Config, rep0.Series) {
 			samples = append(samples, charts.BreakerSample{Variant: name, Tool: b.Tool, Start: time.Duration(b.Bin) * w, Width: w,
 				Open: b.Open, HalfOpen: b.HalfOpen, Refused: b.Refused})
 		}
@@ -86,7 +87,7 @@ func figures(in *Input) []Figure {
 			"Each tool's circuit breaker over virtual time, " + reps + ": closed, half-open or open (a bin it changed state in sits between).",
 			func() (*charts.Chart, error) { return charts.BreakerChart(samples) }})
 	}
-	if render.HasAdaptive(in.Scenario.Config) && rep0.Series != nil {
+	if outputs.HasAdaptive(in.Scenario.Config) && rep0.Series != nil {
 		fs = append(fs, limitFigure(in.Scenario.Config, name, rep0.Series, reps))
 	}
 	if charts.HasTokenLimits(sums) {
@@ -134,7 +135,7 @@ func seriesOf(name string, s *system.Series) charts.Series {
 // tools.csv) to the charts' samples.
 func toolSamplesOf(cfg *system.Config, name string, s *system.Series) []charts.ToolSample {
 	var out []charts.ToolSample
-	for _, b := range render.ToolUtilisation(cfg, s) {
+	for _, b := range outputs.ToolUtilisation(cfg, s) {
 		out = append(out, charts.ToolSample{Variant: name, Tool: b.Tool,
 			Start: time.Duration(b.First) * s.Width, Width: time.Duration(b.Bins) * s.Width, Utilisation: b.Utilisation})
 	}

@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
 	"github.com/budgetsim/budgetsim/internal/gridcharts"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
@@ -19,7 +19,7 @@ import (
 // hasGrid reports whether dir holds the file of a grid plan (simulate
 // plan --minimize cost --out DIR).
 func hasGrid(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, search.GridFile))
+	_, err := os.Stat(outputs.GridJSON.Path(dir))
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
@@ -29,12 +29,12 @@ func hasGrid(dir string) bool {
 // from, or why none meets them; every configuration with its figures,
 // objectives and place against the frontier; and the cost–latency chart.
 func gridReport(r *Report, d *charts.Dir) error {
-	f, err := os.Open(filepath.Join(d.Path, search.GridFile))
+	f, err := os.Open(outputs.GridJSON.Path(d.Path))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	pf, err := search.ReadGridPlanFile(charts.Bounded(f, f.Name(), charts.MaxInputSize), f.Name())
+	pf, err := search.ReadGridPlanFile(outputs.Bounded(f, f.Name(), outputs.MaxInputSize), f.Name())
 	if err != nil {
 		return err
 	}

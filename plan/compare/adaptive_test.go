@@ -1,11 +1,7 @@
 package compare
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/budgetsim/budgetsim/model/summary"
-	"github.com/budgetsim/budgetsim/model/system"
 )
 
 // TestAdaptiveConcurrencyKeepsGoodput is the trade-off the bundled
@@ -44,30 +40,5 @@ func TestAdaptiveConcurrencyKeepsGoodput(t *testing.T) {
 		if got := res.Variants[0].Tools[0].Adaptive; got == nil || got.MinLimit >= got.MaxLimit {
 			t.Errorf("%s: adaptive figures %+v, want a limit that moved", adaptive, got)
 		}
-	}
-}
-
-// TestAdaptiveTable: the comparison's table of adaptive figures has a row
-// per variant, "none" for a variant without a limit on the tool.
-func TestAdaptiveTable(t *testing.T) {
-	tool := func(a *system.AdaptiveStats) []summary.ToolSummary {
-		return []summary.ToolSummary{{Name: "llm", ToolStats: system.ToolStats{Adaptive: a}}}
-	}
-	out := []Summary{
-		{Name: "aimd", Summary: summary.Summary{Tools: tool(&system.AdaptiveStats{Algorithm: "aimd", MeanLimit: 12.5, MinLimit: 2, MaxLimit: 30, Waited: 4, WaitSeconds: 2, RefusedWait: 3, Drops: 7})}},
-		{Name: "none", Summary: summary.Summary{Tools: tool(nil)}},
-	}
-	var b strings.Builder
-	if err := adaptiveTable(&b, out); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"variant (adaptive concurrency at llm)", "| aimd ", "aimd 12.5 (2–30)", "4 (500ms)", "3 / 0", "| none ", "none"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
-	b.Reset()
-	if err := adaptiveTable(&b, out[1:]); err != nil || b.Len() != 0 {
-		t.Errorf("without adaptive concurrency: %q, %v; want nothing", b.String(), err)
 	}
 }

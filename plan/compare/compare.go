@@ -1,6 +1,8 @@
 // Package compare runs variants of one scenario on common random numbers
-// and compares them: each variant's summary, its paired difference from
-// the first, and the files and table that show them. A variant is a set of
+// and compares them: each variant's summary and its paired differences
+// from the first and from the one before it, returned as data (Result);
+// internal/outputs writes the files (CompareFiles) and
+// internal/render/comparison the tables and verdicts. A variant is a set of
 // overrides, from --vary axes (ParseVary) or a variants file
 // (ParseVariants), and may carry a short name that tables, JSON and chart
 // legends show instead of its overrides.
@@ -73,6 +75,29 @@ type Summary struct {
 	// what each step along the variants (1, 3, 6 attempts) adds; present
 	// from the third variant on (the second's is Difference).
 	Step *PairedDifference `json:"difference_from_previous,omitempty"`
+}
+
+// Previous returns variant i's paired difference from the variant before
+// it (Difference for the second, Step from the third on); nil for the
+// first and without replications.
+func Previous(out []Summary, i int) *PairedDifference {
+	switch {
+	case i == 1:
+		return out[1].Difference
+	case i >= 2:
+		return out[i].Step
+	}
+	return nil
+}
+
+// Figures returns the variants' summaries and names, in order: the rows
+// of summary.csv.
+func Figures(out []Summary) (sums []summary.Summary, names []string) {
+	sums, names = make([]summary.Summary, len(out)), make([]string, len(out))
+	for i, v := range out {
+		sums[i], names[i] = v.Summary, v.Name
+	}
+	return sums, names
 }
 
 // Result is a comparison's outcome.

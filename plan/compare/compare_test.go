@@ -155,39 +155,3 @@ func TestRunRemovesAKey(t *testing.T) {
 		t.Errorf("bad unset: %v", err)
 	}
 }
-
-// TestVerdicts: the decision line names where success stops improving,
-// says so when the last variant still improves it (or, of two, is
-// better), and the figure lines say better, worse or nothing measurable.
-func TestVerdicts(t *testing.T) {
-	iv := func(m, lo, hi float64) *DiffInterval { return &DiffInterval{Mean: m, Lo: lo, Hi: hi, N: 4} }
-	diff := func(base string, s *DiffInterval) *PairedDifference {
-		return &PairedDifference{Baseline: base, Replications: 4, SuccessRate: s, LatencyMean: iv(0.2, 0.1, 0.3), LatencyP99: iv(-1, -2, 1)}
-	}
-	out := []Summary{{Name: "once"}, {Name: "three", Difference: diff("once", iv(0.04, 0.03, 0.05))},
-		{Name: "six", Difference: diff("once", iv(0.04, 0.03, 0.05)), Step: diff("three", iv(-0.0007, -0.002, 0.0005))}}
-	vs := Verdicts(out)
-	want := map[string]string{
-		"decision":        "success stops improving at three: six adds nothing measurable to it",
-		"success":         "three is better than once: Δ success +4.00% [+3.00%, +5.00%]; six adds nothing over three: Δ success −0.07% [−0.20%, +0.05%].",
-		"mean completion": "three is worse than once",
-		"p99":             "six is no different from three",
-	}
-	for fig, w := range want {
-		found := false
-		for _, v := range vs {
-			if v.Figure == fig && strings.Contains(v.Text, w) {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("verdicts %+v lack %s: %q", vs, fig, w)
-		}
-	}
-	if d := Verdicts(out[:2]); len(d) == 0 || d[0].Text != "three has the better success, measurably." {
-		t.Errorf("two variants: %+v", d)
-	}
-	if Verdicts(out[:1]) != nil {
-		t.Error("one variant has verdicts")
-	}
-}

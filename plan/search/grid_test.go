@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/search"
@@ -269,7 +270,7 @@ func TestGridFileRoundTrip(t *testing.T) {
 	if err := render.JSON(&buf, search.GridPlanFile{GridAnswer: ans}); err != nil {
 		t.Fatal(err)
 	}
-	pf, err := search.ReadGridPlanFile(bytes.NewReader(buf.Bytes()), "grid.json")
+	pf, err := search.ReadGridPlanFile(bytes.NewReader(buf.Bytes()), outputs.GridJSON.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,6 @@ import (
 	"github.com/budgetsim/budgetsim/internal/render"
 )
 
-// GridFile is the name of the file simulate plan --minimize cost --out DIR
-// writes: a GridPlanFile. It is the one place the name is declared.
-const GridFile = "grid.json"
-
 // GridPlanFile is grid.json (and the JSON that plan --minimize cost
 // prints): the provenance of the scenario (the overrides every
 // configuration shares; each adds its own), then the answer.

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -168,14 +167,4 @@ func figureText(c Check, x float64) string {
 type PlanFile struct {
 	Provenance *provenance.Record `json:"provenance"`
 	*Answer
-}
-
-// ReadPlanFile reads plan.json as simulate plan writes it; name labels
-// errors.
-func ReadPlanFile(r io.Reader, name string) (*PlanFile, error) {
-	pf := &PlanFile{Answer: &Answer{}}
-	if err := json.NewDecoder(r).Decode(pf); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return pf, nil
 }

@@ -43,7 +43,7 @@
 //     point, and a point's replications one at a time, in replication
 //     order across the shards.
 //
-// WriteTable writes the summaries as "simulate sweep" prints them;
-// WriteWarnings writes the caveats a reader of sweep.json alone must not
-// miss.
+// The package returns data: internal/render/sweeps prints the summaries
+// as "simulate sweep" shows them, and the caveats a reader of sweep.json
+// alone must not miss.
 package sweep

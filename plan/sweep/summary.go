@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
@@ -308,10 +308,7 @@ func (s *Summarizer) Summaries(interrupted bool) []PointSummary {
 // interval (empty when no tool is metered). Interval columns are empty
 // with one replication. Numbers use the shortest form that parses back
 // exactly.
-var CSVHeader = []string{"parameter", "value", "replications", "success_rate", "success_lo", "success_hi",
-	"latency_p50_s", "latency_p99_s", "latency_p99_lo_s", "latency_p99_hi_s", "latency_p999_s",
-	"throughput", "time_avg_in_system", "lambda_w", "attempts_per_run", "partial",
-	"bottleneck", "peak_load", "binding_limit", "limit_use", "cost_per_success", "cost_per_success_lo", "cost_per_success_hi"}
+var CSVHeader = outputs.SweepCSV.Columns
 
 // PeakLoad returns the most loaded resource of s (the workers or a tool)
 // and its load, whether or not it reaches the bottleneck's 0.85.
@@ -387,7 +384,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 				plo, phi = num(c.Latency.P99.Lo), num(c.Latency.P99.Hi)
 			}
 		}
-		line := []string{render.CSVText(r.Parameter), num(r.Value), strconv.Itoa(s.Replications),
+		line := []string{outputs.CSVText(r.Parameter), num(r.Value), strconv.Itoa(s.Replications),
 			num(s.SuccessRate), slo, shi,
 			lat(s.Latency.P50), lat(s.Latency.P99), plo, phi, lat(s.Latency.P999),
 			num(s.Little.Throughput), num(s.Little.TimeAvgInSystem), num(s.Little.LambdaW), num(s.Attempts.PerRun),
@@ -401,7 +398,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 				clo, chi = num(c.CostPerSuccess.Lo), num(c.CostPerSuccess.Hi)
 			}
 		}
-		line = append(line, render.CSVText(s.Bottleneck), num(load), render.CSVText(limit), num(use), cost, clo, chi)
+		line = append(line, outputs.CSVText(s.Bottleneck), num(load), outputs.CSVText(limit), num(use), cost, clo, chi)
 		if err := cw.Write(line); err != nil {
 			return err
 		}

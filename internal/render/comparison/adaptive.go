@@ -1,16 +1,17 @@
-package compare
+package comparison
 
 import (
 	"fmt"
 	"io"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/compare"
 )
 
 // adaptiveTable prints, when some variant has a tool with adaptive
 // concurrency, each such tool's limit, waits, refusals and drops in every
 // variant ("none" where a variant has no limit on it).
-func adaptiveTable(w io.Writer, out []Summary) error {
+func adaptiveTable(w io.Writer, out []compare.Summary) error {
 	var tools []string
 	seen := map[string]bool{}
 	for _, v := range out {

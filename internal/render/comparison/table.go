@@ -1,4 +1,4 @@
-package compare
+package comparison
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/compare"
 )
 
 // WriteTable writes the comparison as text: a line saying what was
@@ -13,7 +14,7 @@ import (
 // attempts, runs not completed, bottleneck, recovery after an outage),
 // the paired differences from the first variant, the verdicts (each
 // variant against the one before it) and the variants' warnings. A variant's row is labelled with its name, or its overrides.
-func WriteTable(w io.Writer, res *Result) error {
+func WriteTable(w io.Writer, res *compare.Result) error {
 	out := res.Variants
 	if len(out) == 0 {
 		_, err := fmt.Fprintf(w, "%s: interrupted before any variant finished\n", res.Scenario)
@@ -119,7 +120,7 @@ func WriteTable(w io.Writer, res *Result) error {
 // when there are any: success, mean completion time, p99, attempts per
 // run, the peak attempt rate and, when present, the cost per successful
 // run and the recovery after an outage.
-func pairedTable(w io.Writer, out []Summary, level float64) error {
+func pairedTable(w io.Writer, out []compare.Summary, level float64) error {
 	cols := PairedColumns(out)
 	if cols == nil {
 		return nil
@@ -144,11 +145,11 @@ func pairedTable(w io.Writer, out []Summary, level float64) error {
 }
 
 // A PairedColumn is one figure of the paired differences: its name, how
-// to read it from a PairedDifference, how to format a value of it and
+// to read it from a compare.PairedDifference, how to format a value of it and
 // whether more of it is better.
 type PairedColumn struct {
 	Name   string
-	Get    func(d *PairedDifference) *DiffInterval
+	Get    func(d *compare.PairedDifference) *compare.DiffInterval
 	Format func(float64) string
 	// HigherIsBetter is true for success, false for times, attempts and
 	// cost.
@@ -157,7 +158,7 @@ type PairedColumn struct {
 
 // Cell formats the column's difference of d with its interval ("–" when
 // absent), and for a recovery the replications left unpaired.
-func (c PairedColumn) Cell(d *PairedDifference) string {
+func (c PairedColumn) Cell(d *compare.PairedDifference) string {
 	s := SignedInterval(c.Get(d), c.Format)
 	if c.Name == "recovery after outage" && d.RecoveryUnpaired > 0 {
 		s += fmt.Sprintf(" (%d rep. never recovered)", d.RecoveryUnpaired)
@@ -167,8 +168,8 @@ func (c PairedColumn) Cell(d *PairedDifference) string {
 
 // PairedColumns returns the figures the paired differences of out carry,
 // in a fixed order; nil when no variant has a difference.
-func PairedColumns(out []Summary) []PairedColumn {
-	has := func(get func(d *PairedDifference) *DiffInterval) bool {
+func PairedColumns(out []compare.Summary) []PairedColumn {
+	has := func(get func(d *compare.PairedDifference) *compare.DiffInterval) bool {
 		for _, v := range out {
 			if v.Difference != nil && get(v.Difference) != nil {
 				return true
@@ -184,13 +185,13 @@ func PairedColumns(out []Summary) []PairedColumn {
 		return nil
 	}
 	all := []PairedColumn{
-		{"success", func(d *PairedDifference) *DiffInterval { return d.SuccessRate }, render.Percent, true},
-		{"mean completion", func(d *PairedDifference) *DiffInterval { return d.LatencyMean }, render.Seconds, false},
-		{"p99", func(d *PairedDifference) *DiffInterval { return d.LatencyP99 }, render.Seconds, false},
-		{"attempts/run", func(d *PairedDifference) *DiffInterval { return d.AttemptsPerRun }, render.Number, false},
-		{"peak attempt rate", func(d *PairedDifference) *DiffInterval { return d.PeakAttemptRate }, func(x float64) string { return render.Number(x) + "/s" }, false},
-		{"cost/successful run", func(d *PairedDifference) *DiffInterval { return d.CostPerSuccess }, render.Number, false},
-		{"recovery after outage", func(d *PairedDifference) *DiffInterval { return d.RecoveryAfter }, render.Seconds, false},
+		{"success", func(d *compare.PairedDifference) *compare.DiffInterval { return d.SuccessRate }, render.Percent, true},
+		{"mean completion", func(d *compare.PairedDifference) *compare.DiffInterval { return d.LatencyMean }, render.Seconds, false},
+		{"p99", func(d *compare.PairedDifference) *compare.DiffInterval { return d.LatencyP99 }, render.Seconds, false},
+		{"attempts/run", func(d *compare.PairedDifference) *compare.DiffInterval { return d.AttemptsPerRun }, render.Number, false},
+		{"peak attempt rate", func(d *compare.PairedDifference) *compare.DiffInterval { return d.PeakAttemptRate }, func(x float64) string { return render.Number(x) + "/s" }, false},
+		{"cost/successful run", func(d *compare.PairedDifference) *compare.DiffInterval { return d.CostPerSuccess }, render.Number, false},
+		{"recovery after outage", func(d *compare.PairedDifference) *compare.DiffInterval { return d.RecoveryAfter }, render.Seconds, false},
 	}
 	var cols []PairedColumn
 	for i, c := range all {
@@ -204,7 +205,7 @@ func PairedColumns(out []Summary) []PairedColumn {
 
 // SignedInterval formats a difference with its sign and interval:
 // "−412ms [−450ms, −375ms]", or "–" without enough replications.
-func SignedInterval(d *DiffInterval, f func(float64) string) string {
+func SignedInterval(d *compare.DiffInterval, f func(float64) string) string {
 	if d == nil {
 		return "–"
 	}
@@ -234,7 +235,7 @@ func orDash(s string) string {
 // variant's classes side by side: share, success, completion-time
 // percentiles, mean wait, share of the workers' time, attempts and cost per
 // run.
-func classTable(w io.Writer, out []Summary) error {
+func classTable(w io.Writer, out []compare.Summary) error {
 	has := false
 	for _, v := range out {
 		has = has || len(v.Classes) > 0

@@ -1,4 +1,4 @@
-package charts
+package outputs
 
 import (
 	"encoding/csv"
@@ -20,9 +20,9 @@ type table struct {
 	cols map[string]int
 	rec  []string
 	line int
-	// first, when the file is read through a firstVariants, skips the
+	// first, when the file is read through a VariantFilter, skips the
 	// rows of the variants past its first few.
-	first *firstVariants
+	first *VariantFilter
 }
 
 func newTable(r io.Reader, name string, required []string) (*table, error) {
@@ -36,7 +36,7 @@ func newTable(r io.Reader, name string, required []string) (*table, error) {
 		return nil, csvError(name, err)
 	}
 	t := &table{name: name, r: cr, cols: map[string]int{}}
-	if fv, ok := r.(*firstVariants); ok {
+	if fv, ok := r.(*VariantFilter); ok {
 		t.first = fv
 	}
 	for i, h := range header {
@@ -80,20 +80,30 @@ func (t *table) next() (bool, error) {
 	}
 }
 
-// firstVariants is a file's reader for a table that keeps the rows of its
-// first max variants (by the variant column) and skips the others'
-// unread, counting those variants: a comparison of thousands of variants
+// VariantFilter is a per-variant file's reader for the readers of this
+// package (FirstVariants): they keep the rows of its first max variants
+// (by the variant column) and skip the others' unparsed, counting those
+// variants: a comparison of thousands of variants
 // writes per-variant files of hundreds of megabytes, more than a chart can
 // show or memory should hold.
-type firstVariants struct {
+type VariantFilter struct {
 	io.Reader
 	max     int
 	seen    variantIndex
 	omitted int
 }
 
+// FirstVariants wraps r, a per-variant CSV file, so that the reader it is
+// given to keeps the rows of the first max variants only.
+func FirstVariants(r io.Reader, max int) *VariantFilter {
+	return &VariantFilter{Reader: r, max: max}
+}
+
+// Omitted is the number of variants whose rows were skipped.
+func (f *VariantFilter) Omitted() int { return f.omitted }
+
 // keep reports whether the rows of variant v are kept.
-func (f *firstVariants) keep(v string) bool {
+func (f *VariantFilter) keep(v string) bool {
 	i, isNew := f.seen.of(v)
 	if i < f.max {
 		return true
@@ -112,7 +122,7 @@ func (t *table) errorf(col, format string, args ...any) error {
 
 // str returns a cell's text, without the single quote that keeps text
 // starting with =, +, -, @ from being read as a formula by a spreadsheet
-// (render.CSVText).
+// (CSVText).
 func (t *table) str(col string) string {
 	s := strings.TrimSpace(t.rec[t.cols[col]])
 	if len(s) > 1 && s[0] == '\'' && strings.IndexByte("=+-@\t\r", s[1]) >= 0 {

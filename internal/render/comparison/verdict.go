@@ -1,8 +1,10 @@
-package compare
+package comparison
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/budgetsim/budgetsim/plan/compare"
 )
 
 // A Verdict is what a comparison says about one figure, in words: each
@@ -19,30 +21,17 @@ type Verdict struct {
 	Text string `json:"text"`
 }
 
-// Previous returns variant i's paired difference from the variant before
-// it (Difference for the second, Step from the third on); nil for the
-// first and without replications.
-func Previous(out []Summary, i int) *PairedDifference {
-	switch {
-	case i == 1:
-		return out[1].Difference
-	case i >= 2:
-		return out[i].Step
-	}
-	return nil
-}
-
 // Verdicts says, for each figure the paired differences carry, what each
 // variant changes against the one before it: better (its interval lies
 // wholly on the better side of 0), worse (wholly on the worse side) or
 // nothing measurable (the interval holds 0). Nil with fewer than two
 // variants or without paired differences (one replication).
-func Verdicts(out []Summary) []Verdict {
+func Verdicts(out []compare.Summary) []Verdict {
 	var vs []Verdict
 	for _, c := range PairedColumns(out) {
 		var parts []string
 		for i := 1; i < len(out); i++ {
-			d := Previous(out, i)
+			d := compare.Previous(out, i)
 			if d == nil || c.Get(d) == nil {
 				continue
 			}
@@ -76,10 +65,10 @@ func Verdicts(out []Summary) []Verdict {
 // every later step adds nothing measurable (or that the last is still
 // improving, or with two variants that the second is better); "" when
 // some step makes success worse.
-func decision(out []Summary) string {
+func decision(out []compare.Summary) string {
 	last := 0
 	for i := 1; i < len(out); i++ {
-		d := Previous(out, i)
+		d := compare.Previous(out, i)
 		if d == nil || d.SuccessRate == nil {
 			return ""
 		}

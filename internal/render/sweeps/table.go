@@ -1,4 +1,8 @@
-package sweep
+// Package sweeps renders the results plan/sweep returns: the table sweep
+// prints (a row per point, with its bottleneck, binding model-API limit
+// and cost) and the warnings a reader of sweep.json alone must not miss.
+// plan/sweep computes; this package only formats, through internal/render.
+package sweeps
 
 import (
 	"fmt"
@@ -6,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/sweep"
 )
 
 // WriteTable writes a sweep's summaries as text: what was swept (the
@@ -14,7 +19,7 @@ import (
 // loaded resource, its model APIs' most used limit and its cost per
 // successful run, when it has them), then the points' warnings grouped by
 // label.
-func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary) error {
+func WriteTable(w io.Writer, rec *sweep.Record, provenance string, sums []sweep.PointSummary) error {
 	spec := rec.Spec
 	mode := fmt.Sprintf("%d replication(s) per point", spec.Replications)
 	if spec.RelError > 0 {
@@ -31,7 +36,7 @@ func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary
 	}
 	withLimits, withCost := false, false
 	for _, p := range sums {
-		limit, _ := BindingLimit(&p.Summary)
+		limit, _ := sweep.BindingLimit(&p.Summary)
 		withLimits = withLimits || limit != ""
 		withCost = withCost || p.Summary.Cost != nil
 	}
@@ -45,10 +50,10 @@ func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary
 		}
 		warm := p.Warmup.Source
 		switch p.Warmup.Source {
-		case WarmupMSER5, WarmupDefault:
+		case sweep.WarmupMSER5, sweep.WarmupDefault:
 			warm = fmt.Sprintf("%d runs (%s)", p.Warmup.Runs, p.Warmup.Source)
 		}
-		name, load := PeakLoad(s)
+		name, load := sweep.PeakLoad(s)
 		bottleneck := "– (" + name + " " + render.Percent(load) + ")"
 		if s.Bottleneck != "" {
 			bottleneck = name + " " + render.Percent(load)
@@ -58,7 +63,7 @@ func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary
 			render.Number(s.Little.Throughput) + "/s", render.Number(s.Little.TimeAvgInSystem), render.Number(s.Attempts.PerRun), bottleneck}
 		if withLimits {
 			cell := "–"
-			if limit, use := BindingLimit(s); limit != "" {
+			if limit, use := sweep.BindingLimit(s); limit != "" {
 				cell = limit + " " + render.Percent(use)
 			}
 			row = append(row, cell)
@@ -98,7 +103,7 @@ func WriteTable(w io.Writer, rec *Record, provenance string, sums []PointSummary
 // one line each after prefix ("simulate: warning: "): thin p99.9
 // estimates and warm-up notes. A command writes them on stderr when
 // stdout holds the JSON alone (the table shows every point's warnings).
-func WriteWarnings(w io.Writer, prefix string, sums []PointSummary) {
+func WriteWarnings(w io.Writer, prefix string, sums []sweep.PointSummary) {
 	// p99.9 needs 10 samples above it: n ≥ 10/(1−0.999) completions.
 	const need = 10000
 	// A grid of thousands of points names the first few on stderr;

@@ -1,10 +1,11 @@
-package compare
+package comparison
 
 import (
 	"fmt"
 
 	"github.com/budgetsim/budgetsim/internal/render"
 	"github.com/budgetsim/budgetsim/model/summary"
+	"github.com/budgetsim/budgetsim/plan/compare"
 )
 
 // tokenColumns are the comparison's columns for model APIs, present when
@@ -12,7 +13,7 @@ import (
 // limit's use (its tokens or requests per second over its allowance),
 // then the cost per successful run (present when a tool is metered,
 // with its interval over replications).
-func tokenColumns(out []Summary) (header []string, cells [][]string) {
+func tokenColumns(out []compare.Summary) (header []string, cells [][]string) {
 	names := map[string]bool{}
 	var order []string
 	for _, v := range out {
