@@ -307,14 +307,18 @@ func resourcesTable(w io.Writer, s *summary.Summary) error {
 		fmt.Fprintln(w)
 	}
 	if c := s.Cost; c != nil {
-		if err := Table(w, []string{"cost", c.Unit()}, [][]string{
-			{"spent (settled)", Number(c.Spent)},
+		rows := [][]string{{"spent (settled)", Number(c.Spent)}}
+		if t := c.Tokens; t.Input+t.CacheRead+t.CacheWrite+t.Output != 0 {
+			rows = append(rows, []string{"of which tokens: input / cache read / cache write / output",
+				Number(t.Input) + " / " + Number(t.CacheRead) + " / " + Number(t.CacheWrite) + " / " + Number(t.Output)})
+		}
+		if err := Table(w, []string{"cost", c.Unit()}, append(rows, [][]string{
 			{"reserved, unsettled (timed out: usage unknown)", Number(c.Unsettled)},
 			{"wasted on failed attempts", Number(c.Wasted)},
 			{"per successful run", Number(c.PerSuccess)},
 			{"calls refused by the budget", Number(float64(c.Refused))},
 			{"usage above the declared maximum (clamped)", Number(float64(c.Overrun))},
-		}); err != nil {
+		}...)); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

@@ -160,6 +160,7 @@ func (a *Accumulator) Add(r *system.Result) {
 	c.Wasted += r.Cost.Wasted
 	c.Refused += r.Cost.Refused
 	c.Overrun += r.Cost.Overrun
+	c.Tokens.Add(r.Cost.Tokens)
 	a.tail.Merge(r.Tail)
 	// Peak attempt rate: per replication (the runs of different
 	// replications never overlap in reality), so take the maximum.

@@ -319,12 +319,16 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 			// A call's tokens may bill more than it reserved (an output
 			// longer than reserve_output, with no max_output to cut it):
 			// the reservation is the contract, as for usage.
+			base := actual
 			var exact bool
 			if actual, exact = actual.AddSat(tu); !exact || actual > a.reserved {
 				actual = a.reserved
 				if r.measured {
 					m.res.Cost.Overrun++
 				}
+			}
+			if r.measured {
+				m.res.Cost.Tokens.Add(m.tokenCostSplit(ri, c, o == retry.OK || a.ending == streamCut, (actual-base).Float64()/tu.Float64()))
 			}
 		}
 	}

@@ -382,6 +382,28 @@ type CostStats struct {
 	// Overrun counts calls whose drawn usage exceeded the declared maximum
 	// (clamped to it: the maximum is the contract).
 	Overrun int64 `json:"overruns"`
+	// Tokens splits the settled spend on model calls' tokens by kind.
+	Tokens TokenCost `json:"tokens,omitzero"`
+}
+
+// TokenCost is settled spend on tokens by kind: input tokens at
+// input_token, those read from and written to a prompt cache at their
+// prices, and output tokens at output_token (a call whose bill its
+// reservation clamped is scaled down with it). It is part of Spent;
+// rounding to the ledger's unit may separate the two by a unit a call.
+type TokenCost struct {
+	Input      float64 `json:"input"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
+	Output     float64 `json:"output"`
+}
+
+// Add adds o to c.
+func (c *TokenCost) Add(o TokenCost) {
+	c.Input += o.Input
+	c.CacheRead += o.CacheRead
+	c.CacheWrite += o.CacheWrite
+	c.Output += o.Output
 }
 
 // New builds a model of cfg, which must be as the scenarios package

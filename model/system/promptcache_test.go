@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
@@ -65,14 +66,33 @@ func TestPromptCacheAgentLoop(t *testing.T) {
 
 	// The same loop billed: input at 3, cache reads at 0.3, writes at
 	// 3.75 per million tokens, output at 15.
-	priced := func(extra ...string) float64 {
+	priced := func(extra ...string) *system.Result {
 		sets := append([]string{"tools.llm.cost={input_token: 0.000003, output_token: 0.000015" + extra[0] + "}", "runs=2000"}, extra[1:]...)
-		return audited(t, agentConfig(t, loop, sets...)).Cost.Spent
+		return audited(t, agentConfig(t, loop, sets...))
 	}
-	plain := priced("")
-	cached := priced(", cache_read_token: 0.0000003, cache_write_token: 0.00000375", "tools.llm.prompt_cache={ttl: 1h, min_tokens: 1024}")
-	if !(cached < 0.5*plain) {
+	plain := priced("").Cost.Spent
+	cres := priced(", cache_read_token: 0.0000003, cache_write_token: 0.00000375", "tools.llm.prompt_cache={ttl: 1h, min_tokens: 1024}")
+	if cached := cres.Cost.Spent; !(cached < 0.5*plain) {
 		t.Errorf("cost with the prompt cache %v, without %v: want less than half", cached, plain)
+	}
+	// The spend by kind: each kind's tokens at its price (every run is
+	// measured and succeeds), summing to the spend.
+	ctk, split := cres.Tokens[0], cres.Cost.Tokens
+	for _, c := range []struct {
+		kind      string
+		got, want float64
+	}{
+		{"input", split.Input, 0.000003 * float64(ctk.Input-ctk.CacheRead-ctk.CacheWrite)},
+		{"cache read", split.CacheRead, 0.0000003 * float64(ctk.CacheRead)},
+		{"cache write", split.CacheWrite, 0.00000375 * float64(ctk.CacheWrite)},
+		{"output", split.Output, 0.000015 * float64(ctk.Output)},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9*max(c.want, 1) {
+			t.Errorf("%s spend %v, want %v", c.kind, c.got, c.want)
+		}
+	}
+	if sum := split.Input + split.CacheRead + split.CacheWrite + split.Output; math.Abs(sum-cres.Cost.Spent) > 1e-6*cres.Cost.Spent {
+		t.Errorf("spend by kind sums to %v, spent %v", sum, cres.Cost.Spent)
 	}
 }
 

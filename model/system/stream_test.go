@@ -34,6 +34,9 @@ func TestStreamCutBillsProducedTokens(t *testing.T) {
 	if want := 1000 * (100*0.01 + 20*0.02); s.Cost == nil || math.Abs(s.Cost.Spent-want) > 1e-6 || s.Cost.Unsettled != 0 {
 		t.Errorf("cost %+v; want %v spent, nothing unsettled", s.Cost, want)
 	}
+	if tc := s.Cost.Tokens; math.Abs(tc.Input-1000) > 1e-6 || math.Abs(tc.Output-400) > 1e-6 {
+		t.Errorf("token cost by kind %+v; want input 1000, output 400 (20 tokens a cut stream)", tc)
+	}
 }
 
 // TestFirstTokenTimeout: a first_token_timeout shorter than the time to
@@ -59,7 +62,9 @@ func TestFirstTokenTimeout(t *testing.T) {
 			if want := 1000 * (100*0.01 + 80*0.02); s.Cost == nil || math.Abs(s.Cost.Unsettled-want) > 1e-6 || s.Cost.Spent != 0 {
 				t.Errorf("cost %+v; want %v held unsettled, nothing spent", s.Cost, want)
 			}
-			if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, "100% of the attempts were cut by a first_token_timeout") }) {
+			if !slices.ContainsFunc(s.Warnings, func(w string) bool {
+				return strings.HasPrefix(w, "100% of the attempts were cut by a first_token_timeout")
+			}) {
 				t.Errorf("warnings %q: none says the first-token timeout cut every attempt", s.Warnings)
 			}
 		})

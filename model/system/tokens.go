@@ -339,6 +339,23 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, withOutput bool) cost.Amount 
 	return a
 }
 
+// tokenCostSplit is run ri's call's token bill (tokenUsage) by kind,
+// scaled by share (at most 1: the part its reservation let it bill).
+func (m *Model) tokenCostSplit(ri int32, c *ToolCost, withOutput bool, share float64) TokenCost {
+	tc := &m.held[ri].tok
+	share = min(share, 1)
+	plain := tc.in - tc.cacheRead - tc.cacheWrite
+	tk := TokenCost{
+		Input:      float64(float64(c.InputToken*float64(plain)) * share),
+		CacheRead:  float64(float64(c.CacheReadToken*float64(tc.cacheRead)) * share),
+		CacheWrite: float64(float64(c.CacheWriteToken*float64(tc.cacheWrite)) * share),
+	}
+	if withOutput {
+		tk.Output = float64(float64(c.OutputToken*float64(tc.out)) * share)
+	}
+	return tk
+}
+
 // inputPrice is what tc's input tokens cost at c's prices: those read
 // from and written to a prompt cache at its prices, the rest at
 // InputToken.

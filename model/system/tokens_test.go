@@ -69,6 +69,9 @@ func TestTokensExact(t *testing.T) {
 	if s.Cost == nil || math.Abs(s.Cost.PerSuccess-perRun) > 1e-6 || s.Cost.Unsettled != 0 {
 		t.Errorf("cost %+v; want %v per successful run, nothing unsettled", s.Cost, perRun)
 	}
+	if tc := s.Cost.Tokens; math.Abs(tc.Input-1000*210*0.01) > 1e-6 || math.Abs(tc.Output-1000*130*0.02) > 1e-6 || tc.CacheRead != 0 || tc.CacheWrite != 0 {
+		t.Errorf("token cost by kind %+v; want input 2100, output 2600, no cache", tc)
+	}
 }
 
 // TestTokensTimedOutKeepReservation: a call cut off by its timeout keeps
