@@ -115,6 +115,12 @@ func TestCalibrateReadsFileExporterOutput(t *testing.T) {
 	if lines := bytes.Count(data, []byte("\n")); lines != n || n == 0 {
 		t.Fatalf("the file exporter wrote %d lines for %d batches", lines, n)
 	}
+	// calibrate's other tests and the bundled example trace
+	// (scenarios/traces/agent.otlp.jsonl) are written by synth in what it
+	// calls the file exporter's layout: the exporter writes exactly that.
+	if !bytes.Equal(data, batches) {
+		t.Errorf("the file exporter's output (%d bytes) differs from synth's layout (%d bytes)", len(data), len(batches))
+	}
 
 	r, err := calibrate.Calibrate([]string{path}, calibrate.Options{Observe: observe.Options{Seed: 1}})
 	if err != nil {
