@@ -6,5 +6,8 @@
 // through the collector's component API), and calibrate must recover the
 // agent's parameters from the file it writes.
 //
-// Run it from this directory: go test ./...
+// Run it from this directory: go test ./... . Every collector module
+// stays at one release, the one whose pdata budgetsim's go.mod requires
+// (contrib v0.165.1 with core v0.165.0 and v1.71.0 for pdata v1.71.0);
+// when budgetsim's go.mod changes, run go mod tidy here too.
 package collectorcheck
