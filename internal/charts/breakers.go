@@ -23,7 +23,7 @@ func BreakerChart(samples []BreakerSample) (*Chart, error) {
 	for _, s := range samples {
 		refused += s.Refused
 	}
-	short, vkey := shortLabels(vi.names)
+	short, vkey := shortLabels(vi.Names)
 	ch := &Chart{Name: "breakers", Title: "Circuit breaker state"}
 	if vkey != "" {
 		ch.Title += " by " + vkey
@@ -42,8 +42,8 @@ func BreakerChart(samples []BreakerSample) (*Chart, error) {
 			ends = append(ends, (s.Start + s.Width).Seconds())
 			level = append(level, min(1, s.Open+float64(0.5*s.HalfOpen)))
 		}
-		label := ti.names[k.t]
-		if len(vi.names) > 1 {
+		label := ti.Names[k.t]
+		if len(vi.Names) > 1 {
 			label = short[k.v] + " · " + label
 		}
 		sty := seriesLine(i)

@@ -18,7 +18,7 @@ func LimitChart(samples []LimitSample) (*Chart, error) {
 		return nil, fmt.Errorf("limits: %w: no samples", ErrNoData)
 	}
 	vi, ti, order, lines := toolLines(samples, func(s LimitSample) (string, string) { return s.Variant, s.Tool })
-	short, vkey := shortLabels(vi.names)
+	short, vkey := shortLabels(vi.Names)
 	ch := &Chart{Name: "concurrency_limit", Title: "Adaptive concurrency limit"}
 	if vkey != "" {
 		ch.Title += " by " + vkey
@@ -46,16 +46,16 @@ func LimitChart(samples []LimitSample) (*Chart, error) {
 		// Colours tell tools apart, dashes variants; with one tool, the
 		// colours tell the variants apart.
 		sty := seriesLine(k.t)
-		if len(ti.names) == 1 {
+		if len(ti.Names) == 1 {
 			sty = seriesLine(k.v)
 		}
 		sty.Width = vg.Points(1.2)
-		if len(vi.names) > 1 && len(ti.names) > 1 {
+		if len(vi.Names) > 1 && len(ti.Names) > 1 {
 			sty.Dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}[k.v%4]
 		}
 		p.Add(xyLine(xs, ys, sty, plotter.PostStep))
-		label := ti.names[k.t]
-		if len(vi.names) > 1 {
+		label := ti.Names[k.t]
+		if len(vi.Names) > 1 {
 			label = short[k.v] + " · " + label
 		}
 		ch.addLegend(label, lineThumb(sty))

@@ -18,10 +18,10 @@ import (
 // SplitSweep groups sweep points by parameter, in order of first
 // appearance, for files that sweep several parameters one after another.
 func SplitSweep(points []SweepPoint) [][]SweepPoint {
-	var vi variantIndex
+	var vi outputs.VariantIndex
 	var out [][]SweepPoint
 	for _, p := range points {
-		i, isNew := vi.of(p.Parameter)
+		i, isNew := vi.Of(p.Parameter)
 		if isNew {
 			out = append(out, nil)
 		}

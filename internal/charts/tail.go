@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // TailStage is one stage of the p99 run's time in system: Seconds spent
@@ -65,28 +67,28 @@ func TailChart(stages []TailStage, sums ...Summary) (*Chart, error) {
 	if len(stages) == 0 {
 		return nil, fmt.Errorf("tail: %w: no stages", ErrNoData)
 	}
-	var vi, si variantIndex
+	var vi, si outputs.VariantIndex
 	for _, s := range stages {
-		vi.of(s.Variant)
-		si.of(s.Stage)
+		vi.Of(s.Variant)
+		si.Of(s.Stage)
 	}
 	var match map[string]*Summary
-	if len(vi.names) > 1 { // a comparison: one run's chart needs no ranking
-		match = matchSummaries(vi.names, sums)
+	if len(vi.Names) > 1 { // a comparison: one run's chart needs no ranking
+		match = matchSummaries(vi.Names, sums)
 	}
-	short, key := shortLabels(vi.names)
+	short, key := shortLabels(vi.Names)
 	for i, v := range short {
 		if v == "" {
 			short[i] = "p99 run"
 		}
 	}
 	short, keyNote := keyLongLabels(short)
-	total := make([]float64, len(vi.names))
-	used := make([]bool, len(si.names))
+	total := make([]float64, len(vi.Names))
+	used := make([]bool, len(si.Names))
 	for _, s := range stages {
-		total[vi.index[s.Variant]] += s.Seconds
+		total[vi.Index[s.Variant]] += s.Seconds
 		if s.Seconds > 0 {
-			used[si.index[s.Stage]] = true
+			used[si.Index[s.Stage]] = true
 		}
 	}
 	maxTotal := 0.0
@@ -101,15 +103,15 @@ func TailChart(stages []TailStage, sums ...Summary) (*Chart, error) {
 	if key != "" {
 		ch.Title += ", by " + key
 	}
-	n := len(vi.names)
+	n := len(vi.Names)
 	ch.Height = vg.Length(max(2.8, min(11, 2.2+0.45*float64(n)))) * vg.Inch
 	p := newPlot("time in system", "")
 	ch.Plot = p
 	y := func(i int) float64 { return float64(n - 1 - i) }
 
-	colors := make([]color.Color, len(si.names))
+	colors := make([]color.Color, len(si.Names))
 	step := 0
-	for i, st := range si.names {
+	for i, st := range si.Names {
 		colors[i] = stageColor(st, step)
 		if st != "queue" && st != "backoff" {
 			step++
@@ -121,25 +123,25 @@ func TailChart(stages []TailStage, sums ...Summary) (*Chart, error) {
 		if s.Seconds <= 0 {
 			continue
 		}
-		v, k := vi.index[s.Variant], si.index[s.Stage]
+		v, k := vi.Index[s.Variant], si.Index[s.Stage]
 		bars.items = append(bars.items, span{X0: left[v], X1: left[v] + s.Seconds, Y: y(v), H: 0.6, Fill: colors[k], Line: color.White})
 		left[v] += s.Seconds
 	}
 	var labels notes
 	sty := textStyle(9, color.Black)
 	sty.YAlign = draw.YCenter
-	for v := range vi.names {
+	for v := range vi.Names {
 		txt := FormatSeconds(total[v])
 		if total[v] == 0 {
 			txt = "no data (no run near the p99)"
 		}
-		if s := match[vi.names[v]]; s != nil {
+		if s := match[vi.Names[v]]; s != nil {
 			txt += fmt.Sprintf(" · %.1f%% succeeded", math.Floor(1000*s.SuccessRate)/10) // floored, as the CDF's legend
 		}
 		labels = append(labels, note{X: total[v], Y: y(v), Text: txt, Style: sty, Offset: vg.Point{X: 4}})
 	}
 	p.Add(bars, labels)
-	for k, st := range si.names {
+	for k, st := range si.Names {
 		if used[k] {
 			ch.addLegend(strings.TrimPrefix(st, "step:"), swatch{fill: colors[k]})
 		}
@@ -150,7 +152,7 @@ func TailChart(stages []TailStage, sums ...Summary) (*Chart, error) {
 		p.X.Max = maxTotal * 1.55 // room for the success rates after the totals
 	}
 	ticks := make(plot.ConstantTicks, n)
-	for v := range vi.names {
+	for v := range vi.Names {
 		ticks[v] = plot.Tick{Value: y(v), Label: short[v]}
 	}
 	p.Y.Tick.Marker = ticks

@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // UtilisationChart draws each tool's utilisation over virtual time from
@@ -19,7 +21,7 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 		return nil, fmt.Errorf("tools: %w: no samples", ErrNoData)
 	}
 	vi, ti, order, lines := toolLines(samples, func(s ToolSample) (string, string) { return s.Variant, s.Tool })
-	short, vkey := shortLabels(vi.names)
+	short, vkey := shortLabels(vi.Names)
 	ch := &Chart{Name: "utilisation", Title: "Tool utilisation"}
 	if vkey != "" {
 		ch.Title += " by " + vkey
@@ -60,15 +62,15 @@ func UtilisationChart(samples []ToolSample) (*Chart, error) {
 		xs, ys := stepXY(starts, ends, vals)
 		sty := seriesLine(k.t)
 		sty.Width = vg.Points(1.2)
-		if len(ti.names) == 1 {
+		if len(ti.Names) == 1 {
 			sty = seriesLine(k.v) // one tool: a colour per variant
 			sty.Width = vg.Points(1.2)
-		} else if len(vi.names) > 1 {
+		} else if len(vi.Names) > 1 {
 			sty.Dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}[k.v%4]
 		}
 		p.Add(xyLine(xs, ys, sty, plotter.PostStep))
-		label := ti.names[k.t]
-		if len(vi.names) > 1 {
+		label := ti.Names[k.t]
+		if len(vi.Names) > 1 {
 			label = short[k.v] + " · " + label
 		}
 		ch.addLegend(label, lineThumb(sty))
@@ -92,12 +94,12 @@ type toolLine struct{ v, t int }
 // toolLines groups the samples of a per-tool time series (tools.csv,
 // breakers.csv, limits.csv) into lines, one per variant and tool, in the
 // order each first appears; vi and ti index the variants' and tools' names.
-func toolLines[S any](samples []S, names func(S) (variant, tool string)) (vi, ti variantIndex, order []toolLine, lines map[toolLine][]S) {
+func toolLines[S any](samples []S, names func(S) (variant, tool string)) (vi, ti outputs.VariantIndex, order []toolLine, lines map[toolLine][]S) {
 	lines = map[toolLine][]S{}
 	for _, s := range samples {
 		variant, tool := names(s)
-		v, _ := vi.of(variant)
-		t, _ := ti.of(tool)
+		v, _ := vi.Of(variant)
+		t, _ := ti.Of(tool)
 		k := toolLine{v, t}
 		if _, ok := lines[k]; !ok {
 			order = append(order, k)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/budgetsim/budgetsim/internal/outputs"
 )
 
 // Unlimited is the lease of an attempt that had no timeout at all (no
@@ -116,7 +118,7 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 				ferr = fmt.Errorf("%s:%d: %s: missing %s", name, line, e.Event, field)
 				return 0
 			}
-			d, ok := secondsToDuration(*v)
+			d, ok := outputs.SecondsToDuration(*v)
 			if !ok || d < 0 {
 				ferr = fmt.Errorf("%s:%d: %s: %s must be a time ≥ 0 s, got %v", name, line, e.Event, field, *v)
 			}

@@ -63,7 +63,7 @@ func ReadCDF(r io.Reader, name string) ([]CDF, error) {
 	if err != nil {
 		return nil, err
 	}
-	var vi variantIndex
+	var vi VariantIndex
 	var out []CDF
 	for {
 		ok, err := t.next()
@@ -78,7 +78,7 @@ func ReadCDF(r io.Reader, name string) ([]CDF, error) {
 		if err != nil {
 			return nil, err
 		}
-		i, isNew := vi.of(t.str("variant"))
+		i, isNew := vi.Of(t.str("variant"))
 		if isNew {
 			out = append(out, CDF{Variant: t.str("variant")})
 		}
@@ -156,7 +156,7 @@ func readSeriesRows(r io.Reader, name string, max int) ([]Series, error) {
 	if err != nil {
 		return nil, err
 	}
-	var vi variantIndex
+	var vi VariantIndex
 	var out []Series
 	for {
 		ok, err := t.next()
@@ -191,7 +191,7 @@ func readSeriesRows(r io.Reader, name string, max int) ([]Series, error) {
 				return nil, err
 			}
 		}
-		i, isNew := vi.of(t.str("variant"))
+		i, isNew := vi.Of(t.str("variant"))
 		if isNew {
 			out = append(out, Series{Variant: t.str("variant")})
 		}

@@ -89,7 +89,7 @@ func (t *table) next() (bool, error) {
 type VariantFilter struct {
 	io.Reader
 	max     int
-	seen    variantIndex
+	seen    VariantIndex
 	omitted int
 }
 
@@ -104,7 +104,7 @@ func (f *VariantFilter) Omitted() int { return f.omitted }
 
 // keep reports whether the rows of variant v are kept.
 func (f *VariantFilter) keep(v string) bool {
-	i, isNew := f.seen.of(v)
+	i, isNew := f.seen.Of(v)
 	if i < f.max {
 		return true
 	}
@@ -178,16 +178,16 @@ func (t *table) duration(col string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	d, ok := secondsToDuration(x)
+	d, ok := SecondsToDuration(x)
 	if !ok {
 		return 0, t.errorf(col, "%v s is out of range", x)
 	}
 	return d, nil
 }
 
-// secondsToDuration rounds seconds to the nearest nanosecond; ok is false
+// SecondsToDuration rounds seconds to the nearest nanosecond; ok is false
 // beyond time.Duration's range (about 292 years).
-func secondsToDuration(s float64) (time.Duration, bool) {
+func SecondsToDuration(s float64) (time.Duration, bool) {
 	ns := math.Round(s * 1e9)
 	if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
 		return 0, false
@@ -195,22 +195,25 @@ func secondsToDuration(s float64) (time.Duration, bool) {
 	return time.Duration(ns), true
 }
 
-// variantIndex keeps variants in order of first appearance.
-type variantIndex struct {
-	names []string
-	index map[string]int
+// VariantIndex keeps names (variants, tools, stages) in order of first
+// appearance: the order a file lists them in, and the charts draw and
+// colour them in.
+type VariantIndex struct {
+	Names []string
+	Index map[string]int
 }
 
-func (v *variantIndex) of(name string) (i int, isNew bool) {
-	if v.index == nil {
-		v.index = map[string]int{}
+// Of returns name's index, adding it if it is new.
+func (v *VariantIndex) Of(name string) (i int, isNew bool) {
+	if v.Index == nil {
+		v.Index = map[string]int{}
 	}
-	if i, ok := v.index[name]; ok {
+	if i, ok := v.Index[name]; ok {
 		return i, false
 	}
-	v.index[name] = len(v.names)
-	v.names = append(v.names, name)
-	return len(v.names) - 1, true
+	v.Index[name] = len(v.Names)
+	v.Names = append(v.Names, name)
+	return len(v.Names) - 1, true
 }
 
 // toolBin reads the columns every per-tool time series shares (tools.csv,
