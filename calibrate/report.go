@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/budgetsim/budgetsim/calibrate/fitting"
+
+	"github.com/budgetsim/budgetsim/calibrate/reportfiles"
 )
 
 // File is one file of a fit report.
@@ -77,7 +79,7 @@ func ReportFiles(r *Result, cal *Calibration) ([]File, error) {
 	}
 	var tools []tool
 	var qq bytes.Buffer
-	qq.WriteString("tool,quantity,family,p,observed_s,fitted_s\n")
+	qq.WriteString(reportfiles.QQ.Header())
 	addQQ := func(name, q string, d fitting.Dist) {
 		if d.Report == nil || len(d.Sorted) == 0 {
 			return
@@ -155,13 +157,13 @@ func ReportFiles(r *Result, cal *Calibration) ([]File, error) {
 	}
 	fitJSON, err := json.MarshalIndent(clean(doc), "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("fit.json: %w", err)
+		return nil, fmt.Errorf("%s: %w", reportfiles.Fit.Name, err)
 	}
-	files := []File{{"fit.json", append(fitJSON, '\n')}, {"qq.csv", qq.Bytes()}}
+	files := []File{{reportfiles.Fit.Name, append(fitJSON, '\n')}, {reportfiles.QQ.Name, qq.Bytes()}}
 	if l := r.Loop; l != nil && l.Runs > 0 && l.Turns.P.N > 0 {
 		tf := l.Turns
 		var c bytes.Buffer
-		c.WriteString("rule,turn,at_risk,ends,observed,observed_lo,observed_hi,fitted,fitted_lo,fitted_hi,p_value\n")
+		c.WriteString(reportfiles.Turns.Header())
 		for n := range tf.AtRisk {
 			if tf.AtRisk[n] == 0 {
 				continue
@@ -169,17 +171,17 @@ func ReportFiles(r *Result, cal *Calibration) ([]File, error) {
 			o := fitting.Wilson(tf.Ends[n], tf.AtRisk[n])
 			fmt.Fprintf(&c, "%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", tf.Rule, n+1, tf.AtRisk[n], tf.Ends[n], num(o.P), num(o.CI.Lo), num(o.CI.Hi), num(tf.P.P), num(tf.P.CI.Lo), num(tf.P.CI.Hi), num(tf.PValue))
 		}
-		files = append(files, File{"turns.csv", c.Bytes()})
+		files = append(files, File{reportfiles.Turns.Name, c.Bytes()})
 	}
 	if cal != nil {
 		var c bytes.Buffer
-		c.WriteString("quantity,unit,observed,observed_lo,observed_hi,simulated,simulated_lo,simulated_hi,relative_error,relative_error_lo,relative_error_hi\n")
+		c.WriteString(reportfiles.Calibration.Header())
 		for _, row := range cal.Rows {
 			fmt.Fprintf(&c, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csvField(row.Metric), row.Unit, num(row.Observed), num(row.ObservedCI.Lo), num(row.ObservedCI.Hi),
 				num(row.Simulated.Mean), num(row.Simulated.Lo), num(row.Simulated.Hi), num(row.RelErr), num(row.RelErrCI.Lo), num(row.RelErrCI.Hi))
 		}
 		var e bytes.Buffer
-		e.WriteString("series,p,seconds\n")
+		e.WriteString(reportfiles.E2E.Header())
 		for _, s := range []struct {
 			name string
 			x    []float64
@@ -189,7 +191,7 @@ func ReportFiles(r *Result, cal *Calibration) ([]File, error) {
 				fmt.Fprintf(&e, "%s,%s,%s\n", s.name, num(p), num(s.x[min(int(math.Ceil(float64(len(s.x))*p))-1, len(s.x)-1)]))
 			}
 		}
-		files = append(files, File{"calibration.csv", c.Bytes()}, File{"e2e.csv", e.Bytes()})
+		files = append(files, File{reportfiles.Calibration.Name, c.Bytes()}, File{reportfiles.E2E.Name, e.Bytes()})
 	}
 	return files, nil
 }

@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -26,6 +25,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/budgetsim/budgetsim/internal/charts"
+
+	"github.com/budgetsim/budgetsim/calibrate/reportfiles"
 )
 
 // Report is what a fit report directory holds.
@@ -53,7 +54,7 @@ type series struct {
 func Read(dir string) (*Report, error) {
 	r := &Report{dir: dir, qq: map[string]*series{}, e2e: map[string]plotter.XYs{}, tail: map[string]string{}}
 	found := false
-	if err := readCSV(filepath.Join(dir, "qq.csv"), []string{"tool", "quantity", "family", "p", "observed_s", "fitted_s"}, func(rec []string, num func(int) (float64, error)) error {
+	if err := readCSV(reportfiles.QQ.Path(dir), reportfiles.QQ.Columns, func(rec []string, num func(int) (float64, error)) error {
 		obs, err := num(4)
 		if err != nil {
 			return err
@@ -75,7 +76,7 @@ func Read(dir string) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := readCSV(filepath.Join(dir, "e2e.csv"), []string{"series", "p", "seconds"}, func(rec []string, num func(int) (float64, error)) error {
+	if err := readCSV(reportfiles.E2E.Path(dir), reportfiles.E2E.Columns, func(rec []string, num func(int) (float64, error)) error {
 		p, err := num(1)
 		if err != nil {
 			return err
@@ -91,7 +92,7 @@ func Read(dir string) (*Report, error) {
 		return nil, err
 	}
 	r.pValue = math.NaN()
-	if err := readCSV(filepath.Join(dir, "turns.csv"), []string{"rule", "turn", "at_risk", "ends", "observed", "observed_lo", "observed_hi", "fitted", "fitted_lo", "fitted_hi", "p_value"}, func(rec []string, num func(int) (float64, error)) error {
+	if err := readCSV(reportfiles.Turns.Path(dir), reportfiles.Turns.Columns, func(rec []string, num func(int) (float64, error)) error {
 		var v [10]float64
 		for i := 1; i <= 9; i++ {
 			x, err := num(i)
@@ -112,7 +113,7 @@ func Read(dir string) (*Report, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "fit.json")); err == nil {
+	if b, err := os.ReadFile(reportfiles.Fit.Path(dir)); err == nil {
 		var doc struct {
 			Tools []struct {
 				Name  string `json:"name"`
@@ -127,7 +128,7 @@ func Read(dir string) (*Report, error) {
 			} `json:"tools"`
 		}
 		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "fit.json"), err)
+			return nil, fmt.Errorf("%s: %w", reportfiles.Fit.Path(dir), err)
 		}
 		for _, t := range doc.Tools {
 			for _, d := range t.Dists {
@@ -203,13 +204,13 @@ func (r *Report) Builds() []charts.Build {
 	var bs []charts.Build
 	for _, k := range r.keys {
 		s := r.qq[k]
-		bs = append(bs, charts.Build{From: filepath.Join(r.dir, "qq.csv"), Build: func() (*charts.Chart, error) { return r.qqChart(s) }})
+		bs = append(bs, charts.Build{From: reportfiles.QQ.Path(r.dir), Build: func() (*charts.Chart, error) { return r.qqChart(s) }})
 	}
 	if len(r.turns) > 0 {
-		bs = append(bs, charts.Build{From: filepath.Join(r.dir, "turns.csv"), Build: r.turnsChart})
+		bs = append(bs, charts.Build{From: reportfiles.Turns.Path(r.dir), Build: r.turnsChart})
 	}
 	if len(r.e2e) > 0 {
-		bs = append(bs, charts.Build{From: filepath.Join(r.dir, "e2e.csv"), Build: r.e2eChart})
+		bs = append(bs, charts.Build{From: reportfiles.E2E.Path(r.dir), Build: r.e2eChart})
 	}
 	return bs
 }
