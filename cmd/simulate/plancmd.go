@@ -14,6 +14,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/plans"
 	"github.com/budgetsim/budgetsim/plan/compare"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/plan/sweep"
@@ -159,7 +160,7 @@ func (e *env) plan(args []string) error {
 		if err := render.JSON(e.stdout, search.PlanFile{Provenance: &prov, Answer: ans}); err != nil {
 			return err
 		}
-	} else if err := search.WriteTable(e.stdout, scenario, prov.Line(), &prob, ans); err != nil {
+	} else if err := plans.WriteTable(e.stdout, scenario, prov.Line(), &prob, ans); err != nil {
 		return err
 	}
 	switch {
@@ -296,7 +297,7 @@ func (e *env) planGrid(scenario string, sf *cli.ScenarioFlags, objectives []sear
 		if err := render.JSON(e.stdout, file); err != nil {
 			return err
 		}
-	} else if err := search.WriteGridTable(e.stdout, scenario, prov.Line(), ans); err != nil {
+	} else if err := plans.WriteGridTable(e.stdout, scenario, prov.Line(), ans); err != nil {
 		return err
 	}
 	switch {

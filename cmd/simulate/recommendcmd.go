@@ -10,6 +10,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/recommendation"
 	"github.com/budgetsim/budgetsim/model/backoff"
 	"github.com/budgetsim/budgetsim/model/latencylog"
 	"github.com/budgetsim/budgetsim/model/replicate"
@@ -189,7 +190,7 @@ func (e *env) recommendLog(f recommendFlags, opt recommend.Options, format strin
 	if format == "json" {
 		return render.JSON(e.stdout, r)
 	}
-	return recommend.WriteLog(e.stdout, r)
+	return recommendation.WriteLog(e.stdout, r)
 }
 
 func (e *env) recommendScenario(name string, sf cli.ScenarioFlags, opt recommend.Options) error {
@@ -210,7 +211,7 @@ func (e *env) recommendScenario(name string, sf cli.ScenarioFlags, opt recommend
 		if err := render.JSON(e.stdout, out); err != nil {
 			return err
 		}
-	} else if err := recommend.WritePlan(e.stdout, sc, plan); err != nil {
+	} else if err := recommendation.WritePlan(e.stdout, sc, plan); err != nil {
 		return err
 	}
 	if e.interrupted.Load() {

@@ -8,6 +8,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/cli"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/validation"
 	"github.com/budgetsim/budgetsim/plan/validate"
 )
 
@@ -67,7 +68,7 @@ func (e *env) validate(args []string) error {
 		if err := render.JSON(e.stdout, rep); err != nil {
 			return err
 		}
-	} else if err := validate.WriteTable(e.stdout, &rep, opt); err != nil {
+	} else if err := validation.WriteTable(e.stdout, &rep, opt); err != nil {
 		return err
 	}
 	if !rep.Passed() {

@@ -13,6 +13,7 @@ import (
 	"github.com/budgetsim/budgetsim/internal/gridcharts"
 	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/plans"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
 
@@ -81,7 +82,7 @@ func gridReport(r *Report, d *charts.Dir) error {
 	if ans.Found {
 		c := &ans.Candidates[ans.Cheapest]
 		dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Cost:", Text: fmt.Sprintf("%s %s per successful run [%s, %s]; p99 %s [%s, %s]; success %s [%s, %s]; %d replications.",
-			search.Money(float64(c.Cost.Estimate)), unit, search.Money(float64(c.Cost.CI[0])), search.Money(float64(c.Cost.CI[1])),
+			plans.Money(float64(c.Cost.Estimate)), unit, plans.Money(float64(c.Cost.CI[0])), plans.Money(float64(c.Cost.CI[1])),
 			render.Seconds(float64(c.P99.Estimate)), render.Seconds(float64(c.P99.CI[0])), render.Seconds(float64(c.P99.CI[1])),
 			render.Percent(float64(c.Success.Estimate)), render.Percent(float64(c.Success.CI[0])), render.Percent(float64(c.Success.CI[1])), c.Replications)})
 		var checks []string
@@ -94,7 +95,7 @@ func gridReport(r *Report, d *charts.Dir) error {
 		for _, i := range ans.Ties {
 			t := &ans.Candidates[i]
 			dec.Paragraphs = append(dec.Paragraphs, Paragraph{Lead: "Not distinguishable:", Text: fmt.Sprintf("#%d %s costs %s %s more per successful run, paired over %d replications: the interval holds 0.",
-				i+1, t.Name(short), search.DifferenceText(t.CostVsCheapest, search.Money), unit, replicationsOf(t.CostVsCheapest))})
+				i+1, t.Name(short), plans.DifferenceText(t.CostVsCheapest, plans.Money), unit, replicationsOf(t.CostVsCheapest))})
 		}
 	}
 	if ans.Note != "" {
@@ -118,7 +119,7 @@ func gridReport(r *Report, d *charts.Dir) error {
 			cells = append(cells, Cell{Text: l, Plain: true})
 		}
 		cells = append(cells, Cell{Text: strconv.Itoa(c.Replications)},
-			intervalCell(c.Cost, search.Money), intervalCell(c.P99, render.Seconds), intervalCell(c.Success, render.Percent))
+			intervalCell(c.Cost, plans.Money), intervalCell(c.P99, render.Seconds), intervalCell(c.Success, render.Percent))
 		obj := Cell{Text: "pass", Plain: true}
 		switch {
 		case c.NotAnAnswer != "":
@@ -135,9 +136,9 @@ func gridReport(r *Report, d *charts.Dir) error {
 		cells = append(cells, obj)
 		vs := Cell{Text: "–", Plain: true}
 		if d := c.CostVsCheapest; d != nil {
-			vs = Cell{Text: search.DifferenceText(d, search.Money)}
+			vs = Cell{Text: plans.DifferenceText(d, plans.Money)}
 		}
-		cells = append(cells, vs, Cell{Text: ans.Place(i), Plain: true})
+		cells = append(cells, vs, Cell{Text: plans.Place(ans, i), Plain: true})
 		t.Rows = append(t.Rows, Row{Cells: cells, Highlight: ans.Found && i == ans.Cheapest})
 	}
 	t.Notes = append(t.Notes,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/outputs"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/plans"
 	"github.com/budgetsim/budgetsim/model/summary"
 	"github.com/budgetsim/budgetsim/plan/search"
 	"github.com/budgetsim/budgetsim/sim/stats"
@@ -169,7 +170,7 @@ func TestGridPairingNarrowsTheDifference(t *testing.T) {
 			t.Fatalf("own noise %g: cheapest %d, ties %v; want 0 with tie %v", tc.own, ans.Cheapest, ans.Ties, tc.tie)
 		}
 		var buf bytes.Buffer
-		if err := search.WriteGridTable(&buf, "s", "prov", ans); err != nil {
+		if err := plans.WriteGridTable(&buf, "s", "prov", ans); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Contains(buf.String(), "not distinguishable: #2"); got != tc.tie {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/internal/render/plans"
 	"github.com/budgetsim/budgetsim/plan/search"
 )
 
@@ -37,7 +38,7 @@ func TestGridTableGolden(t *testing.T) {
 	var b bytes.Buffer
 	o := render.NewOut(&b, 100, false) // as simulate writes to a pipe
 	o.SetFormat("table", false)
-	if err := search.WriteGridTable(o, "agent", "scenario agent.yaml · sha256 0123456789ab · format 1", ans); err != nil {
+	if err := plans.WriteGridTable(o, "agent", "scenario agent.yaml · sha256 0123456789ab · format 1", ans); err != nil {
 		t.Fatal(err)
 	}
 	if err := o.Flush(); err != nil {

@@ -1,4 +1,8 @@
-package recommend
+// Package recommendation renders what plan/recommend returns: the tables
+// `simulate recommend` prints for a latency log and for a simulated
+// scenario, each setting with its reasoning. plan/recommend computes;
+// this package only formats, through internal/render.
+package recommendation
 
 import (
 	"fmt"
@@ -10,13 +14,14 @@ import (
 
 	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/recommend"
 	"github.com/budgetsim/budgetsim/scenarios"
 )
 
 // WriteLog writes the recommendation from a latency log as text: the
 // file and its labels, the sample count and estimator, then the table of
 // settings with the reasoning behind each, and the notes.
-func WriteLog(w io.Writer, r *Recommendation) error {
+func WriteLog(w io.Writer, r *recommend.Recommendation) error {
 	title := "recommend · " + r.File
 	if r.Source != "" {
 		title += " · source " + r.Source
@@ -37,10 +42,10 @@ func WriteLog(w io.Writer, r *Recommendation) error {
 // scenario and its provenance, each step's recommendation with the
 // reasoning behind every figure, the run's success target, min_lease and
 // deadline, the notes, and the --set flags that apply the plan.
-func WritePlan(w io.Writer, sc *scenarios.Scenario, p *Plan) error {
+func WritePlan(w io.Writer, sc *scenarios.Scenario, p *recommend.Plan) error {
 	fmt.Fprintf(w, "recommend · %s (simulated: seed %d, %d replication(s))\n", sc.Config.Name, sc.Config.Seed, p.Replications)
 	fmt.Fprintln(w, provenance.Of(sc).Line())
-	fmt.Fprintf(w, "per-step latencies of answered attempts; timeouts other than hangs are censored; percentiles: %s\n", EstimatorHistogram)
+	fmt.Fprintf(w, "per-step latencies of answered attempts; timeouts other than hangs are censored; percentiles: %s\n", recommend.EstimatorHistogram)
 	for _, r := range p.Steps {
 		fmt.Fprintf(w, "\nstep %s (tool %s): %d calls, %d censored\n", r.Step, r.Tool, r.Samples, r.Censored)
 		if err := render.Table(w, []string{"setting", "value", "reasoning"}, recommendationRows(r, p)); err != nil {
@@ -92,7 +97,7 @@ func WritePlan(w io.Writer, sc *scenarios.Scenario, p *Plan) error {
 // recommendationRows is the table of one recommendation: setting, value and
 // the reasoning behind it, one line each. p is the plan a step belongs to,
 // nil for a latency file.
-func recommendationRows(r *Recommendation, p *Plan) [][]string {
+func recommendationRows(r *recommend.Recommendation, p *recommend.Plan) [][]string {
 	sec := func(d time.Duration) string { return render.Seconds(d.Seconds()) }
 	n := r.Samples
 	answered := n - r.Censored
@@ -151,7 +156,7 @@ func recommendationRows(r *Recommendation, p *Plan) [][]string {
 	}
 	rows = append(rows, []string{"attempts", strconv.Itoa(r.Attempts), attWhy})
 	bound := "worst-case sleeps"
-	if r.Bound == Expected {
+	if r.Bound == recommend.Expected {
 		bound = "expected sleeps"
 	}
 	bp := r.BackoffPolicy

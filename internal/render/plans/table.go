@@ -1,4 +1,9 @@
-package search
+// Package plans renders what plan/search returns: the table plan prints
+// for a capacity search (a row per probe, the answer and its evidence)
+// and for a cheapest-configuration search (every configuration, the
+// cheapest and the frontier), and the text of their figures. plan/search
+// computes; this package only formats, through internal/render.
+package plans
 
 import (
 	"fmt"
@@ -7,26 +12,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
-	"github.com/budgetsim/budgetsim/plan/sweep"
+	"github.com/budgetsim/budgetsim/plan/search"
 )
-
-// Rows returns the answer's probes as sweep.csv rows (the sweep schema),
-// one per probe in the order they ran.
-func (a *Answer) Rows() []sweep.Row {
-	rows := make([]sweep.Row, len(a.Probes))
-	for i, p := range a.Probes {
-		rows[i] = sweep.Row{Parameter: a.Parameter, Value: p.Value, Summary: p.Summary, Partial: a.Interrupted}
-	}
-	return rows
-}
 
 // WriteTable writes the answer as text: what was searched (scenario and
 // the provenance line of the scenario every probe shares), the analytic
 // start, one row per probe, the answer with the evidence at it and just
 // below it, the confidence note and the warnings.
-func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answer) error {
+func WriteTable(w io.Writer, scenario, provenance string, p *search.Problem, ans *search.Answer) error {
 	var objs []string
 	for _, o := range p.SLOs {
 		objs = append(objs, o.String())
@@ -69,7 +63,7 @@ func WriteTable(w io.Writer, scenario, provenance string, p *Problem, ans *Answe
 		}
 	}
 	if ans.Found {
-		for _, ev := range []*Evidence{ans.Confidence.At, ans.Confidence.Below} {
+		for _, ev := range []*search.Evidence{ans.Confidence.At, ans.Confidence.Below} {
 			if ev != nil {
 				fmt.Fprintf(w, "  at %s=%s: %s\n", p.Range.Key, p.Range.Format(ev.Value), evidenceText(ev))
 			}
@@ -92,7 +86,7 @@ func utilisationText(rho float64) string {
 
 // peakText is the highest offered utilisation and where it is,
 // "0.81 model", or "n/a" when the arrivals have no rate.
-func peakText(pr *Probe) string {
+func peakText(pr *search.Probe) string {
 	if math.IsNaN(float64(pr.Peak)) || pr.PeakAt == "" {
 		return "n/a"
 	}
@@ -101,7 +95,7 @@ func peakText(pr *Probe) string {
 
 // bottleneckText is "search (99.7%)", or "—" when nothing is loaded above
 // 85%.
-func bottleneckText(pr *Probe) string {
+func bottleneckText(pr *search.Probe) string {
 	if pr.Bottleneck == "" {
 		return "—"
 	}
@@ -109,7 +103,7 @@ func bottleneckText(pr *Probe) string {
 }
 
 // checkText is "success>=0.99: 98.2% [97.9%, 98.5%]".
-func checkText(d Check) string {
+func checkText(d search.Check) string {
 	return fmt.Sprintf("%s: %s [%s, %s]", d.Name, figureText(d, float64(d.Mean)), figureText(d, float64(d.CI[0])), figureText(d, float64(d.CI[1])))
 }
 
@@ -117,7 +111,7 @@ func checkText(d Check) string {
 // the interval never cleared the threshold, and "not an answer" (the
 // reason follows the table) for an overloaded probe or one whose figures
 // cannot be trusted.
-func verdictText(pr *Probe) string {
+func verdictText(pr *search.Probe) string {
 	v := pr.Verdict.String()
 	if !pr.Resolved {
 		v += " (CI straddles)"
@@ -138,7 +132,7 @@ func verdictText(pr *Probe) string {
 
 // evidenceText says what the deciding objective was at one value and
 // whether its interval clears the threshold.
-func evidenceText(ev *Evidence) string {
+func evidenceText(ev *search.Evidence) string {
 	d := ev.Deciding
 	clears := "its interval clears the threshold"
 	switch {
@@ -146,7 +140,7 @@ func evidenceText(ev *Evidence) string {
 		clears = "not an answer (the warnings below say why)"
 	case !ev.Resolved:
 		clears = "its interval straddles the threshold"
-	case ev.Verdict == Fail:
+	case ev.Verdict == search.Fail:
 		clears = "its interval is wholly on the wrong side"
 	}
 	return fmt.Sprintf("%s (%d replications): %s", checkText(d), ev.Replications, clears)
@@ -154,17 +148,9 @@ func evidenceText(ev *Evidence) string {
 
 // figureText formats a checked figure: seconds for times, a percentage for
 // the success rate.
-func figureText(c Check, x float64) string {
+func figureText(c search.Check, x float64) string {
 	if c.SLO.Figure.IsTime() {
 		return render.Seconds(x)
 	}
 	return render.Percent(x)
-}
-
-// PlanFile is plan.json (simulate plan --out, and plan's JSON): the
-// provenance of the scenario searched (the overrides every probe shares;
-// each probe adds its value of the key), then the answer.
-type PlanFile struct {
-	Provenance *provenance.Record `json:"provenance"`
-	*Answer
 }

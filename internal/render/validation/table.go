@@ -1,4 +1,8 @@
-package validate
+// Package validation renders what plan/validate returns: the table
+// `simulate validate` prints, a row per closed-form check with its
+// interval and verdict. plan/validate computes; this package only
+// formats, through internal/render.
+package validation
 
 import (
 	"fmt"
@@ -6,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/validate"
 )
 
 // WriteTable writes the report as text: how the checks were run (opt, as
 // given to Run), one row per check with the analytic value, the simulated
 // one, its interval and the verdict, and for each derived case the
 // overrides that make it from its base scenario.
-func WriteTable(w io.Writer, rep *Report, opt Options) error {
+func WriteTable(w io.Writer, rep *validate.Report, opt validate.Options) error {
 	var rows [][]string
 	for _, c := range rep.Checks {
 		verdict := "agrees"

@@ -1,47 +1,15 @@
-package search
+package plans
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/budgetsim/budgetsim/internal/provenance"
 	"github.com/budgetsim/budgetsim/internal/render"
+	"github.com/budgetsim/budgetsim/plan/search"
 )
-
-// GridPlanFile is grid.json (and the JSON that plan --minimize cost
-// prints): the provenance of the scenario (the overrides every
-// configuration shares; each adds its own), then the answer.
-type GridPlanFile struct {
-	Provenance *provenance.Record `json:"provenance"`
-	*GridAnswer
-}
-
-// ReadGridPlanFile reads grid.json as simulate plan writes it; name labels
-// errors. Candidates it reads have no summaries or replication figures.
-func ReadGridPlanFile(r io.Reader, name string) (*GridPlanFile, error) {
-	pf := &GridPlanFile{GridAnswer: &GridAnswer{}}
-	if err := json.NewDecoder(r).Decode(pf); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(pf.Knobs) == 0 {
-		return nil, fmt.Errorf("%s: no knobs: not a grid plan written by simulate plan --minimize cost", name)
-	}
-	for i, c := range pf.Candidates {
-		if len(c.Labels) != len(pf.Knobs) {
-			return nil, fmt.Errorf("%s: candidates[%d] has %d labels for %d knobs", name, i, len(c.Labels), len(pf.Knobs))
-		}
-	}
-	for _, i := range append(append([]int{pf.Cheapest}, pf.Ties...), pf.Frontier...) {
-		if i >= len(pf.Candidates) || i < -1 || (i == -1 && pf.Found) {
-			return nil, fmt.Errorf("%s: candidate index %d out of range", name, i)
-		}
-	}
-	return pf, nil
-}
 
 // Money formats an amount of cost with four significant digits, in
 // decimal notation down to 1e-9 ("0.1452", "0.00002078"), never with an
@@ -60,7 +28,7 @@ func Money(x float64) string {
 }
 
 // IntervalText is "est [lo, hi]" with f, or "est" without an interval.
-func IntervalText(iv Interval, f func(float64) string) string {
+func IntervalText(iv search.Interval, f func(float64) string) string {
 	lo, hi := float64(iv.CI[0]), float64(iv.CI[1])
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		return f(float64(iv.Estimate))
@@ -69,7 +37,7 @@ func IntervalText(iv Interval, f func(float64) string) string {
 }
 
 // DifferenceText is "+0.0012 [−0.0003, +0.0027]".
-func DifferenceText(d *Difference, f func(float64) string) string {
+func DifferenceText(d *search.Difference, f func(float64) string) string {
 	if d == nil {
 		return "n/a"
 	}
@@ -84,13 +52,13 @@ func DifferenceText(d *Difference, f func(float64) string) string {
 
 // Place says where a candidate stands: "cheapest", "tie", the frontier
 // state, and what dominates it ("dominated by #3").
-func (a *GridAnswer) Place(i int) string {
+func Place(a *search.GridAnswer, i int) string {
 	c := &a.Candidates[i]
 	var parts []string
 	switch {
 	case a.Found && i == a.Cheapest:
 		parts = append(parts, "CHEAPEST")
-	case a.isTie(i):
+	case isTie(a, i):
 		parts = append(parts, "tie")
 	}
 	f := c.Frontier
@@ -101,7 +69,7 @@ func (a *GridAnswer) Place(i int) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *GridAnswer) isTie(i int) bool {
+func isTie(a *search.GridAnswer, i int) bool {
 	for _, t := range a.Ties {
 		if t == i {
 			return true
@@ -111,13 +79,13 @@ func (a *GridAnswer) isTie(i int) bool {
 }
 
 // objectivesText is "pass", or the objectives that failed.
-func objectivesText(c *Candidate) string {
+func objectivesText(c *search.Candidate) string {
 	if c.NotAnAnswer != "" {
 		return "not an answer"
 	}
 	var failed []string
 	for _, ch := range c.Checks {
-		if ch.Verdict == Fail || ch.Margin < 0 {
+		if ch.Verdict == search.Fail || ch.Margin < 0 {
 			failed = append(failed, ch.Name)
 		}
 	}
@@ -137,8 +105,8 @@ func objectivesText(c *Candidate) string {
 // it meets the objectives, and its place on the frontier), the cheapest
 // configuration with its evidence, the ties, the frontier, and the
 // warnings.
-func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
-	short := ShortNames(ans.Knobs)
+func WriteGridTable(w io.Writer, scenario, prov string, ans *search.GridAnswer) error {
+	short := search.ShortNames(ans.Knobs)
 	var over []string
 	for i, k := range ans.Knobs {
 		var ls []string
@@ -159,7 +127,7 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 	fmt.Fprintf(w, "search: %s; %g%% confidence in each verdict (%.4g%% intervals per look), %g%% intervals on figures and paired differences\n",
 		ans.Method, 100*ans.Level, 100*ans.LookLevel, 100*ans.Level)
 	for _, k := range ans.Knobs {
-		if k.Key != TierKey {
+		if k.Key != search.TierKey {
 			continue
 		}
 		for _, s := range k.Settings {
@@ -176,7 +144,7 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 		row := []string{strconv.Itoa(i + 1)}
 		row = append(row, c.Labels...)
 		row = append(row, strconv.Itoa(c.Replications), IntervalText(c.Cost, Money), IntervalText(c.P99, render.Seconds),
-			IntervalText(c.Success, render.Percent), objectivesText(c), ans.Place(i))
+			IntervalText(c.Success, render.Percent), objectivesText(c), Place(ans, i))
 		rows = append(rows, row)
 	}
 	if err := render.Table(w, header, rows); err != nil {
@@ -197,11 +165,11 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 				fmt.Fprintf(w, "  not distinguishable: #%d %s costs the same in every replication\n", i+1, t.Name(short))
 				continue
 			}
-			fmt.Fprintf(w, "  not distinguishable: #%d %s costs %s %s more%s, paired\n", i+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, ans.relative(t.CostVsCheapest))
+			fmt.Fprintf(w, "  not distinguishable: #%d %s costs %s %s more%s, paired\n", i+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, relative(ans, t.CostVsCheapest))
 		}
-		if n := ans.nextCheapest(); n >= 0 {
+		if n := nextCheapest(ans); n >= 0 {
 			t := &ans.Candidates[n]
-			fmt.Fprintf(w, "  next cheapest: #%d %s costs %s %s more%s, paired (its interval excludes 0)\n", n+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, ans.relative(t.CostVsCheapest))
+			fmt.Fprintf(w, "  next cheapest: #%d %s costs %s %s more%s, paired (its interval excludes 0)\n", n+1, t.Name(short), DifferenceText(t.CostVsCheapest, Money), cur, relative(ans, t.CostVsCheapest))
 		}
 	case ans.Interrupted:
 		fmt.Fprintln(w, "cheapest: not final (interrupted before any configuration met every objective)")
@@ -229,11 +197,11 @@ func WriteGridTable(w io.Writer, scenario, prov string, ans *GridAnswer) error {
 
 // nextCheapest is the cheapest feasible candidate that is neither the
 // cheapest nor a tie, or −1: what the answer is told apart from.
-func (a *GridAnswer) nextCheapest() int {
+func nextCheapest(a *search.GridAnswer) int {
 	next := -1
 	for i := range a.Candidates {
 		c := &a.Candidates[i]
-		if !c.Feasible || i == a.Cheapest || a.isTie(i) || c.CostVsCheapest == nil {
+		if !c.Feasible || i == a.Cheapest || isTie(a, i) || c.CostVsCheapest == nil {
 			continue
 		}
 		if next < 0 || c.Cost.Estimate < a.Candidates[next].Cost.Estimate {
@@ -245,7 +213,7 @@ func (a *GridAnswer) nextCheapest() int {
 
 // relative is " (+0.01 % of the cheapest's cost)" for a difference from
 // the cheapest: a difference can be real and still too small to matter.
-func (a *GridAnswer) relative(d *Difference) string {
+func relative(a *search.GridAnswer, d *search.Difference) string {
 	if d == nil || !a.Found {
 		return ""
 	}
