@@ -2,16 +2,11 @@ package search
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 
-	"github.com/budgetsim/budgetsim/model/summary"
-	"github.com/budgetsim/budgetsim/model/system"
-	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
-	"github.com/budgetsim/budgetsim/sim"
 )
 
 // GridSimulator evaluates the configurations of a grid by simulation; its
@@ -40,11 +35,8 @@ type GridSimulator struct {
 	variants scenarios.Variants
 	has      bool
 	index    int
-	cfg      *system.Config
 	offered  Offered
-	warm     sweep.Warmup
-	acc      *summary.Accumulator
-	have     int
+	point    pointPool // the replications of configuration index
 }
 
 // Evaluate returns the pooled summary and the per-replication figures of
@@ -57,49 +49,20 @@ func (g *GridSimulator) Evaluate(c Configuration, n int) (Evaluation, error) {
 		if err != nil {
 			return Evaluation{}, fmt.Errorf("configuration %s: %w", strings.Join(c.Sets, " "), err)
 		}
-		g.has, g.index, g.cfg, g.acc, g.have = true, c.Index, sc.Config, nil, 0
+		g.has, g.index = true, c.Index
 		g.offered = OfferedLoad(sc.Config)
-		g.warm = sweep.Warmup{Source: sweep.WarmupScenario}
-		if !sweep.FixesWarmup(sc.Source, sets) {
-			w, ok := sweep.DetectWarmup(g.cfg, g.Interrupt)
-			if !ok {
-				g.has = false
-				return Evaluation{}, ErrInterrupted
-			}
-			g.warm = w
-			w.Apply(g.cfg)
-		}
-	}
-	if n < g.have {
-		g.acc, g.have = nil, 0
-	}
-	if g.acc == nil {
-		g.acc = summary.NewAccumulator(g.cfg, g.Level)
-	}
-	if n > g.have {
-		have, interrupted := g.have, false
-		if g.Progress != nil {
-			g.Progress(c, have, n)
-		}
-		sim.ParallelEach(n-have, g.Parallel, 4*max(g.Parallel, runtime.GOMAXPROCS(0)), func(k int) *system.Result {
-			return system.New(g.cfg, system.Options{Replication: have + k, Interrupt: g.Interrupt}).Run()
-		}, func(k int, r *system.Result) {
-			interrupted = interrupted || r.Stopped == "interrupted"
-			g.acc.Add(r)
-			r.Recycle()
-			if g.Progress != nil {
-				g.Progress(c, have+k+1, n)
-			}
-		})
-		if interrupted {
-			g.acc, g.have = nil, 0
+		if !g.point.load(sc, sets, g.Interrupt) {
+			g.has = false
 			return Evaluation{}, ErrInterrupted
 		}
-		g.have = n
 	}
-	sum := g.acc.Summary()
-	if g.warm.Note != "" {
-		sum.Warnings = append(sum.Warnings, g.warm.Note)
+	var progress func(int)
+	if g.Progress != nil {
+		progress = func(done int) { g.Progress(c, done, n) }
 	}
-	return Evaluation{Summary: &sum, Figures: g.acc.Figures(), Offered: g.offered}, nil
+	if !g.point.pool(n, g.Parallel, g.Level, g.Interrupt, progress) {
+		return Evaluation{}, ErrInterrupted
+	}
+	sum := g.point.summary()
+	return Evaluation{Summary: &sum, Figures: g.point.acc.Figures(), Offered: g.offered}, nil
 }

@@ -3,7 +3,6 @@ package search
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/budgetsim/budgetsim/model/system"
 	"github.com/budgetsim/budgetsim/plan/sweep"
 	"github.com/budgetsim/budgetsim/scenarios"
-	"github.com/budgetsim/budgetsim/sim"
 )
 
 // Simulator probes a scenario by simulation; its Probe method is a Prober.
@@ -44,10 +42,7 @@ type Simulator struct {
 	variants scenarios.Variants // the file is read once: every probe is parsed from its text
 	has      bool
 	value    float64
-	cfg      *system.Config
-	warm     sweep.Warmup
-	acc      *summary.Accumulator // replications 0 … have−1 at value, pooled
-	have     int
+	point    pointPool // the replications at value
 }
 
 // Probe returns the summary of replications 0 … n−1 at value v.
@@ -62,51 +57,20 @@ func (s *Simulator) Probe(v float64, n int) (*summary.Summary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s=%s: %w", s.Range.Key, s.Range.Format(v), err)
 		}
-		s.has, s.value, s.cfg, s.acc, s.have = true, v, sc.Config, nil, 0
-		s.warm = sweep.Warmup{Source: sweep.WarmupScenario}
-		if !sweep.FixesWarmup(sc.Source, sets) {
-			w, ok := sweep.DetectWarmup(s.cfg, s.Interrupt)
-			if !ok {
-				s.has = false
-				return nil, ErrInterrupted
-			}
-			s.warm = w
-			w.Apply(s.cfg)
-		}
-	}
-	if n < s.have {
-		s.acc, s.have = nil, 0 // fewer than pooled: pool again from the start
-	}
-	if s.acc == nil {
-		s.acc = summary.NewAccumulator(s.cfg, s.Level)
-	}
-	if n > s.have {
-		// Pooled as they complete, in replication order: a probe that
-		// needs thousands of replications holds a few at a time.
-		have, interrupted := s.have, false
-		if s.Progress != nil {
-			s.Progress(v, have, n)
-		}
-		sim.ParallelEach(n-have, s.Parallel, 4*max(s.Parallel, runtime.GOMAXPROCS(0)), func(k int) *system.Result {
-			return system.New(s.cfg, system.Options{Replication: have + k, Interrupt: s.Interrupt}).Run()
-		}, func(k int, r *system.Result) {
-			interrupted = interrupted || r.Stopped == "interrupted"
-			s.acc.Add(r)
-			r.Recycle()
-			if s.Progress != nil {
-				s.Progress(v, have+k+1, n)
-			}
-		})
-		if interrupted {
-			s.acc, s.have = nil, 0
+		s.has, s.value = true, v
+		if !s.point.load(sc, sets, s.Interrupt) {
+			s.has = false
 			return nil, ErrInterrupted
 		}
-		s.have = n
 	}
-	sum := s.acc.Summary()
-	if s.warm.Note != "" {
-		sum.Warnings = append(sum.Warnings, s.warm.Note)
+	var progress func(int)
+	if s.Progress != nil {
+		progress = func(done int) { s.Progress(v, done, n) }
 	}
+	if !s.point.pool(n, s.Parallel, s.Level, s.Interrupt, progress) {
+		return nil, ErrInterrupted
+	}
+	sum := s.point.summary()
 	return &sum, nil
 }
 
@@ -204,4 +168,4 @@ func ratio(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 func percent(x float64) string { return strconv.FormatFloat(100*x, 'g', 3, 64) + "%" }
 
 // Warmup returns the warm-up of the value probed last.
-func (s *Simulator) Warmup() sweep.Warmup { return s.warm }
+func (s *Simulator) Warmup() sweep.Warmup { return s.point.warm }
