@@ -328,7 +328,7 @@ func (m *Model) settle(ri int32, r *run, o retry.Outcome, dialed bool) {
 				}
 			}
 			if r.measured {
-				m.res.Cost.Tokens.Add(m.tokenCostSplit(ri, c, o == retry.OK || a.ending == streamCut, (actual-base).Float64()/tu.Float64()))
+				m.res.Cost.Tokens.Add(m.tokenCostSplit(ri, c, billsOutput(o, a.ending), (actual-base).Float64()/tu.Float64()))
 			}
 		}
 	}

@@ -310,7 +310,7 @@ func (m *Model) tokenReserve(ri int32, tp *toolPlan) (a cost.Amount, ok bool) {
 		return 0, true
 	}
 	tc := &m.held[ri].tok
-	a, err := cost.AmountFromFloat(inputPrice(c, tc) + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
+	a, err := cost.AmountFromFloat(tokenBill(c, tc, false).input() + float64(c.OutputToken*float64(tp.tokens.ReserveOutput)))
 	if err != nil {
 		return cost.MaxAmount, false
 	}
@@ -325,12 +325,8 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, withOutput bool) cost.Amount 
 	if tp.tokens == nil || c.InputToken == 0 && c.OutputToken == 0 {
 		return 0
 	}
-	tc := &m.held[ri].tok
-	u := inputPrice(c, tc)
-	if withOutput {
-		u += float64(c.OutputToken * float64(tc.out))
-	}
-	a, err := cost.AmountFromFloat(u)
+	b := tokenBill(c, &m.held[ri].tok, withOutput)
+	a, err := cost.AmountFromFloat(b.input() + b.Output)
 	if err != nil {
 		// Beyond the ledger's range: saturate. It exceeds the call's
 		// reservation, which settle clamps to and counts as an overrun.
@@ -342,27 +338,32 @@ func (m *Model) tokenUsage(ri int32, tp *toolPlan, withOutput bool) cost.Amount 
 // tokenCostSplit is run ri's call's token bill (tokenUsage) by kind,
 // scaled by share (at most 1: the part its reservation let it bill).
 func (m *Model) tokenCostSplit(ri int32, c *ToolCost, withOutput bool, share float64) TokenCost {
-	tc := &m.held[ri].tok
+	b := tokenBill(c, &m.held[ri].tok, withOutput)
 	share = min(share, 1)
-	plain := tc.in - tc.cacheRead - tc.cacheWrite
-	tk := TokenCost{
-		Input:      float64(float64(c.InputToken*float64(plain)) * share),
-		CacheRead:  float64(float64(c.CacheReadToken*float64(tc.cacheRead)) * share),
-		CacheWrite: float64(float64(c.CacheWriteToken*float64(tc.cacheWrite)) * share),
-	}
-	if withOutput {
-		tk.Output = float64(float64(c.OutputToken*float64(tc.out)) * share)
-	}
-	return tk
+	return TokenCost{Input: float64(b.Input * share), CacheRead: float64(b.CacheRead * share),
+		CacheWrite: float64(b.CacheWrite * share), Output: float64(b.Output * share)}
 }
 
-// inputPrice is what tc's input tokens cost at c's prices: those read
-// from and written to a prompt cache at its prices, the rest at
-// InputToken.
-func inputPrice(c *ToolCost, tc *tokenCall) float64 {
+// tokenBill is what tc's tokens cost at c's prices, by kind: its input
+// read from and written to a prompt cache at their prices, the rest at
+// InputToken, and, withOutput, its output at OutputToken.
+func tokenBill(c *ToolCost, tc *tokenCall, withOutput bool) TokenCost {
 	plain := tc.in - tc.cacheRead - tc.cacheWrite
-	return float64(c.InputToken*float64(plain)) + float64(c.CacheReadToken*float64(tc.cacheRead)) + float64(c.CacheWriteToken*float64(tc.cacheWrite))
+	b := TokenCost{Input: float64(c.InputToken * float64(plain)), CacheRead: float64(c.CacheReadToken * float64(tc.cacheRead)),
+		CacheWrite: float64(c.CacheWriteToken * float64(tc.cacheWrite))}
+	if withOutput {
+		b.Output = float64(c.OutputToken * float64(tc.out))
+	}
+	return b
 }
+
+// input is the bill of the input tokens, of every kind.
+func (b TokenCost) input() float64 { return b.Input + b.CacheRead + b.CacheWrite }
+
+// billsOutput reports whether a call that ended with outcome o and ending
+// e bills its output tokens: it succeeded, or its stream was cut after
+// its first token (what it produced is known).
+func billsOutput(o retry.Outcome, e ending) bool { return o == retry.OK || e == streamCut }
 
 // prepareTokens readies run ri's call to a tool with tokens or token
 // limits (not a cache hit): it draws the call's tokens and returns the
@@ -512,7 +513,7 @@ func (m *Model) billedTokens(ri int32, r *run, o retry.Outcome) cost.Amount {
 			return 0
 		}
 	}
-	return m.tokenUsage(ri, tp, o == retry.OK || r.cur.ending == streamCut)
+	return m.tokenUsage(ri, tp, billsOutput(o, r.cur.ending))
 }
 
 // settleTokens ends run ri's call to a tool with tokens (release calls
@@ -537,7 +538,7 @@ func (m *Model) settleTokens(ri int32, r *run, o retry.Outcome, held, dialed boo
 		// Never served: a provider's overload turned it away unprocessed.
 	case a.ending == timedOut:
 		used = tc.reservedUsage(m.toolPlans[r.tool].tokens)
-	case o == retry.OK || a.ending == streamCut:
+	case billsOutput(o, a.ending):
 		used = tc.usage(tc.out)
 	default:
 		used = tc.usage(0)
